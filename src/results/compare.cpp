@@ -1,0 +1,236 @@
+#include "results/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "util/error.hpp"
+
+namespace moesweep {
+namespace {
+
+using Blank = std::function<void(PointParams&)>;
+
+// The key fields a user may leave out of the join, named as in key_string().
+// The cell fields (pp, tg, n_kv) are not here: ignoring them would join
+// different measurements.
+const std::vector<std::pair<std::string, Blank>>& blankers() {
+  static const std::vector<std::pair<std::string, Blank>> table = {
+      {"model", [](PointParams& p) { p.model_name.clear(); }},
+      {"quant", [](PointParams& p) { p.quant.clear(); }},
+      {"mmap", [](PointParams& p) { p.use_mmap = true; }},
+      {"mlock", [](PointParams& p) { p.use_mlock = false; }},
+      {"ngl", [](PointParams& p) { p.n_gpu_layers = 0; }},
+      {"ot", [](PointParams& p) { p.tensor_overrides.clear(); }},
+      {"n_ctx", [](PointParams& p) { p.n_ctx = 0; }},
+      {"n_batch", [](PointParams& p) { p.n_batch = 0; }},
+      {"n_ubatch", [](PointParams& p) { p.n_ubatch = 0; }},
+      {"type_k", [](PointParams& p) { p.type_k.clear(); }},
+      {"type_v", [](PointParams& p) { p.type_v.clear(); }},
+      {"fa", [](PointParams& p) { p.flash_attn = false; }},
+      {"threads", [](PointParams& p) { p.n_threads = 0; }},
+      {"threads_batch", [](PointParams& p) { p.n_threads_batch = 0; }},
+      {"cpu_mask", [](PointParams& p) { p.cpu_mask.clear(); }},
+      {"strict", [](PointParams& p) { p.cpu_strict = false; }},
+      {"poll", [](PointParams& p) { p.poll = 0; }},
+      {"numa", [](PointParams& p) { p.numa.clear(); }},
+  };
+  return table;
+}
+
+std::vector<std::string> split_key(const std::string& key) {
+  std::vector<std::string> parts;
+  std::stringstream ss(key);
+  for (std::string part; std::getline(ss, part, ';');) parts.push_back(part);
+  return parts;
+}
+
+// Field-by-field differences of two keys ("model: a -> b; poll: 50 -> 0").
+// Display only: a tensor-override list with ';' in it can shift the fields.
+std::pair<int, std::string> key_differences(const std::string& a, const std::string& b) {
+  auto pa = split_key(a), pb = split_key(b);
+  if (pa.size() != pb.size()) return {1 << 20, "different key layout"};
+  int count = 0;
+  std::string text;
+  for (size_t i = 0; i < pa.size(); ++i) {
+    if (pa[i] == pb[i]) continue;
+    ++count;
+    const auto eq = pa[i].find('=');
+    const std::string name = pa[i].substr(0, eq);
+    const std::string vb = pb[i].substr(std::min(pb[i].find('=') + 1, pb[i].size()));
+    text += fmt::format("{}{}: {} -> {}", text.empty() ? "" : "; ", name,
+                        eq == std::string::npos ? pa[i] : pa[i].substr(eq + 1), vb);
+  }
+  return {count, text};
+}
+
+struct Side {
+  std::map<std::string, const Record*> by_key;
+  std::vector<std::string> order;  // first appearance
+  std::vector<std::string> failed;
+  int duplicates = 0;
+};
+
+Side index_side(const LoadedRun& run, const std::set<std::string>& ignore) {
+  Side side;
+  for (const Record& r : run.records) {
+    const std::string key = join_key(r.params, ignore);
+    if (!r.ok) {
+      side.failed.push_back(key);
+      continue;
+    }
+    auto [it, inserted] = side.by_key.insert({key, &r});
+    if (inserted) {
+      side.order.push_back(key);
+    } else {
+      it->second = &r;  // a later measurement of the same point (a resumed retry) wins
+      ++side.duplicates;
+    }
+  }
+  return side;
+}
+
+std::vector<Unmatched> unmatched(const Side& mine, const Side& other) {
+  std::vector<Unmatched> out;
+  for (const std::string& key : mine.order) {
+    if (other.by_key.count(key)) continue;
+    Unmatched u{key, "", ""};
+    int best = 1 << 30;
+    for (const std::string& candidate : other.order) {
+      auto [count, text] = key_differences(key, candidate);
+      if (count < best) {
+        best = count;
+        u.closest_other = candidate;
+        u.differences = text;
+      }
+    }
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kRegression:
+      return "REGRESSION";
+    case Verdict::kImprovement:
+      return "improvement";
+    case Verdict::kSmall:
+      return "small";
+    case Verdict::kNoise:
+      return "noise";
+    case Verdict::kUntestable:
+      return "untestable";
+  }
+  return "?";
+}
+
+std::vector<Metric> parse_metrics(const std::string& name) {
+  if (name == "pp") return {Metric::kPp};
+  if (name == "tg") return {Metric::kTg};
+  if (name == "both") return {Metric::kPp, Metric::kTg};
+  throw UserError("unknown --metric '" + name + "'", "pp, tg or both",
+                  "pass --metric tg to gate on generation speed only");
+}
+
+const std::vector<std::string>& ignorable_fields() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& [name, blank] : blankers()) v.push_back(name);
+    return v;
+  }();
+  return names;
+}
+
+std::set<std::string> parse_ignored_fields(const std::string& list) {
+  std::set<std::string> out;
+  std::stringstream ss(list);
+  for (std::string name; std::getline(ss, name, ',');) {
+    if (name.empty()) continue;
+    bool known = false;
+    for (const auto& field : ignorable_fields()) known = known || field == name;
+    if (!known) {
+      std::string all;
+      for (const auto& field : ignorable_fields()) all += (all.empty() ? "" : ",") + field;
+      throw UserError("--ignore names unknown key field '" + name + "'", "one of: " + all,
+                      "use the names shown in the mismatch list of `moesweep compare`");
+    }
+    out.insert(name);
+  }
+  return out;
+}
+
+std::string join_key(const PointParams& params, const std::set<std::string>& ignore) {
+  if (ignore.empty()) return params.key_string();
+  PointParams p = params;
+  for (const auto& [name, blank] : blankers()) {
+    if (ignore.count(name)) blank(p);
+  }
+  return p.key_string();
+}
+
+MetricComparison compare_metric(Metric metric, const PhaseResult& base, const PhaseResult& fresh,
+                                const CompareOptions& options) {
+  MetricComparison m;
+  m.metric = metric;
+  const Stats b = Stats::of(base.tokens_per_s), n = Stats::of(fresh.tokens_per_s);
+  m.n_base = b.n;
+  m.n_new = n.n;
+  m.base_mean = b.mean;
+  m.new_mean = n.mean;
+  m.base_sd = b.sd;
+  m.new_sd = n.sd;
+  m.ratio = b.mean > 0 ? n.mean / b.mean : 0;
+  if (b.n < 2 || n.n < 2 || b.mean <= 0) {
+    m.verdict = Verdict::kUntestable;
+    return m;
+  }
+  m.test = resolve_test_kind(options.test, base.tokens_per_s.size(), fresh.tokens_per_s.size());
+  m.result = run_test(m.test, base.tokens_per_s, fresh.tokens_per_s);
+  if (m.result.p_value >= options.alpha) {
+    m.verdict = Verdict::kNoise;
+  } else if (m.ratio <= 1 - options.threshold) {
+    m.verdict = Verdict::kRegression;
+  } else if (m.ratio >= 1 + options.threshold) {
+    m.verdict = Verdict::kImprovement;
+  } else {
+    m.verdict = Verdict::kSmall;
+  }
+  return m;
+}
+
+Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
+                        const CompareOptions& options) {
+  Comparison c;
+  c.base_label = base.label;
+  c.new_label = fresh.label;
+  c.options = options;
+  const Side sb = index_side(base, options.ignore), sn = index_side(fresh, options.ignore);
+  c.failed_base = sb.failed;
+  c.failed_new = sn.failed;
+  c.duplicates = sb.duplicates + sn.duplicates;
+  for (const std::string& key : sb.order) {
+    auto other = sn.by_key.find(key);
+    if (other == sn.by_key.end()) continue;
+    const Record& rb = *sb.by_key.at(key);
+    const Record& rn = *other->second;
+    PointComparison pc{key, rb.params, {}};
+    for (Metric metric : options.metrics) {
+      if ((metric == Metric::kPp ? rb.params.pp : rb.params.tg) == 0) continue;  // not measured
+      const bool pp = metric == Metric::kPp;
+      pc.metrics.push_back(compare_metric(metric, pp ? rb.pp : rb.tg, pp ? rn.pp : rn.tg, options));
+      c.regressions += pc.metrics.back().verdict == Verdict::kRegression;
+      c.improvements += pc.metrics.back().verdict == Verdict::kImprovement;
+    }
+    c.points.push_back(std::move(pc));
+  }
+  c.only_in_base = unmatched(sb, sn);
+  c.only_in_new = unmatched(sn, sb);
+  return c;
+}
+
+}  // namespace moesweep

@@ -1,0 +1,89 @@
+#pragma once
+// The regression gate: join two runs point by point and decide, per point and
+// metric, whether the new run is really slower.
+//
+// Join key: PointParams::key_string() -- every parameter of the point (model
+// name, quant, mmap/mlock, ngl, tensor overrides, n_ctx, n_batch, n_ubatch,
+// type_k/v, flash attention, threads, threads_batch, cpu mask, strict, poll,
+// numa, pp, tg, n_kv). The model *path* is not part of it, so the same model
+// in another directory joins. Fields named in `ignore` are blanked on both
+// sides before joining (e.g. `--ignore model,poll` to put a twin next to a
+// published table); points whose keys still differ are listed, never joined.
+//
+// Verdict per metric: a regression is real when the test's p < alpha AND the
+// new mean is at least `threshold` below the base mean. Both are needed: the
+// test says "not noise", the threshold says "big enough to care".
+#include <set>
+#include <string>
+#include <vector>
+
+#include "results/record.hpp"
+#include "results/run_source.hpp"
+#include "results/significance.hpp"
+
+namespace moesweep {
+
+enum class Metric { kPp, kTg };
+enum class Verdict {
+  kRegression,   // significant and slower by >= threshold
+  kImprovement,  // significant and faster by >= threshold
+  kSmall,        // significant, but the change is under the threshold
+  kNoise,        // not significant
+  kUntestable,   // fewer than 2 samples on a side (e.g. a published table)
+};
+const char* verdict_name(Verdict v);
+
+struct CompareOptions {
+  double threshold = 0.05;  // minimum relative effect, 0.05 = 5%
+  double alpha = 0.05;
+  std::vector<Metric> metrics = {Metric::kPp, Metric::kTg};
+  TestKind test = TestKind::kAuto;
+  std::set<std::string> ignore;  // key fields blanked before joining
+};
+
+// Parses "pp", "tg" or "both"; and the comma list of --ignore (checked names).
+std::vector<Metric> parse_metrics(const std::string& name);
+std::set<std::string> parse_ignored_fields(const std::string& list);
+const std::vector<std::string>& ignorable_fields();
+
+// The join key of a point under these options.
+std::string join_key(const PointParams& params, const std::set<std::string>& ignore);
+
+struct MetricComparison {
+  Metric metric = Metric::kTg;
+  int n_base = 0, n_new = 0;
+  double base_mean = 0, new_mean = 0, base_sd = 0, new_sd = 0;
+  double ratio = 0;                 // new / base (speeds: < 1 is slower)
+  TestKind test = TestKind::kAuto;  // the test actually used
+  TestResult result;
+  Verdict verdict = Verdict::kUntestable;
+};
+
+struct PointComparison {
+  std::string key;
+  PointParams params;  // the base side's
+  std::vector<MetricComparison> metrics;
+};
+
+struct Unmatched {
+  std::string key;
+  std::string closest_other;  // the nearest key on the other side, if any
+  std::string differences;    // "model: a -> b; poll: 50 -> 0"
+};
+
+struct Comparison {
+  std::string base_label, new_label;
+  CompareOptions options;
+  std::vector<PointComparison> points;  // base order
+  std::vector<Unmatched> only_in_base, only_in_new;
+  std::vector<std::string> failed_base, failed_new;  // keys of points that failed (ok = false)
+  int duplicates = 0;                                // later records that replaced earlier ones
+  int regressions = 0, improvements = 0;
+};
+
+MetricComparison compare_metric(Metric metric, const PhaseResult& base, const PhaseResult& fresh,
+                                const CompareOptions& options);
+Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
+                        const CompareOptions& options);
+
+}  // namespace moesweep

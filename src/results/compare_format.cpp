@@ -1,0 +1,155 @@
+#include "results/compare_format.hpp"
+
+#include <fmt/format.h>
+
+namespace moesweep {
+namespace {
+
+const char* metric_label(Metric m) {
+  return m == Metric::kPp ? "S_PP" : "S_TG";
+}
+const char* metric_key(Metric m) {
+  return m == Metric::kPp ? "pp" : "tg";
+}
+
+std::string mean_sd(double mean, double sd, int n) {
+  if (n == 0) return "-";
+  if (n == 1) return fmt::format("{:.2f}", mean);
+  return fmt::format("{:.2f} ± {:.2f}", mean, sd);
+}
+
+std::string p_text(const MetricComparison& m) {
+  if (m.verdict == Verdict::kUntestable) return "-";
+  if (m.result.p_value < 0.001) return fmt::format("<0.001 ({})", test_kind_name(m.test));
+  return fmt::format("{:.3f} ({})", m.result.p_value, test_kind_name(m.test));
+}
+
+std::string verdict_cell(const MetricComparison& m) {
+  return m.verdict == Verdict::kRegression ? "**REGRESSION**" : verdict_name(m.verdict);
+}
+
+void unmatched_section(std::string& out, const char* title, const std::vector<Unmatched>& list,
+                       const std::string& other) {
+  if (list.empty()) return;
+  out += fmt::format("\n### {} ({}), not compared\n\n", title, list.size());
+  for (const auto& u : list) {
+    out += fmt::format("- `{}`\n", u.key);
+    if (!u.closest_other.empty()) {
+      out += fmt::format("  - nearest in {}: differs in {}\n", other, u.differences);
+    }
+  }
+}
+
+}  // namespace
+
+std::string comparison_markdown(const Comparison& c) {
+  const CompareOptions& o = c.options;
+  std::string out = fmt::format("## moesweep compare: {} -> {}\n\n", c.base_label, c.new_label);
+  out += fmt::format(
+      "Real regression = two-sided p < {} AND new mean at least {:.0f}% below base. Tests on the "
+      "kept samples (tokens/s per repetition); test: {}. Ratio = new / base.\n\n",
+      o.alpha, o.threshold * 100, test_kind_name(o.test));
+  if (!o.ignore.empty()) {
+    std::string fields;
+    for (const auto& f : o.ignore) fields += (fields.empty() ? "" : ", ") + f;
+    out += fmt::format("Key fields ignored for the join: {}.\n\n", fields);
+  }
+  out += "| model | quant | threads | n_ubatch | type_k/v | fa | N_KV |";
+  for (Metric m : o.metrics) {
+    out += fmt::format(" base {0} | new {0} | ratio | p | {0} verdict |", metric_label(m));
+  }
+  out += "\n|---|---|---:|---:|---|---|---:|";
+  for (size_t i = 0; i < o.metrics.size(); ++i) out += "---:|---:|---:|---:|---|";
+  out += "\n";
+  for (const auto& pc : c.points) {
+    const PointParams& p = pc.params;
+    out +=
+        fmt::format("| {} | {} | {} | {} | {}/{} | {} | {} |", p.model_name, p.quant, p.n_threads,
+                    p.n_ubatch, p.type_k, p.type_v, p.flash_attn ? "on" : "off", p.n_kv);
+    for (Metric want : o.metrics) {
+      const MetricComparison* m = nullptr;
+      for (const auto& candidate : pc.metrics) {
+        if (candidate.metric == want) m = &candidate;
+      }
+      if (!m) {
+        out += " - | - | - | - | not measured |";
+        continue;
+      }
+      out += fmt::format(
+          " {} | {} | {:.3f} | {} | {} |", mean_sd(m->base_mean, m->base_sd, m->n_base),
+          mean_sd(m->new_mean, m->new_sd, m->n_new), m->ratio, p_text(*m), verdict_cell(*m));
+    }
+    out += "\n";
+  }
+  out += fmt::format("\n**{} point(s) compared: {} real regression(s), {} real improvement(s).**\n",
+                     c.points.size(), c.regressions, c.improvements);
+  if (c.points.empty()) out += "\nNo point is in both runs under this join key.\n";
+  unmatched_section(out, "Only in base", c.only_in_base, "new");
+  unmatched_section(out, "Only in new", c.only_in_new, "base");
+  if (!c.only_in_base.empty() || !c.only_in_new.empty()) {
+    out +=
+        "\nKeys must match exactly. If a difference above is expected (e.g. the model name of "
+        "a twin against a published table), repeat with `--ignore FIELD,...`.\n";
+  }
+  for (const auto& [title, keys] :
+       {std::pair{"Failed in base", &c.failed_base}, std::pair{"Failed in new", &c.failed_new}}) {
+    if (keys->empty()) continue;
+    out += fmt::format("\n### {} ({}), not compared\n\n", title, keys->size());
+    for (const auto& k : *keys) out += fmt::format("- `{}`\n", k);
+  }
+  if (c.duplicates > 0) {
+    out += fmt::format("\n{} point(s) appeared more than once; the last measurement was used.\n",
+                       c.duplicates);
+  }
+  return out;
+}
+
+nlohmann::json comparison_json(const Comparison& c) {
+  nlohmann::ordered_json j;
+  j["base"] = c.base_label;
+  j["new"] = c.new_label;
+  j["alpha"] = c.options.alpha;
+  j["threshold"] = c.options.threshold;
+  j["test"] = test_kind_name(c.options.test);
+  j["ignored_key_fields"] = c.options.ignore;
+  j["regressions"] = c.regressions;
+  j["improvements"] = c.improvements;
+  j["points"] = nlohmann::json::array();
+  for (const auto& pc : c.points) {
+    nlohmann::ordered_json jp;
+    jp["key"] = pc.key;
+    jp["model"] = pc.params.model_name;
+    jp["quant"] = pc.params.quant;
+    jp["n_threads"] = pc.params.n_threads;
+    jp["n_kv"] = pc.params.n_kv;
+    for (const auto& m : pc.metrics) {
+      jp[metric_key(m.metric)] = {{"n_base", m.n_base},
+                                  {"n_new", m.n_new},
+                                  {"base_mean", m.base_mean},
+                                  {"base_sd", m.base_sd},
+                                  {"new_mean", m.new_mean},
+                                  {"new_sd", m.new_sd},
+                                  {"ratio", m.ratio},
+                                  {"test", test_kind_name(m.test)},
+                                  {"statistic", m.result.statistic},
+                                  {"p_value", m.result.p_value},
+                                  {"verdict", verdict_name(m.verdict)}};
+    }
+    j["points"].push_back(jp);
+  }
+  auto unmatched_json = [](const std::vector<Unmatched>& list) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& u : list) {
+      arr.push_back({{"key", u.key}, {"nearest", u.closest_other}, {"differs", u.differences}});
+    }
+    return arr;
+  };
+  j["only_in_base"] = unmatched_json(c.only_in_base);
+  j["only_in_new"] = unmatched_json(c.only_in_new);
+  j["failed_base"] = c.failed_base;
+  j["failed_new"] = c.failed_new;
+  j["duplicates"] = c.duplicates;
+  return j;
+}
+
+}  // namespace moesweep

@@ -1,0 +1,150 @@
+// compare on recorded sample sets: a known 10% slowdown is flagged, draws from
+// one distribution are not (over many seeds), mismatched keys are reported and
+// never joined, and the CLI exits 4 only on a real regression.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "results/compare.hpp"
+#include "results/compare_format.hpp"
+#include "sample_sets.hpp"
+#include "support/test_support.hpp"
+#include "util/error.hpp"
+
+namespace moesweep {
+namespace {
+
+using test::make_record;
+using test::normal_samples;
+
+// A run of threads {1, 2} x depths {0, 256, 512}; `tg_factor` scales TG speed.
+LoadedRun make_run(const std::string& id, uint64_t seed, double tg_factor, int reps = 3,
+                   double cv = 0.02) {
+  LoadedRun run;
+  run.label = id;
+  int index = 0;
+  for (int threads : {1, 2}) {
+    for (int n_kv : {0, 256, 512}) {
+      const double pp = 120.0 * threads / (1 + n_kv / 2048.0);
+      const double tg = 12.0 * threads / (1 + n_kv / 4096.0) * tg_factor;
+      run.records.push_back(make_record(
+          id, index, threads, n_kv, normal_samples(seed * 1000 + index, reps, pp, pp * cv),
+          normal_samples(seed * 1000 + 500 + index, reps, tg, tg * cv)));
+      ++index;
+    }
+  }
+  return run;
+}
+
+void write_jsonl(const LoadedRun& run, const std::filesystem::path& file) {
+  std::ofstream out(file);
+  for (const Record& r : run.records) out << record_to_json(r).dump() << "\n";
+}
+
+TEST(Compare, FlagsAKnownTenPercentSlowdown) {
+  const Comparison c = compare_runs(make_run("base", 1, 1.0), make_run("slow", 2, 0.9), {});
+  ASSERT_EQ(c.points.size(), 6u);  // model_path differs per run and is not in the key
+  EXPECT_EQ(c.regressions, 6);     // every TG point, no PP point
+  for (const auto& pc : c.points) {
+    for (const auto& m : pc.metrics) {
+      EXPECT_EQ(m.verdict == Verdict::kRegression, m.metric == Metric::kTg) << pc.key;
+      if (m.metric == Metric::kTg) {
+        EXPECT_NEAR(m.ratio, 0.9, 0.03);
+      }
+    }
+  }
+}
+
+TEST(Compare, SlowdownDetectionPowerOverSeeds) {
+  int flagged = 0, total = 0;
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    const Comparison c =
+        compare_runs(make_run("b", 2 * seed + 7, 1.0), make_run("n", 2 * seed + 8, 0.9), {});
+    flagged += c.regressions;
+    total += static_cast<int>(c.points.size());
+  }
+  EXPECT_GE(flagged, total * 9 / 10) << flagged << " of " << total;
+}
+
+TEST(Compare, SameDistributionIsNotFlaggedOverManySeeds) {
+  // Per metric test: p < alpha AND >= 5% slower. Count per tested metric.
+  CompareOptions options;
+  int regressions = 0, tests = 0;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    const Comparison c =
+        compare_runs(make_run("b", 2 * seed + 1, 1.0), make_run("n", 2 * seed + 2, 1.0), options);
+    regressions += c.regressions;
+    tests += static_cast<int>(c.points.size() * options.metrics.size());
+  }
+  EXPECT_LT(static_cast<double>(regressions) / tests, options.alpha)
+      << regressions << " false regressions in " << tests << " tests";
+}
+
+TEST(Compare, SmallButRealChangeIsNotARegression) {
+  CompareOptions options;
+  options.metrics = {Metric::kTg};
+  const Comparison c =
+      compare_runs(make_run("b", 3, 1.0, 10, 0.005), make_run("n", 4, 0.97, 10, 0.005), options);
+  EXPECT_EQ(c.regressions, 0);
+  int small = 0;
+  for (const auto& pc : c.points) small += pc.metrics[0].verdict == Verdict::kSmall;
+  EXPECT_EQ(small, 6);  // 3% with 0.5% noise and 10 reps is real, but under the 5% threshold
+}
+
+TEST(Compare, MismatchedKeysAreReportedNotJoined) {
+  LoadedRun base = make_run("b", 5, 1.0);
+  LoadedRun fresh = make_run("n", 6, 0.5);
+  for (Record& r : fresh.records) {
+    if (r.params.n_threads == 2) r.params.type_k = "f16";  // another configuration
+  }
+  const Comparison c = compare_runs(base, fresh, {});
+  EXPECT_EQ(c.points.size(), 3u);
+  ASSERT_EQ(c.only_in_base.size(), 3u);
+  ASSERT_EQ(c.only_in_new.size(), 3u);
+  EXPECT_NE(c.only_in_base[0].differences.find("type_k: q8_0 -> f16"), std::string::npos)
+      << c.only_in_base[0].differences;
+  const std::string md = comparison_markdown(c);
+  EXPECT_NE(md.find("Only in base (3)"), std::string::npos) << md;
+  EXPECT_NE(md.find("Only in new (3)"), std::string::npos);
+  // Ignoring a field is explicit, and then they join.
+  CompareOptions ignoring;
+  ignoring.ignore = parse_ignored_fields("type_k");
+  EXPECT_EQ(compare_runs(base, fresh, ignoring).points.size(), 6u);
+  EXPECT_THROW(parse_ignored_fields("n_kv"), UserError);
+}
+
+TEST(Compare, SingleSamplePublishedTablesAreUntestable) {
+  const Comparison c = compare_runs(make_run("b", 7, 1.0, 1), make_run("n", 8, 0.5, 1), {});
+  EXPECT_EQ(c.regressions, 0);
+  for (const auto& pc : c.points) {
+    for (const auto& m : pc.metrics) EXPECT_EQ(m.verdict, Verdict::kUntestable);
+  }
+}
+
+TEST(Compare, CliExitsFourOnlyOnARealRegression) {
+  const auto dir = test::scratch_dir();
+  write_jsonl(make_run("base", 11, 1.0), dir / "base.jsonl");
+  write_jsonl(make_run("rerun", 12, 1.0), dir / "rerun.jsonl");
+  write_jsonl(make_run("slow", 13, 0.9), dir / "slow.jsonl");
+  const std::string db = " --db '" + (dir / "none.sqlite").string() + "'";
+  auto r = test::run_cli("compare " + (dir / "base.jsonl").string() + " " +
+                         (dir / "slow.jsonl").string() + db);
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  EXPECT_NE(r.out.find("**REGRESSION**"), std::string::npos) << r.out;
+  r = test::run_cli("compare " + (dir / "base.jsonl").string() + " " +
+                    (dir / "rerun.jsonl").string() + db);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  r = test::run_cli("compare " + (dir / "base.jsonl").string() + " " +
+                    (dir / "slow.jsonl").string() + db + " --metric pp --json");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["regressions"], 0);
+  EXPECT_EQ(j["points"].size(), 6u);
+  r = test::run_cli("compare " + (dir / "base.jsonl").string() + " " +
+                    (dir / "slow.jsonl").string() + db + " --threshold 15");
+  EXPECT_EQ(r.exit_code, 0) << "a 10% slowdown is under a 15% threshold: " << r.out;
+}
+
+}  // namespace
+}  // namespace moesweep

@@ -1,0 +1,96 @@
+// `moesweep compare BASE NEW`: the regression gate. Joins two runs on the full
+// point key, tests each point's samples, prints Markdown (or --json), and
+// exits 4 when a real regression beyond --threshold is found.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "commands.hpp"
+#include "results/compare.hpp"
+#include "results/compare_format.hpp"
+#include "results/run_source.hpp"
+#include "results/sqlite_store.hpp"
+#include "util/error.hpp"
+
+namespace moesweep::cli {
+namespace {
+
+struct CompareArgs {
+  std::string base, fresh;
+  std::string db = SqliteStore::default_path().string();
+  std::string threshold = "5";
+  double alpha = 0.05;
+  std::string metric = "both";
+  std::string test = "auto";
+  std::string ignore;
+  bool json = false;
+};
+
+double parse_threshold_percent(std::string text) {
+  if (!text.empty() && text.back() == '%') text.pop_back();
+  try {
+    size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size() && v >= 0 && v < 100) return v / 100;
+  } catch (const std::exception&) {
+  }
+  throw UserError("--threshold '" + text + "' is not a percentage",
+                  "a number from 0 to 100, e.g. 5", "pass --threshold 5 for a 5% minimum effect");
+}
+
+int run_compare(const CompareArgs& a) {
+  CompareOptions options;
+  options.threshold = parse_threshold_percent(a.threshold);
+  if (!(a.alpha > 0 && a.alpha < 1)) {
+    throw UserError(fmt::format("--alpha {} is outside (0, 1)", a.alpha), "e.g. 0.05",
+                    "pass --alpha 0.05");
+  }
+  options.alpha = a.alpha;
+  options.metrics = parse_metrics(a.metric);
+  options.test = parse_test_kind(a.test);
+  options.ignore = parse_ignored_fields(a.ignore);
+  const LoadedRun base = load_run(a.base, a.db);
+  const LoadedRun fresh = load_run(a.fresh, a.db);
+  const Comparison c = compare_runs(base, fresh, options);
+  if (a.json) {
+    fmt::print("{}\n", comparison_json(c).dump(2));
+  } else {
+    fmt::print("{}", comparison_markdown(c));
+  }
+  std::fflush(stdout);
+  if (c.points.empty()) {
+    throw UserError(fmt::format("'{}' and '{}' have no point in common", a.base, a.fresh),
+                    "runs of the same sweep (same model, quant, threads, depths, ...)",
+                    "see the nearest keys listed above; --ignore FIELD,... leaves fields out of "
+                    "the join");
+  }
+  return c.regressions > 0 ? exit_code::kRegression : exit_code::kOk;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, CommandRunner& run) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "compare two runs point by point; exit 4 on a statistically real regression");
+  cmd->add_option("base", args->base,
+                  "baseline: run directory, records.jsonl / sweep-bench JSONL file, or run id")
+      ->required();
+  cmd->add_option("new", args->fresh, "the run to check, same forms as BASE")->required();
+  cmd->add_option("--db", args->db, "results database for run ids")->capture_default_str();
+  cmd->add_option("--threshold", args->threshold,
+                  "minimum slowdown in percent that counts as a regression")
+      ->capture_default_str();
+  cmd->add_option("--alpha", args->alpha, "significance level of the two-sided test")
+      ->capture_default_str();
+  cmd->add_option("--metric", args->metric, "pp, tg or both")->capture_default_str();
+  cmd->add_option("--test", args->test,
+                  "auto (Mann-Whitney from 4 samples a side, else Welch), welch or mwu")
+      ->capture_default_str();
+  cmd->add_option("--ignore", args->ignore,
+                  "comma list of key fields left out of the join (e.g. model,poll)");
+  cmd->add_flag("--json", args->json, "print JSON instead of Markdown");
+  cmd->callback([&run, args] { run = [args] { return run_compare(*args); }; });
+}
+
+}  // namespace moesweep::cli
