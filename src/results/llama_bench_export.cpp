@@ -1,0 +1,210 @@
+#include "results/llama_bench_export.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <numeric>
+
+namespace moesweep {
+namespace {
+
+enum class FieldType { kString, kBool, kInt, kFloat };
+
+// One llama-bench test built from one phase of one of our points.
+struct BenchTest {
+  std::vector<std::pair<std::string, std::string>> values;  // in llama-bench's field order
+  std::vector<uint64_t> samples_ns;
+  std::vector<double> samples_ts;
+};
+
+// llama-bench.cpp test::get_field_type, same rules.
+FieldType field_type(const std::string& f) {
+  static const std::vector<std::string> ints = {
+      "build_number", "n_batch",        "n_ubatch",     "n_threads", "poll",
+      "model_size",   "model_n_params", "n_gpu_layers", "main_gpu",  "n_prompt",
+      "n_gen",        "n_depth",        "avg_ns",       "stddev_ns", "no_op_offload",
+      "n_cpu_moe",    "fit_target",     "fit_min_ctx",  "flash_attn"};
+  static const std::vector<std::string> bools = {"no_kv_offload", "cpu_strict", "embeddings",
+                                                 "no_host"};
+  for (const auto& i : ints) {
+    if (f == i) return FieldType::kInt;
+  }
+  for (const auto& b : bools) {
+    if (f == b) return FieldType::kBool;
+  }
+  if (f == "avg_ts" || f == "stddev_ts") return FieldType::kFloat;
+  return FieldType::kString;
+}
+
+// meta.json's layout belongs to the sweep; look in the places it may keep a fact.
+std::string meta_text(const nlohmann::json& meta, std::initializer_list<const char*> pointers,
+                      const std::string& fallback) {
+  for (const char* ptr : pointers) {
+    const nlohmann::json::json_pointer p(ptr);
+    if (!meta.contains(p)) continue;
+    const auto& v = meta.at(p);
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+    if (v.is_number()) return fmt::format("{:.0f}", v.get<double>());
+  }
+  return fallback;
+}
+
+// llama-bench's stdev: sample standard deviation, 0 for one sample.
+template <typename T>
+double sample_sd(const std::vector<T>& v) {
+  if (v.size() <= 1) return 0;
+  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  double sq = 0;
+  for (T x : v) sq += (static_cast<double>(x) - mean) * (static_cast<double>(x) - mean);
+  return std::sqrt(sq / static_cast<double>(v.size() - 1));
+}
+
+BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
+  const PointParams& p = r.params;
+  const PhaseResult& phase = prompt_phase ? r.pp : r.tg;
+  const nlohmann::json& m = run.meta;
+  BenchTest t;
+  for (double s : phase.seconds)
+    t.samples_ns.push_back(static_cast<uint64_t>(std::llround(s * 1e9)));
+  t.samples_ts = phase.tokens_per_s;
+  const double avg_ns = t.samples_ns.empty()
+                            ? 0
+                            : std::accumulate(t.samples_ns.begin(), t.samples_ns.end(), 0.0) /
+                                  static_cast<double>(t.samples_ns.size());
+  const double avg_ts = t.samples_ts.empty()
+                            ? 0
+                            : std::accumulate(t.samples_ts.begin(), t.samples_ts.end(), 0.0) /
+                                  static_cast<double>(t.samples_ts.size());
+  const int threads = prompt_phase && p.n_threads_batch > 0 ? p.n_threads_batch : p.n_threads;
+  const std::string load_mode =
+      p.use_mmap ? (p.use_mlock ? "mmap+mlock" : "mmap") : (p.use_mlock ? "mlock" : "none");
+  const std::string model_size =
+      r.extra.contains("model_size")
+          ? r.extra["model_size"].dump()
+          : meta_text(m, {"/model/size_bytes", "/model/file_size", "/model/size"}, "0");
+  const std::string n_params = r.extra.contains("model_n_params")
+                                   ? r.extra["model_n_params"].dump()
+                                   : meta_text(m, {"/model/n_params", "/model/params"}, "0");
+  t.values = {
+      {"build_commit",
+       meta_text(m, {"/engine/commit", "/build/engine_commit", "/engine_commit"}, "unknown")},
+      {"build_number", meta_text(m, {"/engine/build_number", "/build/engine_build_number"}, "0")},
+      {"cpu_info",
+       meta_text(m, {"/cpu/model_name", "/hardware/cpu/model_name", "/cpu_info", "/cpu/model"},
+                 "")},
+      {"gpu_info", ""},
+      {"backends", p.n_gpu_layers > 0 ? "CPU,GPU" : "CPU"},
+      {"model_filename", p.model_path.empty() ? p.model_name : p.model_path},
+      {"model_type", p.model_type.empty() ? p.quant : p.model_type},
+      {"model_size", model_size},
+      {"model_n_params", n_params},
+      {"n_batch", std::to_string(p.n_batch)},
+      {"n_ubatch", std::to_string(p.n_ubatch)},
+      {"n_threads", std::to_string(threads)},
+      {"cpu_mask", p.cpu_mask.empty() ? "0x0" : p.cpu_mask},
+      {"cpu_strict", p.cpu_strict ? "1" : "0"},
+      {"poll", std::to_string(p.poll)},
+      {"type_k", p.type_k},
+      {"type_v", p.type_v},
+      {"n_gpu_layers", std::to_string(p.n_gpu_layers)},
+      {"n_cpu_moe", "0"},
+      {"split_mode", "layer"},
+      {"main_gpu", "0"},
+      {"no_kv_offload", "0"},
+      {"flash_attn", p.flash_attn ? "1" : "0"},
+      {"devices", "auto"},
+      {"tensor_split", "0.00"},
+      {"tensor_buft_overrides", p.tensor_overrides.empty() ? "none" : p.tensor_overrides},
+      {"load_mode", load_mode},
+      {"lazy_mode", "auto"},
+      {"embeddings", "0"},
+      {"no_op_offload", "0"},
+      {"no_host", "0"},
+      {"fit_target", "0"},
+      {"fit_min_ctx", "0"},
+      {"n_prompt", std::to_string(prompt_phase ? p.pp : 0)},
+      {"n_gen", std::to_string(prompt_phase ? 0 : p.tg)},
+      {"n_depth", std::to_string(p.n_kv)},
+      {"test_time", meta_text(m, {"/started_at", "/start_time", "/time"}, "")},
+      {"avg_ns", fmt::format("{:.0f}", avg_ns)},
+      {"stddev_ns", fmt::format("{:.0f}", sample_sd(t.samples_ns))},
+      {"avg_ts", fmt::format("{:.6f}", avg_ts)},
+      {"stddev_ts", fmt::format("{:.6f}", sample_sd(t.samples_ts))},
+  };
+  return t;
+}
+
+std::vector<BenchTest> tests_of(const LoadedRun& run) {
+  std::vector<BenchTest> tests;
+  for (const Record& r : run.records) {
+    if (!r.ok) continue;  // llama-bench has no way to say "failed"; the Markdown report does
+    if (r.params.pp > 0 && !r.pp.seconds.empty()) tests.push_back(make_test(run, r, true));
+    if (r.params.tg > 0 && !r.tg.seconds.empty()) tests.push_back(make_test(run, r, false));
+  }
+  return tests;
+}
+
+nlohmann::ordered_json typed_value(const std::string& field, const std::string& value) {
+  switch (field_type(field)) {
+    case FieldType::kString:
+      return value;
+    case FieldType::kBool:
+      return value != "0";
+    case FieldType::kInt:
+      return std::stoll(value);
+    case FieldType::kFloat:
+      return std::stod(value);
+  }
+  return value;
+}
+
+std::string sql_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+nlohmann::ordered_json llama_bench_json(const LoadedRun& run) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const BenchTest& t : tests_of(run)) {
+    nlohmann::ordered_json j;
+    for (const auto& [field, value] : t.values) j[field] = typed_value(field, value);
+    j["samples_ns"] = t.samples_ns;
+    j["samples_ts"] = t.samples_ts;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::string llama_bench_sql(const LoadedRun& run) {
+  const std::vector<BenchTest> tests = tests_of(run);
+  // The column list comes from a test; build one from an empty record when there is none.
+  const BenchTest shape = tests.empty() ? make_test(run, Record{}, true) : tests.front();
+  std::string out = "CREATE TABLE IF NOT EXISTS llama_bench (\n";
+  for (size_t i = 0; i < shape.values.size(); ++i) {
+    const std::string& f = shape.values[i].first;
+    const FieldType type = field_type(f);
+    const char* sql_type = type == FieldType::kString  ? "TEXT"
+                           : type == FieldType::kFloat ? "REAL"
+                                                       : "INTEGER";
+    out += fmt::format("  {} {}{}\n", f, sql_type, i + 1 < shape.values.size() ? "," : "");
+  }
+  out += ");\n\n";
+  std::string columns;
+  for (const auto& [field, value] : shape.values) columns += (columns.empty() ? "" : ", ") + field;
+  for (const BenchTest& t : tests) {
+    std::string values;
+    for (const auto& [field, value] : t.values) {
+      values += (values.empty() ? "" : ", ") + sql_quote(value);
+    }
+    out += fmt::format("INSERT INTO llama_bench ({}) VALUES ({});\n", columns, values);
+  }
+  return out;
+}
+
+}  // namespace moesweep

@@ -1,0 +1,94 @@
+// llama-bench compatibility: the field list is checked against the pinned
+// engine's llama-bench.cpp itself, and the SQL is loaded into a real SQLite.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "results/llama_bench_export.hpp"
+#include "sample_sets.hpp"
+
+namespace moesweep {
+namespace {
+
+LoadedRun two_point_run() {
+  LoadedRun run;
+  run.label = "unit";
+  run.meta = {{"engine", {{"commit", "80fb11a"}}}, {"cpu", {{"model_name", "AMD EPYC 9175F"}}}};
+  run.records.push_back(test::make_record("r", 0, 2, 0, {100, 110, 105}, {10, 11, 10.5}));
+  run.records.push_back(test::make_record("r", 1, 2, 256, {90, 95, 92}, {9, 9.5, 9.2}));
+  return run;
+}
+
+// test::get_fields() as written in the engine's llama-bench.cpp.
+std::vector<std::string> llama_bench_fields() {
+  std::ifstream in(std::string(MOESWEEP_SOURCE_DIR) +
+                   "/third_party/llama.cpp/tools/llama-bench/llama-bench.cpp");
+  if (!in) return {};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string src = ss.str();
+  const size_t at = src.find("static const std::vector<std::string> fields = {");
+  if (at == std::string::npos) return {};
+  const std::string block = src.substr(at, src.find("};", at) - at);
+  std::vector<std::string> fields;
+  const std::regex quoted("\"([a-z_0-9]+)\"");
+  for (auto it = std::sregex_iterator(block.begin(), block.end(), quoted);
+       it != std::sregex_iterator(); ++it) {
+    fields.push_back((*it)[1]);
+  }
+  return fields;
+}
+
+TEST(LlamaBenchExport, JsonHasLlamaBenchFieldsInOrder) {
+  const auto expected = llama_bench_fields();
+  if (expected.empty()) GTEST_SKIP() << "engine source not at third_party/llama.cpp";
+  const auto j = llama_bench_json(two_point_run());
+  ASSERT_EQ(j.size(), 4u);  // two points x (PP test, TG test)
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j[0].items()) keys.push_back(k);
+  std::vector<std::string> want = expected;
+  want.push_back("samples_ns");
+  want.push_back("samples_ts");
+  EXPECT_EQ(keys, want);
+  EXPECT_EQ(j[0]["n_prompt"], 256);
+  EXPECT_EQ(j[0]["n_gen"], 0);
+  EXPECT_EQ(j[1]["n_prompt"], 0);
+  EXPECT_EQ(j[1]["n_gen"], 16);
+  EXPECT_EQ(j[3]["n_depth"], 256);
+  EXPECT_EQ(j[0]["build_commit"], "80fb11a");
+  EXPECT_EQ(j[0]["cpu_info"], "AMD EPYC 9175F");
+  EXPECT_EQ(j[0]["cpu_strict"], false);  // BOOL fields are JSON booleans, as llama-bench writes
+  EXPECT_NEAR(j[1]["avg_ts"].get<double>(), 10.5, 1e-6);
+  EXPECT_NEAR(j[1]["stddev_ts"].get<double>(), 0.5, 1e-6);
+  EXPECT_EQ(j[1]["samples_ns"].size(), 3u);
+  EXPECT_EQ(j[1]["avg_ns"].get<int64_t>(),
+            (j[1]["samples_ns"][0].get<int64_t>() + j[1]["samples_ns"][1].get<int64_t>() +
+             j[1]["samples_ns"][2].get<int64_t>()) /
+                3);
+}
+
+TEST(LlamaBenchExport, SqlLoadsIntoSqlite) {
+  const std::string sql = llama_bench_sql(two_point_run());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
+  char* err = nullptr;
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << err << "\n" << sql;
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db,
+                     "SELECT count(*), sum(n_gen), max(n_depth), typeof(avg_ts) FROM llama_bench",
+                     -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), 4);
+  EXPECT_EQ(sqlite3_column_int(st, 1), 32);
+  EXPECT_EQ(sqlite3_column_int(st, 2), 256);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 3)), "real");
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  EXPECT_NE(sql.find("CREATE TABLE IF NOT EXISTS llama_bench ("), std::string::npos);
+}
+
+}  // namespace
+}  // namespace moesweep
