@@ -1,0 +1,26 @@
+# Builds ggml + llama from MOESWEEP_LLAMA_DIR as part of our build, natively
+# tuned (GGML_NATIVE) because benchmarks of a generic build measure the wrong thing.
+if(NOT EXISTS "${MOESWEEP_LLAMA_DIR}/include/llama.h")
+  message(FATAL_ERROR
+    "llama.cpp not found at MOESWEEP_LLAMA_DIR='${MOESWEEP_LLAMA_DIR}'.\n"
+    "Run scripts/setup to fetch the pinned engine, or pass -DMOESWEEP_LLAMA_DIR=/path/to/llama.cpp.")
+endif()
+
+set(GGML_NATIVE ON CACHE BOOL "" FORCE)
+set(BUILD_SHARED_LIBS OFF CACHE BOOL "" FORCE)
+foreach(opt LLAMA_BUILD_TESTS LLAMA_BUILD_TOOLS LLAMA_BUILD_EXAMPLES LLAMA_BUILD_SERVER
+            LLAMA_BUILD_APP LLAMA_BUILD_COMMON LLAMA_CURL LLAMA_OPENSSL LLAMA_BUILD_UI)
+  set(${opt} OFF CACHE BOOL "" FORCE)
+endforeach()
+add_subdirectory(${MOESWEEP_LLAMA_DIR} ${CMAKE_BINARY_DIR}/engine EXCLUDE_FROM_ALL)
+
+# What --version and every result record state about the engine.
+execute_process(COMMAND git -C ${MOESWEEP_LLAMA_DIR} rev-parse HEAD
+  OUTPUT_VARIABLE MOESWEEP_ENGINE_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(NOT MOESWEEP_ENGINE_COMMIT)
+  set(MOESWEEP_ENGINE_COMMIT "unknown")
+endif()
+set(MOESWEEP_ENGINE_RELEASE "unknown")
+if(EXISTS "${MOESWEEP_LLAMA_DIR}/.moesweep-release")
+  file(STRINGS "${MOESWEEP_LLAMA_DIR}/.moesweep-release" MOESWEEP_ENGINE_RELEASE LIMIT_COUNT 1)
+endif()

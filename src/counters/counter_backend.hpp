@@ -1,0 +1,55 @@
+#pragma once
+// A narrow interface in the style of ggml-backend: the sweep runner knows only
+// this header. Backends: "perf" (perf_event_open), "likwid" (liblikwid
+// perfmon), "none". Each phase (PP or TG) of each point gets a session; the
+// runner brackets every timed repetition with start()/stop(), and the session
+// accumulates raw counts and derives the metrics once at result().
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace moesweep::counters {
+
+class CounterSession {
+ public:
+  virtual ~CounterSession() = default;
+  virtual void start() = 0;
+  // wall_s: the timed phase's wall time; tokens: tokens it processed.
+  virtual void stop(double wall_s, int tokens) = 0;
+  // metric name -> number, or {"unavailable": "reason"}; never an invented value.
+  virtual nlohmann::json result() const = 0;
+};
+
+class CounterBackend {
+ public:
+  virtual ~CounterBackend() = default;
+  virtual std::string name() const = 0;
+  // Why this backend was chosen and what it can and cannot measure here
+  // (goes into meta.json and `moesweep hw`).
+  virtual nlohmann::json describe() const = 0;
+  // The engine's worker threads may have been created or replaced (after a
+  // context creation, a thread switch and its warm-up): re-attach to them.
+  virtual void threads_changed() = 0;
+  // phase: "pp" or "tg"; region: a unique label (marker API region name).
+  virtual std::unique_ptr<CounterSession> session(const std::string& phase,
+                                                  const std::string& region) = 0;
+};
+
+// choice: auto | perf | likwid | none. Throws UserError for an unknown choice.
+// `auto` picks the best backend that works here; describe()["why"] says why.
+// Backends must outlive the sessions they hand out.
+std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice);
+
+// Where the backends look; tests point these at recorded copies.
+struct CounterOptions {
+  std::filesystem::path sysfs_root = "/sys";
+  std::filesystem::path cpuinfo = "/proc/cpuinfo";
+  std::filesystem::path profile_dir;  // empty: profiles/counters of the shipped data
+  bool print_advice = true;           // describe()["advice"] on stderr, once per process
+};
+std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice,
+                                                     const CounterOptions& options);
+
+}  // namespace moesweep::counters

@@ -1,0 +1,23 @@
+#pragma once
+// The quantization types a twin can be made in: the seeds' types and every
+// other one the engine makes without an importance matrix.
+#include <string>
+#include <vector>
+
+#include "llama.h"
+
+namespace moesweep {
+
+struct QuantType {
+  std::string name;   // Q4_K_S
+  llama_ftype ftype;  // LLAMA_FTYPE_MOSTLY_Q4_K_S
+  double approx_bpw;  // bits per weight of the big tensors, for size estimates
+};
+
+const std::vector<QuantType>& quant_types();
+// Case-insensitive; throws UserError listing the valid names.
+const QuantType& find_quant_type(const std::string& name);
+// Inverse: the short name for an ftype read from a GGUF ("?" if unknown).
+std::string quant_name_of(llama_ftype ftype);
+
+}  // namespace moesweep

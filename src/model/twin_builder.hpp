@@ -1,0 +1,34 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "model/twin_spec.hpp"
+
+namespace moesweep {
+
+struct TwinResult {
+  std::filesystem::path path;
+  bool reused = false;         // taken from the cache
+  uint64_t file_bytes = 0;
+  double build_seconds = 0;
+  int64_t peak_rss_bytes = 0;  // VmHWM of this process after the build
+  ParamCount params;
+};
+
+using TwinProgress = std::function<void(const std::string& stage)>;
+
+// Returns the cached twin for `spec` (user cache dir / twins), building it
+// first when missing. Concurrent callers (parallel tests) build it once.
+// `out`: also copy/keep the result at this path. `force`: rebuild.
+TwinResult ensure_twin(const TwinSpec& spec, const std::filesystem::path& out = {},
+                       bool force = false, const TwinProgress& progress = {});
+
+// Builds `spec` into `path` without the cache (atomic: tmp file + rename).
+void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
+                     const TwinProgress& progress = {});
+
+std::filesystem::path twin_cache_dir();
+
+}  // namespace moesweep

@@ -1,0 +1,123 @@
+// GGUF metadata of a twin, written with the same keys the engine's converter
+// writes for the real model (conversion/deepseek.py etc.), so the engine loads
+// a twin through the same code paths as the real file.
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "gguf.h"
+#include "model/twin_spec.hpp"
+#include "util/hash.hpp"
+
+namespace moesweep {
+namespace {
+
+class MetadataWriter {
+ public:
+  MetadataWriter(gguf_context* ctx, std::string arch) : ctx_(ctx), arch_(std::move(arch)) {}
+  void u32(const std::string& key, int64_t v) { gguf_set_val_u32(ctx_, k(key).c_str(), static_cast<uint32_t>(v)); }
+  void f32(const std::string& key, double v) { gguf_set_val_f32(ctx_, k(key).c_str(), static_cast<float>(v)); }
+  void boolean(const std::string& key, bool v) { gguf_set_val_bool(ctx_, k(key).c_str(), v); }
+
+ private:
+  std::string k(const std::string& key) const { return arch_ + "." + key; }
+  gguf_context* ctx_;
+  std::string arch_;
+};
+
+// Weight matrices get a compact skeleton type so no F32 copy of the model is
+// ever held; entries for names an arch lacks are ignored by the engine.
+const char* const kLayerWeights[] = {
+    "attn_q",        "attn_k",        "attn_v",         "attn_output",   "attn_q_a",
+    "attn_q_b",      "attn_kv_a_mqa", "attn_k_b",       "attn_v_b",      "attn_kv_b",
+    "ffn_gate",      "ffn_up",        "ffn_down",       "ffn_gate_exps", "ffn_up_exps",
+    "ffn_down_exps", "ffn_gate_up_exps", "ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp",
+};
+
+void add_typed_entry(gguf_context* ctx, const std::string& name, ggml_type type) {
+  ggml_tensor t{};
+  t.type = type;
+  t.ne[0] = t.ne[1] = t.ne[2] = t.ne[3] = 1;
+  ggml_set_name(&t, name.c_str());
+  gguf_add_tensor(ctx, &t);
+}
+
+}  // namespace
+
+nlohmann::json TwinSpec::to_json() const {
+  const ModelProfile& p = profile;
+  return {{"generator", "moesweep-twin-2"},
+          {"engine_commit", MOESWEEP_ENGINE_COMMIT},
+          {"name", p.name},
+          {"arch", p.arch},
+          {"scale", scale},
+          {"quant", quant},
+          {"seed", seed},
+          {"shape", p.shape.to_json()},
+          {"gating", p.gating},
+          {"normalize_weights", p.normalize_weights},
+          {"weights_scale", p.weights_scale},
+          {"rope_freq_base", p.rope_freq_base},
+          {"rms_eps", p.rms_eps}};
+}
+
+std::string TwinSpec::cache_key() const { return sha256_hex(to_json().dump()).substr(0, 12); }
+
+std::string TwinSpec::file_stem() const {
+  return fmt::format("{}-{}-{}-s{}-{}", profile.name, scale, quant, seed, cache_key());
+}
+
+gguf_context* make_twin_metadata(const TwinSpec& spec) {
+  const ModelProfile& p = spec.profile;
+  const ModelShape& m = p.shape;
+  gguf_context* ctx = gguf_init_empty();
+  gguf_set_val_str(ctx, "general.architecture", p.arch.c_str());
+  gguf_set_val_str(ctx, "general.name", fmt::format("{} twin ({}, seed {})", p.name, spec.scale, spec.seed).c_str());
+  gguf_set_val_str(ctx, "tokenizer.ggml.model", "no_vocab");
+  MetadataWriter w(ctx, p.arch);
+  w.u32("vocab_size", m.vocab);
+  w.u32("context_length", m.context_length);
+  w.u32("embedding_length", m.hidden);
+  w.u32("block_count", m.layers);
+  w.u32("feed_forward_length", m.dense_ff > 0 ? m.dense_ff : m.expert_ff);
+  w.u32("attention.head_count", m.heads);
+  w.f32("attention.layer_norm_rms_epsilon", p.rms_eps);
+  w.f32("rope.freq_base", p.rope_freq_base);
+  w.u32("expert_count", m.experts);
+  w.u32("expert_used_count", m.experts_used);
+  w.u32("expert_feed_forward_length", m.expert_ff);
+  w.u32("expert_gating_func", p.gating == "sigmoid" ? 2 : 1);
+  if (p.arch == "deepseek2") {
+    // MLA is stored as MQA with wide heads (see the engine's converter).
+    w.u32("attention.head_count_kv", 1);
+    w.u32("leading_dense_block_count", m.dense_lead_layers);
+    if (m.q_lora_rank > 0) w.u32("attention.q_lora_rank", m.q_lora_rank);
+    w.u32("attention.kv_lora_rank", m.kv_lora_rank);
+    w.u32("attention.key_length", m.kv_lora_rank + m.qk_rope_head_dim);
+    w.u32("attention.value_length", m.kv_lora_rank);
+    w.u32("attention.key_length_mla", m.qk_nope_head_dim + m.qk_rope_head_dim);
+    w.u32("attention.value_length_mla", m.v_head_dim);
+    w.u32("rope.dimension_count", m.qk_rope_head_dim);
+    w.u32("expert_shared_count", m.shared_experts);
+    w.f32("expert_weights_scale", p.weights_scale);
+    w.boolean("expert_weights_norm", p.normalize_weights);
+  } else {
+    w.u32("attention.head_count_kv", m.kv_heads);
+    w.u32("attention.key_length", m.head_dim);
+    w.u32("attention.value_length", m.head_dim);
+    w.u32("rope.dimension_count", m.head_dim);
+    if (p.arch == "llama4") {
+      w.u32("interleave_moe_layer_step", m.moe_every);
+      w.u32("expert_shared_count", m.shared_experts);
+    }
+  }
+  add_typed_entry(ctx, "token_embd.weight", GGML_TYPE_Q4_0);
+  add_typed_entry(ctx, "output.weight", GGML_TYPE_Q4_0);
+  for (int64_t il = 0; il < m.layers; ++il)
+    for (const char* w_name : kLayerWeights)
+      add_typed_entry(ctx, fmt::format("blk.{}.{}.weight", il, w_name), GGML_TYPE_Q4_0);
+  return ctx;
+}
+
+}  // namespace moesweep

@@ -1,0 +1,28 @@
+#include "report/markdown_table.hpp"
+
+#include <algorithm>
+
+namespace moesweep {
+
+std::string MarkdownTable::render() const {
+  std::vector<size_t> width(header_.size(), 3);
+  for (size_t c = 0; c < header_.size(); ++c) width[c] = std::max(width[c], header_[c].size());
+  for (const auto& row : rows_)
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out = "|";
+    for (size_t c = 0; c < width.size(); ++c) {
+      const std::string& cell = c < cells.size() ? cells[c] : std::string();
+      out += " " + std::string(width[c] - cell.size(), ' ') + cell + " |";
+    }
+    return out + "\n";
+  };
+  std::string out = line(header_);
+  out += "|";
+  for (size_t w : width) out += std::string(w + 1, '-') + ":|";
+  out += "\n";
+  for (const auto& row : rows_) out += line(row);
+  return out;
+}
+
+}  // namespace moesweep

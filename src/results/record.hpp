@@ -1,0 +1,74 @@
+#pragma once
+// The plain value types that flow from the sweep runner to every sink.
+// The runner never knows about sinks; sinks never know about the engine.
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/stats.hpp"
+
+namespace moesweep {
+
+// Every parameter that identifies a measured point. Two points with equal
+// keys (key_string) measure the same thing and may be compared or resumed.
+struct PointParams {
+  // model level
+  std::string model_path;    // the GGUF actually loaded
+  std::string model_name;    // twin id or file stem
+  std::string model_type;    // quant/ftype as the engine names it, e.g. "Q4_K - Small"
+  std::string quant;         // short name, e.g. "Q4_K_S"
+  bool use_mmap = true;
+  bool use_mlock = false;
+  int n_gpu_layers = 0;
+  std::string tensor_overrides;  // -ot patterns, ';'-joined
+  // context level
+  int n_ctx = 0;
+  int n_batch = 0;
+  int n_ubatch = 0;
+  std::string type_k = "f16";
+  std::string type_v = "f16";
+  bool flash_attn = false;
+  // thread level (switched on the live context)
+  int n_threads = 0;
+  int n_threads_batch = 0;
+  std::string cpu_mask;  // "" = engine default
+  bool cpu_strict = false;
+  int poll = 50;
+  std::string numa = "disabled";
+  // cell
+  int pp = 0;    // prompt tokens timed at this depth (one ubatch, sweep-bench style)
+  int tg = 0;    // generated tokens timed at this depth
+  int n_kv = 0;  // depth: tokens in the cache before the timed PP
+
+  std::string key_string() const;  // canonical "k=v;..." of every field above
+};
+
+// One phase (PP or TG) of one point: all samples, their summary, counters.
+struct PhaseResult {
+  std::vector<double> seconds;    // wall time of each repetition
+  std::vector<double> tokens_per_s;
+  Stats t;      // over seconds
+  Stats speed;  // over tokens_per_s
+  nlohmann::json counters = nlohmann::json::object();  // metric -> value or {"unavailable": reason}
+
+  void summarize();  // fills t and speed from the samples
+};
+
+struct Record {
+  std::string run_id;
+  int point_index = 0;  // position in the plan
+  PointParams params;
+  bool ok = true;
+  std::string error;  // why the point failed, when !ok
+  PhaseResult pp;
+  PhaseResult tg;
+  nlohmann::json extra = nlohmann::json::object();  // roofline, bytes/token, ...
+};
+
+// sweep-bench's keys first (n_kv_max, n_batch, ..., speed_tg), then ours.
+nlohmann::json record_to_json(const Record& r);
+Record record_from_json(const nlohmann::json& j);
+
+}  // namespace moesweep

@@ -1,0 +1,222 @@
+#include "sweep/sweep_spec.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "util/error.hpp"
+#include "util/json_file.hpp"
+#include "util/parse_list.hpp"
+#include "util/paths.hpp"
+
+namespace moesweep {
+namespace {
+
+const std::vector<std::string> kCacheTypes = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1",
+                                              "iq4_nl", "q5_0", "q5_1"};
+
+// A setting as text: numbers, bools and arrays are joined the way a flag is written.
+std::string as_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "on" : "off";
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_array()) {
+    std::vector<std::string> parts;
+    for (const auto& e : v) parts.push_back(as_text(e));
+    return fmt::format("{}", fmt::join(parts, ","));
+  }
+  return v.dump();
+}
+
+class Settings {
+ public:
+  Settings(const std::map<std::string, nlohmann::json>& s, std::string origin)
+      : s_(s), origin_(std::move(origin)) {}
+  bool has(const std::string& key) const { return s_.count(key) > 0; }
+  std::string text(const std::string& key) const { return as_text(s_.at(key)); }
+  std::string flag(const std::string& key) const { return fmt::format("{} (--{})", origin_, key); }
+
+  std::vector<int> ints(const std::string& key, std::vector<int> fallback, int min_value) const {
+    if (!has(key)) return fallback;
+    std::vector<int> out;
+    for (int64_t v : parse_int_list(text(key), flag(key))) {
+      if (v < min_value) {
+        throw UserError(fmt::format("{}: value {} is too small", flag(key), v),
+                        fmt::format("values >= {}", min_value), fmt::format("fix --{}", key));
+      }
+      out.push_back(static_cast<int>(v));
+    }
+    return out;
+  }
+  int one_int(const std::string& key, int fallback, int min_value) const {
+    const auto v = ints(key, {fallback}, min_value);
+    if (v.size() != 1) {
+      throw UserError(fmt::format("{}: takes one value, got {}", flag(key), v.size()), "a single number",
+                      fmt::format("give --{} one value", key));
+    }
+    return v[0];
+  }
+  std::vector<std::string> words(const std::string& key, std::vector<std::string> fallback) const {
+    return has(key) ? split_list(text(key)) : fallback;
+  }
+  bool boolean(const std::string& key, bool fallback) const {
+    return has(key) ? parse_bool_word(text(key), flag(key)) : fallback;
+  }
+
+ private:
+  const std::map<std::string, nlohmann::json>& s_;
+  std::string origin_;
+};
+
+void check_cache_types(const std::vector<std::string>& types, const std::string& flag) {
+  for (const std::string& t : types)
+    if (std::find(kCacheTypes.begin(), kCacheTypes.end(), t) == kCacheTypes.end()) {
+      throw UserError(fmt::format("{}: unknown KV cache type '{}'", flag, t),
+                      fmt::format("one of {}", fmt::join(kCacheTypes, ", ")), "use e.g. -ctk q8_0 -ctv q8_0");
+    }
+}
+
+}  // namespace
+
+const std::vector<std::string>& known_sweep_keys() {
+  static const std::vector<std::string> keys = {
+      "name", "description", "model", "quant", "scale", "seed", "layers", "hidden", "heads",
+      "expert-ff", "dense-ff", "vocab", "experts", "experts-used", "mmap", "mlock",
+      "n-gpu-layers", "override-tensor", "n-cpu-moe", "numa", "ctx-size", "batch-size",
+      "ubatch-size", "cache-type-k", "cache-type-v", "flash-attn", "threads", "threads-batch",
+      "cpu-mask", "cpu-strict", "poll", "depths", "depth-step", "depth-max", "n-prompt", "n-gen",
+      "repetitions", "token-seed", "counters", "allow-oversubscribe"};
+  return keys;
+}
+
+SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settings,
+                             const std::string& origin) {
+  for (const auto& [key, value] : settings) {
+    const auto& keys = known_sweep_keys();
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      throw UserError(fmt::format("{}: unknown setting '{}'", origin, key),
+                      fmt::format("one of {}", fmt::join(keys, ", ")),
+                      "remove it or correct its spelling (profile keys are the flags' long names)");
+    }
+  }
+  const Settings s(settings, origin);
+  SweepSpec spec;
+  if (s.has("name")) spec.name = s.text("name");
+  spec.twin_scale = s.has("scale") ? s.text("scale") : spec.twin_scale;
+  spec.twin_seed = static_cast<uint64_t>(s.one_int("seed", 42, 0));
+  ShapeOverrides& o = spec.twin_overrides;
+  o.layers = s.one_int("layers", 0, 0);
+  o.hidden = s.one_int("hidden", 0, 0);
+  o.heads = s.one_int("heads", 0, 0);
+  o.expert_ff = s.one_int("expert-ff", 0, 0);
+  o.dense_ff = s.one_int("dense-ff", 0, 0);
+  o.vocab = s.one_int("vocab", 0, 0);
+  o.experts = s.one_int("experts", 0, 0);
+  o.experts_used = s.one_int("experts-used", 0, 0);
+
+  const std::vector<std::string> quants = s.words("quant", {"Q4_K_S"});
+  for (const std::string& m : s.words("model", {"kimi-k2.5"})) {
+    const bool is_file = m.find(".gguf") != std::string::npos || m.find('/') != std::string::npos;
+    if (is_file) {
+      spec.models.push_back({m, "", ""});
+    } else {
+      for (const std::string& q : quants) spec.models.push_back({"", m, q});
+    }
+  }
+  spec.use_mmap = s.boolean("mmap", true);
+  spec.use_mlock = s.boolean("mlock", false);
+  spec.n_gpu_layers = s.one_int("n-gpu-layers", 0, -1);
+  if (s.has("override-tensor")) spec.tensor_overrides = split_list(s.text("override-tensor"), ';');
+  for (const std::string& ot : spec.tensor_overrides)
+    if (ot.find('=') == std::string::npos) {
+      throw UserError(fmt::format("{}: tensor override '{}' has no '='", s.flag("override-tensor"), ot),
+                      "pattern=BUFFER_TYPE, e.g. exps=CPU", "write -ot exps=CPU");
+    }
+  spec.n_cpu_moe = s.ints("n-cpu-moe", {}, 0);
+  spec.numa = s.has("numa") ? s.text("numa") : "disabled";
+  if (spec.numa != "disabled" && spec.numa != "distribute" && spec.numa != "isolate" && spec.numa != "numactl") {
+    throw UserError(fmt::format("{}: unknown NUMA strategy '{}'", s.flag("numa"), spec.numa),
+                    "disabled, distribute, isolate or numactl", "pick one of those");
+  }
+  spec.n_ctx = s.ints("ctx-size", {4096}, 64);
+  spec.n_batch = s.ints("batch-size", {2048}, 1);
+  spec.n_ubatch = s.ints("ubatch-size", {512}, 1);
+  spec.type_k = s.words("cache-type-k", {"f16"});
+  spec.type_v = s.words("cache-type-v", {"f16"});
+  check_cache_types(spec.type_k, s.flag("cache-type-k"));
+  check_cache_types(spec.type_v, s.flag("cache-type-v"));
+  spec.flash_attn.clear();
+  for (const std::string& w : s.words("flash-attn", {"off"})) spec.flash_attn.push_back(parse_bool_word(w, s.flag("flash-attn")));
+  spec.threads = s.ints("threads", {1}, 1);
+  spec.threads_batch = s.ints("threads-batch", {}, 1);
+  spec.cpu_masks = s.words("cpu-mask", {""});
+  spec.cpu_strict = s.boolean("cpu-strict", false);
+  spec.poll = s.one_int("poll", 50, 0);
+  spec.depths = s.ints("depths", {}, 0);
+  spec.depth_step = s.one_int("depth-step", 0, 0);
+  spec.depth_max = s.one_int("depth-max", -1, -1);
+  spec.n_prompt = s.one_int("n-prompt", 0, 0);
+  spec.n_gen = s.one_int("n-gen", 32, 0);
+  spec.repetitions = s.one_int("repetitions", 3, 1);
+  spec.token_seed = static_cast<uint64_t>(s.one_int("token-seed", 1234, 0));
+  spec.counters = s.has("counters") ? s.text("counters") : "auto";
+  spec.allow_oversubscribe = s.boolean("allow-oversubscribe", false);
+  if (spec.n_prompt == 0 && spec.n_gen == 0) {
+    throw UserError(fmt::format("{}: both --n-prompt and --n-gen are 0", origin), "something to measure",
+                    "give -n 32 or leave --n-prompt unset (one ubatch)");
+  }
+  return spec;
+}
+
+std::vector<int> SweepSpec::depths_for(int ctx, int ubatch) const {
+  if (!depths.empty()) return depths;
+  const int pp = n_prompt > 0 ? n_prompt : ubatch;
+  const int step = depth_step > 0 ? depth_step : ubatch;
+  const int room = ctx - pp - n_gen;  // the deepest depth that still fits
+  const int last = depth_max >= 0 ? std::min(depth_max, room) : room;
+  std::vector<int> out;
+  for (int d = 0; d <= last; d += step) out.push_back(d);
+  if (out.empty()) out.push_back(0);  // the plan reports why it does not fit
+  return out;
+}
+
+nlohmann::json SweepSpec::to_json() const {
+  nlohmann::json models_json = nlohmann::json::array();
+  for (const ModelChoice& m : models)
+    models_json.push_back({{"file", m.file}, {"twin_profile", m.twin_profile}, {"quant", m.quant}});
+  std::vector<int> fa;
+  for (bool b : flash_attn) fa.push_back(b ? 1 : 0);
+  return {{"name", name}, {"models", models_json}, {"twin_scale", twin_scale}, {"twin_seed", twin_seed},
+          {"use_mmap", use_mmap}, {"use_mlock", use_mlock}, {"n_gpu_layers", n_gpu_layers},
+          {"tensor_overrides", tensor_overrides}, {"n_cpu_moe", n_cpu_moe}, {"numa", numa},
+          {"n_ctx", n_ctx}, {"n_batch", n_batch}, {"n_ubatch", n_ubatch}, {"type_k", type_k},
+          {"type_v", type_v}, {"flash_attn", fa}, {"threads", threads}, {"threads_batch", threads_batch},
+          {"cpu_masks", cpu_masks}, {"cpu_strict", cpu_strict}, {"poll", poll}, {"depths", depths},
+          {"depth_step", depth_step}, {"depth_max", depth_max}, {"n_prompt", n_prompt}, {"n_gen", n_gen},
+          {"repetitions", repetitions}, {"token_seed", token_seed}, {"counters", counters},
+          {"allow_oversubscribe", allow_oversubscribe}};
+}
+
+std::map<std::string, nlohmann::json> load_sweep_profile(const std::string& name_or_path,
+                                                         std::string* origin) {
+  std::filesystem::path path = name_or_path;
+  if (!std::filesystem::exists(path)) path = profiles_dir() / "sweeps" / (name_or_path + ".json");
+  if (!std::filesystem::exists(path)) {
+    throw UserError(fmt::format("unknown sweep profile '{}'", name_or_path),
+                    "a name from profiles/sweeps (see `moesweep list`) or a JSON file path",
+                    "check the spelling or the path");
+  }
+  const nlohmann::json j = read_json_file(path, "sweep profile");
+  if (!j.is_object()) {
+    throw UserError(fmt::format("sweep profile '{}' is not a JSON object", path.string()),
+                    "{\"threads\": \"16,14,13,12\", ...}", "see profiles/sweeps/default.json");
+  }
+  if (origin) *origin = path.string();
+  std::map<std::string, nlohmann::json> out;
+  for (auto& [k, v] : j.items()) out[k] = v;
+  return out;
+}
+
+}  // namespace moesweep

@@ -1,0 +1,82 @@
+#pragma once
+// SweepSpec: every axis of a sweep, after merging a profile file
+// (profiles/sweeps/*.json) with command-line flags (flags win). The same
+// settings map feeds both, so a profile key is always the flag's long name.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/model_profile.hpp"
+
+namespace moesweep {
+
+// A model to sweep: a GGUF file, or a twin (profile + quant) built on demand.
+struct ModelChoice {
+  std::string file;         // set for real GGUF files
+  std::string twin_profile;  // set for twins
+  std::string quant;         // twin quant type
+};
+
+struct ThreadConfig {
+  int n_threads = 1;
+  int n_threads_batch = 1;
+  std::string cpu_mask;  // hex mask or range list "0-15"; "" = no pinning
+  bool strict = false;
+  int poll = 50;
+};
+
+struct SweepSpec {
+  std::string name = "adhoc";
+  std::vector<ModelChoice> models;
+  // twin options shared by every twin model
+  std::string twin_scale = "tiny";
+  uint64_t twin_seed = 42;
+  ShapeOverrides twin_overrides;
+  // model-level axes
+  bool use_mmap = true;
+  bool use_mlock = false;
+  int n_gpu_layers = 0;
+  std::vector<std::string> tensor_overrides;  // "pattern=BUFT", applied together
+  std::vector<int> n_cpu_moe;                 // axis; empty = not used
+  std::string numa = "disabled";
+  // context-level axes
+  std::vector<int> n_ctx, n_batch, n_ubatch;
+  std::vector<std::string> type_k, type_v;
+  std::vector<bool> flash_attn;
+  // thread-level axes
+  std::vector<int> threads;
+  std::vector<int> threads_batch;  // empty = same as threads
+  std::vector<std::string> cpu_masks;
+  bool cpu_strict = false;
+  int poll = 50;
+  // the walk
+  std::vector<int> depths;  // explicit N_KV list; empty = derived from step/max
+  int depth_step = 0;       // 0 = n_ubatch (sweep-bench's step)
+  int depth_max = -1;       // -1 = as deep as the context allows
+  int n_prompt = 0;         // PP tokens per measurement; 0 = n_ubatch (sweep-bench)
+  int n_gen = 32;
+  int repetitions = 3;
+  uint64_t token_seed = 1234;
+  // run
+  std::string counters = "auto";
+  bool allow_oversubscribe = false;
+
+  // The depth list for one context (validated against n_ctx by the plan).
+  std::vector<int> depths_for(int n_ctx, int n_ubatch) const;
+  nlohmann::json to_json() const;
+};
+
+// settings: flag long name -> JSON value (string, number, bool or array).
+// Throws UserError naming the key, the expected form and the fix.
+SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settings,
+                             const std::string& origin);
+// The keys spec_from_settings understands (a profile with another key is refused).
+const std::vector<std::string>& known_sweep_keys();
+// A shipped profile name (profiles/sweeps/<name>.json) or a path.
+std::map<std::string, nlohmann::json> load_sweep_profile(const std::string& name_or_path,
+                                                         std::string* origin);
+
+}  // namespace moesweep

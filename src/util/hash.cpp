@@ -1,0 +1,61 @@
+#include "util/hash.hpp"
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+#include <fstream>
+#include <memory>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace moesweep {
+namespace {
+
+std::string to_hex(const unsigned char* digest, unsigned len) {
+  std::string out;
+  out.reserve(len * 2);
+  for (unsigned i = 0; i < len; ++i) out += fmt::format("{:02x}", digest[i]);
+  return out;
+}
+
+using DigestCtx = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
+
+}  // namespace
+
+std::string sha256_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw UserError(fmt::format("cannot read '{}'", path.string()), "a readable file",
+                    "check the path and its permissions");
+  }
+  DigestCtx ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  std::vector<char> buf(1 << 20);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(in.gcount()));
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &len);
+  return to_hex(digest, len);
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr);
+  return to_hex(digest, len);
+}
+
+uint64_t fnv1a64(std::string_view bytes, uint64_t seed) {
+  uint64_t h = seed;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+}  // namespace moesweep

@@ -1,0 +1,16 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace moesweep {
+
+// sha256 of a file's bytes, lowercase hex; streams the file, so a 500 GiB model
+// costs time but no memory. Throws UserError when the file cannot be read.
+std::string sha256_file(const std::filesystem::path& path);
+std::string sha256_hex(std::string_view bytes);
+// Stable across compilers and runs (std::hash is not): seeds and cache keys.
+uint64_t fnv1a64(std::string_view bytes, uint64_t seed = 0xcbf29ce484222325ULL);
+
+}  // namespace moesweep

@@ -1,0 +1,96 @@
+#include "util/json_file.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "util/error.hpp"
+
+namespace moesweep {
+
+nlohmann::json read_json_file(const std::filesystem::path& path, std::string_view what) {
+  std::ifstream in(path);
+  if (!in) {
+    throw UserError(fmt::format("{} '{}' not found or not readable", what, path.string()),
+                    "an existing JSON file", "check the name; `moesweep list` shows the shipped ones");
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UserError(fmt::format("{} '{}' is not valid JSON: {}", what, path.string(), e.what()),
+                    "a JSON object", "fix the syntax at the byte offset the parser names");
+  }
+}
+
+namespace {
+template <typename T>
+const char* type_name() {
+  if constexpr (std::is_same_v<T, std::string>) return "a string";
+  if constexpr (std::is_same_v<T, bool>) return "true or false";
+  if constexpr (std::is_floating_point_v<T>) return "a number";
+  if constexpr (std::is_integral_v<T>) return "an integer";
+  return "a value";
+}
+
+template <typename T>
+T convert(const nlohmann::json& v, std::string_view key, std::string_view origin) {
+  const bool ok = [&] {
+    if constexpr (std::is_same_v<T, std::string>) return v.is_string();
+    if constexpr (std::is_same_v<T, bool>) return v.is_boolean();
+    if constexpr (std::is_floating_point_v<T>) return v.is_number();
+    if constexpr (std::is_integral_v<T>) return v.is_number_integer();
+    return true;
+  }();
+  if (!ok) {
+    throw UserError(fmt::format("{}: field '{}' is {}", origin, key, v.dump()), type_name<T>(),
+                    fmt::format("correct '{}' in {}", key, origin));
+  }
+  return v.get<T>();
+}
+}  // namespace
+
+template <typename T>
+T require_field(const nlohmann::json& obj, std::string_view key, std::string_view origin) {
+  auto it = obj.find(std::string(key));
+  if (it == obj.end()) {
+    throw UserError(fmt::format("{}: required field '{}' is missing", origin, key), type_name<T>(),
+                    fmt::format("add \"{}\" to {}", key, origin));
+  }
+  return convert<T>(*it, key, origin);
+}
+
+template <typename T>
+T optional_field(const nlohmann::json& obj, std::string_view key, T fallback, std::string_view origin) {
+  auto it = obj.find(std::string(key));
+  return it == obj.end() || it->is_null() ? fallback : convert<T>(*it, key, origin);
+}
+
+#define MOESWEEP_FIELD(T)                                                                       \
+  template T require_field<T>(const nlohmann::json&, std::string_view, std::string_view);       \
+  template T optional_field<T>(const nlohmann::json&, std::string_view, T, std::string_view);
+MOESWEEP_FIELD(std::string)
+MOESWEEP_FIELD(bool)
+MOESWEEP_FIELD(double)
+MOESWEEP_FIELD(int64_t)
+MOESWEEP_FIELD(int)
+#undef MOESWEEP_FIELD
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      throw UserError(fmt::format("cannot write '{}'", path.string()), "a writable directory",
+                      "choose another output path or fix the directory's permissions");
+    }
+    out << content;
+    out.flush();
+    if (!out) throw UserError(fmt::format("writing '{}' failed (disk full?)", path.string()), "", "free space and retry");
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace moesweep

@@ -1,0 +1,43 @@
+// `moesweep list`: what ships with the tool (model and sweep profiles, quant types).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+
+#include "commands.hpp"
+#include "model/model_profile.hpp"
+#include "model/quant_types.hpp"
+#include "util/paths.hpp"
+
+namespace moesweep::cli {
+
+void add_list_command(CLI::App& app, CommandRunner& run) {
+  CLI::App* cmd = app.add_subcommand("list", "list shipped model profiles, sweep profiles and quant types");
+  cmd->callback([&run] {
+    run = [] {
+      fmt::print("model profiles (profiles/models):\n");
+      for (const std::string& name : list_model_profiles()) {
+        const ModelProfile p = load_model_profile(name);
+        const ParamCount c = count_params(p);
+        fmt::print("  {:<14} {:<9} {}\n", name, p.arch, p.description);
+        fmt::print("  {:<14} {:<9} scales: full", "", "");
+        for (const auto& [k, v] : p.scales) fmt::print(", {}", k);
+        fmt::print("; {:.0f}B total, {:.1f}B active\n", c.total / 1e9, c.active / 1e9);
+      }
+      fmt::print("sweep profiles (profiles/sweeps):\n");
+      const auto dir = profiles_dir() / "sweeps";
+      std::vector<std::string> sweeps;
+      if (std::filesystem::is_directory(dir))
+        for (const auto& e : std::filesystem::directory_iterator(dir))
+          if (e.path().extension() == ".json") sweeps.push_back(e.path().stem().string());
+      std::sort(sweeps.begin(), sweeps.end());
+      fmt::print("  {}\n", fmt::join(sweeps, ", "));
+      fmt::print("quant types for twins:\n  ");
+      for (const QuantType& q : quant_types()) fmt::print("{} ", q.name);
+      fmt::print("\n");
+      return 0;
+    };
+  });
+}
+
+}  // namespace moesweep::cli

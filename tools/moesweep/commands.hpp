@@ -1,0 +1,23 @@
+#pragma once
+// Each subcommand lives in its own cmd_<name>.cpp and registers itself here:
+// it adds its options to `app` and, when chosen, sets `run` to the work.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace moesweep::cli {
+
+using CommandRunner = std::function<int()>;
+
+void add_synth_command(CLI::App& app, CommandRunner& run);
+void add_sweep_command(CLI::App& app, CommandRunner& run);
+void add_list_command(CLI::App& app, CommandRunner& run);
+void add_hw_command(CLI::App& app, CommandRunner& run);
+void add_inspect_command(CLI::App& app, CommandRunner& run);
+void add_predict_command(CLI::App& app, CommandRunner& run);
+void add_compare_command(CLI::App& app, CommandRunner& run);
+void add_report_command(CLI::App& app, CommandRunner& run);
+void add_export_command(CLI::App& app, CommandRunner& run);
+void add_counters_command(CLI::App& app, CommandRunner& run);
+
+}  // namespace moesweep::cli

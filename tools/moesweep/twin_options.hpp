@@ -1,0 +1,27 @@
+#pragma once
+// The twin-selecting options shared by `synth` and `sweep`
+// (--model, --scale, --layers, --hidden, ..., --seed).
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "model/model_profile.hpp"
+#include "model/twin_spec.hpp"
+
+namespace moesweep::cli {
+
+struct TwinOptions {
+  std::string model = "kimi-k2.5";
+  std::string scale = "tiny";
+  ShapeOverrides overrides;
+  uint64_t seed = 42;
+
+  void add_to(CLI::App& cmd, bool model_flag_is_profile = true);
+  // The spec for one quant type.
+  TwinSpec spec_for(const std::string& quant) const;
+};
+
+std::string human_count(int64_t n);    // 1.04T, 32.9B, 512M
+std::string human_bytes(uint64_t n);   // 143.2 MiB
+
+}  // namespace moesweep::cli
