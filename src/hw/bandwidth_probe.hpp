@@ -1,0 +1,73 @@
+#pragma once
+// The measured ceiling for decode: how many bytes per second this machine's
+// cores can stream from DRAM, by thread count, with threads pinned one per
+// core and spread over the L3 domains. Cached per machine so every sweep
+// record can carry a roofline without re-measuring.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace moesweep {
+
+// Worker threads pinned one to each given CPU, each owning a buffer it
+// touched itself (first touch puts the pages on its NUMA node). A pass makes
+// the first `active` workers read their whole buffer once.
+class PinnedReaders {
+ public:
+  PinnedReaders(std::vector<int> cpus, uint64_t bytes_per_thread);
+  ~PinnedReaders();
+  PinnedReaders(const PinnedReaders&) = delete;
+  PinnedReaders& operator=(const PinnedReaders&) = delete;
+
+  // Seconds from the common start to the last worker finishing.
+  double run_pass(int active);
+  int size() const;
+  uint64_t bytes_per_thread() const;
+  // What sched_getaffinity reported inside each worker after pinning.
+  std::vector<std::vector<int>> observed_affinity() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+struct BandwidthProbeOptions {
+  std::vector<int> thread_counts;  // empty: 1..physical cores
+  std::vector<int> cpus;           // pin order; empty: Topology::spread_cpus
+  double seconds = 3.0;            // whole probe, all thread counts together
+  uint64_t bytes_per_thread = 0;   // 0: 4x the largest L3 domain, at least 64 MiB
+};
+
+struct BandwidthPoint {
+  int threads = 0;
+  double gbps = 0;  // 1e9 bytes per second, best pass
+};
+
+struct BandwidthMeasurement {
+  std::vector<BandwidthPoint> points;
+  double best_gbps = 0;
+  int best_threads = 0;
+  uint64_t bytes_per_thread = 0;
+  std::string machine_key;  // which machine the figure belongs to
+  std::string cpu_model;
+  std::string measured_at;  // UTC, ISO 8601
+};
+
+BandwidthMeasurement measure_bandwidth(const BandwidthProbeOptions& options = {});
+
+// Identifies this machine (CPU model, CPU count, memory size, host name).
+std::string machine_key();
+std::filesystem::path bandwidth_cache_path();
+// The cached figure for this machine, if `moesweep hw --bandwidth` ran here.
+std::optional<BandwidthMeasurement> load_cached_bandwidth();
+void save_cached_bandwidth(const BandwidthMeasurement& m);
+
+nlohmann::json to_json(const BandwidthMeasurement& m);
+BandwidthMeasurement bandwidth_from_json(const nlohmann::json& j);
+
+}  // namespace moesweep
