@@ -1,0 +1,41 @@
+#pragma once
+// The seeds' "th=13 keeps 90% of the speed and frees 3 cores", computed: the
+// smallest thread count whose prefill and decode speeds both stay within a
+// fraction of the best seen in a threads sweep.
+#include <nlohmann/json.hpp>
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace moesweep {
+
+struct ThreadPoint {
+  int threads = 0;
+  double speed_pp = 0;  // tokens/s; 0 = not measured (phase ignored for this point)
+  double speed_tg = 0;
+};
+
+struct SweetSpotOptions {
+  double keep_pp = 0.90;  // fraction of the best S_PP to keep; 0 ignores prefill
+  double keep_tg = 0.90;  // fraction of the best S_TG to keep; 0 ignores decode
+  int total_cores = 0;    // cores on the machine; 0: the largest thread count swept
+};
+
+struct SweetSpot {
+  bool found = false;
+  int threads = 0;
+  double speed_pp = 0, speed_tg = 0;
+  double best_pp = 0, best_tg = 0;
+  int best_pp_threads = 0, best_tg_threads = 0;
+  double pp_fraction = 0, tg_fraction = 0;  // of the best, at `threads`
+  int cores_freed = 0;
+  std::string summary;  // one line for the threads table
+};
+
+// Points with the same thread count (repetitions, several depths) are averaged.
+SweetSpot find_sweet_spot(std::span<const ThreadPoint> points,
+                          const SweetSpotOptions& options = {});
+nlohmann::json to_json(const SweetSpot& s);
+
+}  // namespace moesweep

@@ -1,0 +1,97 @@
+// Roofline and sweet-spot arithmetic on recorded inputs: the seeds' EPYC 9175F
+// threads table (Kimi-K2.5 Q4_K_S, ctx 8k).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "report/roofline.hpp"
+#include "report/sweet_spot.hpp"
+
+namespace moesweep {
+namespace {
+
+const std::vector<ThreadPoint> kSeedThreads = {
+    {16, 24.43, 12.94}, {14, 21.32, 12.50}, {13, 21.58, 11.67}, {12, 14.58, 11.86}};
+
+TEST(Roofline, DecodeBoundIsBandwidthOverBytesPerToken) {
+  // 614.4 GB/s over 16 GB per token: 38.4 tok/s.
+  EXPECT_DOUBLE_EQ(*decode_roofline_tps(614.4, 16e9), 38.4);
+  EXPECT_FALSE(decode_roofline_tps(0, 16e9).has_value());
+  EXPECT_FALSE(decode_roofline_tps(614.4, 0).has_value());
+  EXPECT_NEAR(*efficiency(12.94, decode_roofline_tps(614.4, 16e9)), 12.94 / 38.4, 1e-12);
+  EXPECT_FALSE(efficiency(12.94, std::nullopt).has_value());
+  EXPECT_DOUBLE_EQ(implied_bandwidth_gbps(12.94, 16e9), 207.04);
+  // Kimi-K3 class: 104B active at 4.5 bits is 58.5 GB per token.
+  EXPECT_DOUBLE_EQ(required_bandwidth_gbps(1.0, 58.5e9), 58.5);
+  EXPECT_DOUBLE_EQ(required_bandwidth_gbps(1.0, 58.5e9, 0.5), 117.0);
+}
+
+TEST(Roofline, RecordColumns) {
+  RooflineInputs in;
+  in.active_bytes_per_token = 20e9;
+  in.bandwidth_gbps = 400;
+  in.flops_per_token = 64e9;
+  in.peak_gflops = 4300;
+  const RecordRoofline r = roofline_for_record(in, 24.43, 12.94);
+  EXPECT_DOUBLE_EQ(*r.tg_bound_tps, 20.0);
+  EXPECT_DOUBLE_EQ(*r.efficiency_tg, 12.94 / 20.0);
+  EXPECT_DOUBLE_EQ(*r.pp_bound_tps, 4300e9 / 64e9);
+  EXPECT_DOUBLE_EQ(*r.efficiency_pp, 24.43 / (4300e9 / 64e9));
+  const nlohmann::json j = to_json(r);
+  EXPECT_DOUBLE_EQ(j["roofline_tg"].get<double>(), 20.0);
+  EXPECT_EQ(j["bandwidth_source"], "measured");
+
+  in.peak_gflops = 0;  // compute side unknown: no prefill columns, decode still there
+  const nlohmann::json k = to_json(roofline_for_record(in, 24.43, 12.94));
+  EXPECT_FALSE(k.contains("roofline_pp"));
+  EXPECT_FALSE(k.contains("efficiency_pp"));
+  EXPECT_TRUE(k.contains("efficiency_tg"));
+}
+
+TEST(SweetSpot, BothPhasesAt90PercentNeedAll16Threads) {
+  // th=13 keeps 90 % of decode but only 88 % of prefill (21.58 / 24.43).
+  const SweetSpot s = find_sweet_spot(kSeedThreads);
+  ASSERT_TRUE(s.found);
+  EXPECT_EQ(s.threads, 16);
+  EXPECT_EQ(s.cores_freed, 0);
+}
+
+TEST(SweetSpot, TheSeedsTh13IsTheAnswerAt88PercentOfPrefill) {
+  SweetSpotOptions o;
+  o.keep_pp = 0.88;
+  o.keep_tg = 0.90;
+  const SweetSpot s = find_sweet_spot(kSeedThreads, o);
+  ASSERT_TRUE(s.found);
+  EXPECT_EQ(s.threads, 13);
+  EXPECT_EQ(s.cores_freed, 3);
+  EXPECT_NEAR(s.tg_fraction, 11.67 / 12.94, 1e-12);
+  EXPECT_NEAR(s.pp_fraction, 21.58 / 24.43, 1e-12);
+  EXPECT_EQ(s.best_tg_threads, 16);
+  EXPECT_NE(s.summary.find("th=13"), std::string::npos) << s.summary;
+  EXPECT_NE(s.summary.find("frees 3 of 16 cores"), std::string::npos) << s.summary;
+}
+
+TEST(SweetSpot, DecodeOnlyGoesDownTo12) {
+  SweetSpotOptions o;
+  o.keep_pp = 0;  // ignore prefill: 11.86 / 12.94 = 91.7 %
+  const SweetSpot s = find_sweet_spot(kSeedThreads, o);
+  EXPECT_EQ(s.threads, 12);
+  EXPECT_EQ(s.cores_freed, 4);
+}
+
+TEST(SweetSpot, RepeatedThreadCountsAreAveragedAndTotalCoresCount) {
+  const std::vector<ThreadPoint> pts = {{8, 10, 5.0}, {8, 10, 3.0}, {4, 9.5, 4.0}, {2, 5, 2}};
+  SweetSpotOptions o;
+  o.total_cores = 32;
+  const SweetSpot s = find_sweet_spot(pts, o);
+  EXPECT_EQ(s.threads, 4);  // 4.0 tg = 100 % of the averaged 4.0 at 8 threads
+  EXPECT_DOUBLE_EQ(s.best_tg, 4.0);
+  EXPECT_EQ(s.cores_freed, 28);
+}
+
+TEST(SweetSpot, NothingMeasured) {
+  EXPECT_FALSE(find_sweet_spot({}).found);
+}
+
+}  // namespace
+}  // namespace moesweep
