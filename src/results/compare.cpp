@@ -14,8 +14,6 @@ namespace {
 using Blank = std::function<void(PointParams&)>;
 
 // The key fields a user may leave out of the join, named as in key_string().
-// The cell fields (pp, tg, n_kv) are not here: ignoring them would join
-// different measurements.
 const std::vector<std::pair<std::string, Blank>>& blankers() {
   static const std::vector<std::pair<std::string, Blank>> table = {
       {"model", [](PointParams& p) { p.model_name.clear(); }},
@@ -36,6 +34,11 @@ const std::vector<std::pair<std::string, Blank>>& blankers() {
       {"strict", [](PointParams& p) { p.cpu_strict = false; }},
       {"poll", [](PointParams& p) { p.poll = 0; }},
       {"numa", [](PointParams& p) { p.numa.clear(); }},
+      // The cell: leaving these out joins different measurements, which is
+      // what putting a run beside a published table (depth not published) needs.
+      {"pp", [](PointParams& p) { p.pp = 0; }},
+      {"tg", [](PointParams& p) { p.tg = 0; }},
+      {"n_kv", [](PointParams& p) { p.n_kv = 0; }},
   };
   return table;
 }
@@ -164,6 +167,14 @@ std::set<std::string> parse_ignored_fields(const std::string& list) {
   return out;
 }
 
+std::set<std::string> fields_not_in(const std::set<std::string>& kept) {
+  std::set<std::string> out;
+  for (const auto& name : ignorable_fields()) {
+    if (!kept.count(name)) out.insert(name);
+  }
+  return out;
+}
+
 std::string join_key(const PointParams& params, const std::set<std::string>& ignore) {
   if (ignore.empty()) return params.key_string();
   PointParams p = params;
@@ -220,8 +231,10 @@ Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
     const Record& rn = *other->second;
     PointComparison pc{key, rb.params, {}};
     for (Metric metric : options.metrics) {
-      if ((metric == Metric::kPp ? rb.params.pp : rb.params.tg) == 0) continue;  // not measured
       const bool pp = metric == Metric::kPp;
+      if ((pp ? rb.pp : rb.tg).tokens_per_s.empty() && (pp ? rn.pp : rn.tg).tokens_per_s.empty()) {
+        continue;  // neither side measured this phase
+      }
       pc.metrics.push_back(compare_metric(metric, pp ? rb.pp : rb.tg, pp ? rn.pp : rn.tg, options));
       c.regressions += pc.metrics.back().verdict == Verdict::kRegression;
       c.improvements += pc.metrics.back().verdict == Verdict::kImprovement;

@@ -7,8 +7,10 @@
 // type_k/v, flash attention, threads, threads_batch, cpu mask, strict, poll,
 // numa, pp, tg, n_kv). The model *path* is not part of it, so the same model
 // in another directory joins. Fields named in `ignore` are blanked on both
-// sides before joining (e.g. `--ignore model,poll` to put a twin next to a
-// published table); points whose keys still differ are listed, never joined.
+// sides before joining (e.g. `--ignore model,poll`), or `--on threads` keeps
+// only the named fields (to put a run beside a published table whose depth
+// and prompt sizes were not published). Points whose keys still differ are
+// listed, never joined; points that collapse onto one key are counted.
 //
 // Verdict per metric: a regression is real when the test's p < alpha AND the
 // new mean is at least `threshold` below the base mean. Both are needed: the
@@ -45,6 +47,8 @@ struct CompareOptions {
 std::vector<Metric> parse_metrics(const std::string& name);
 std::set<std::string> parse_ignored_fields(const std::string& list);
 const std::vector<std::string>& ignorable_fields();
+// `--on threads,n_kv`: join on these fields only, i.e. ignore all others.
+std::set<std::string> fields_not_in(const std::set<std::string>& kept);
 
 // The join key of a point under these options.
 std::string join_key(const PointParams& params, const std::set<std::string>& ignore);

@@ -75,9 +75,11 @@ std::string comparison_markdown(const Comparison& c) {
         out += " - | - | - | - | not measured |";
         continue;
       }
-      out += fmt::format(
-          " {} | {} | {:.3f} | {} | {} |", mean_sd(m->base_mean, m->base_sd, m->n_base),
-          mean_sd(m->new_mean, m->new_sd, m->n_new), m->ratio, p_text(*m), verdict_cell(*m));
+      const std::string ratio =
+          m->n_base > 0 && m->n_new > 0 ? fmt::format("{:.3f}", m->ratio) : "-";
+      out += fmt::format(" {} | {} | {} | {} | {} |", mean_sd(m->base_mean, m->base_sd, m->n_base),
+                         mean_sd(m->new_mean, m->new_sd, m->n_new), ratio, p_text(*m),
+                         verdict_cell(*m));
     }
     out += "\n";
   }
@@ -98,8 +100,10 @@ std::string comparison_markdown(const Comparison& c) {
     for (const auto& k : *keys) out += fmt::format("- `{}`\n", k);
   }
   if (c.duplicates > 0) {
-    out += fmt::format("\n{} point(s) appeared more than once; the last measurement was used.\n",
-                       c.duplicates);
+    out += fmt::format(
+        "\n{} point(s) share their join key with an earlier point of the same run (measured "
+        "again, or fields left out of the key); the last one was used.\n",
+        c.duplicates);
   }
   return out;
 }

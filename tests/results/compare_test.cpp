@@ -111,7 +111,13 @@ TEST(Compare, MismatchedKeysAreReportedNotJoined) {
   CompareOptions ignoring;
   ignoring.ignore = parse_ignored_fields("type_k");
   EXPECT_EQ(compare_runs(base, fresh, ignoring).points.size(), 6u);
-  EXPECT_THROW(parse_ignored_fields("n_kv"), UserError);
+  EXPECT_THROW(parse_ignored_fields("depth"), UserError);
+  // --on keeps only the named fields: everything measured at threads=1 collapses.
+  CompareOptions on_threads;
+  on_threads.ignore = fields_not_in(parse_ignored_fields("threads"));
+  const Comparison collapsed = compare_runs(base, base, on_threads);
+  EXPECT_EQ(collapsed.points.size(), 2u);
+  EXPECT_EQ(collapsed.duplicates, 8);
 }
 
 TEST(Compare, SingleSamplePublishedTablesAreUntestable) {

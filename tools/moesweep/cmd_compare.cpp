@@ -23,6 +23,7 @@ struct CompareArgs {
   std::string metric = "both";
   std::string test = "auto";
   std::string ignore;
+  std::string on;
   bool json = false;
 };
 
@@ -49,6 +50,13 @@ int run_compare(const CompareArgs& a) {
   options.metrics = parse_metrics(a.metric);
   options.test = parse_test_kind(a.test);
   options.ignore = parse_ignored_fields(a.ignore);
+  if (!a.on.empty()) {
+    if (!a.ignore.empty()) {
+      throw UserError("--on and --ignore given together", "one of them",
+                      "--on FIELDS joins on those fields only; --ignore FIELDS on all but those");
+    }
+    options.ignore = fields_not_in(parse_ignored_fields(a.on));
+  }
   const LoadedRun base = load_run(a.base, a.db);
   const LoadedRun fresh = load_run(a.fresh, a.db);
   const Comparison c = compare_runs(base, fresh, options);
@@ -89,6 +97,8 @@ void add_compare_command(CLI::App& app, CommandRunner& run) {
       ->capture_default_str();
   cmd->add_option("--ignore", args->ignore,
                   "comma list of key fields left out of the join (e.g. model,poll)");
+  cmd->add_option("--on", args->on,
+                  "join on these key fields only (e.g. threads, to sit beside a published table)");
   cmd->add_flag("--json", args->json, "print JSON instead of Markdown");
   cmd->callback([&run, args] { run = [args] { return run_compare(*args); }; });
 }
