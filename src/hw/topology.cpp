@@ -7,6 +7,8 @@
 #include <fstream>
 #include <memory>
 
+#include <unistd.h>
+
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -95,7 +97,11 @@ Topology probe_topology() {
   t.cores = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_CORE);
   t.pus = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_PU);
   t.smt_active = smt_switch_active(t.pus > t.cores);
-  t.memory_bytes = hwloc_get_root_obj(raw)->total_memory;
+  // Some VMs (virtio-mem, ballooning) show less in the NUMA node than the
+  // kernel's MemTotal; the larger figure is what a model can use.
+  const uint64_t kernel_total =
+      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  t.memory_bytes = std::max<uint64_t>(hwloc_get_root_obj(raw)->total_memory, kernel_total);
 
   const int n_numa = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_NUMANODE);
   for (int i = 0; i < n_numa; ++i) {

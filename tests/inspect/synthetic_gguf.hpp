@@ -1,0 +1,37 @@
+#pragma once
+// GGUF headers written with ggml's gguf API, data left as a sparse hole: a
+// full-size Kimi-K2.5-shaped model (560 GB, 13 parts, gguf-split's keys and
+// names) costs a few kilobytes of disk, and inspect must never read the hole.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ggml.h"
+
+namespace moesweep::test {
+
+struct SynthShape {
+  int64_t layers = 61, dense_lead = 1, hidden = 7168, heads = 64;
+  int64_t q_lora = 1536, kv_lora = 512, nope = 128, rope = 64, v_head = 128;
+  int64_t experts = 384, used = 8, shared = 1, expert_ff = 2048, dense_ff = 18432;
+  int64_t vocab = 163840, nextn = 0;
+  ggml_type attn_type = GGML_TYPE_Q8_0, ffn_type = GGML_TYPE_Q6_K, expert_type = GGML_TYPE_Q4_K;
+  ggml_type embd_type = GGML_TYPE_Q4_K, output_type = GGML_TYPE_Q6_K;
+};
+
+struct SynthTensor {
+  std::string name;
+  ggml_type type;
+  std::vector<int64_t> ne;
+  uint64_t bytes() const;
+};
+
+std::vector<SynthTensor> deepseek2_tensors(const SynthShape& s);
+// Writes the model as `parts` files: <dir>/<stem>.gguf for 1 part, else
+// <dir>/<stem>-0000N-of-0000M.gguf; returns the paths in order.
+std::vector<std::filesystem::path> write_synthetic_gguf(const std::filesystem::path& dir,
+                                                        const std::string& stem,
+                                                        const SynthShape& s, int parts = 1);
+
+}  // namespace moesweep::test

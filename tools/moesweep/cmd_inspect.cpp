@@ -1,0 +1,142 @@
+// `moesweep inspect MODEL.gguf`: what a model costs per decoded token, from its
+// headers only (a 13-part 520 GiB model takes milliseconds): tensor groups,
+// bytes per routed expert, active bytes per token at a KV depth, and the decode
+// ceiling on this machine when its bandwidth is known.
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "hw/bandwidth_probe.hpp"
+#include "hw/build_info.hpp"
+#include "hw/hardware_profile.hpp"
+#include "model/gguf_inspect.hpp"
+#include "report/roofline.hpp"
+
+namespace moesweep::cli {
+
+namespace {
+
+struct InspectOptions {
+  std::string model;
+  int64_t depth = 0;
+  std::string cache_type_k = "f16";
+  std::string cache_type_v;  // default: same as K
+  bool json = false;
+  bool tensors = false;
+};
+
+std::string gb(double bytes) {
+  return fmt::format("{:.2f} GB", bytes / 1e9);
+}
+std::string human(uint64_t bytes) {
+  if (bytes >= (1ull << 30)) return fmt::format("{:.2f} GiB", bytes / double(1ull << 30));
+  if (bytes >= (1ull << 20)) return fmt::format("{:.2f} MiB", bytes / double(1ull << 20));
+  return fmt::format("{:.1f} KiB", bytes / 1024.0);
+}
+
+void print_text(const GgufInspection& m, const ActiveBytes& a, const InspectOptions& o,
+                ggml_type tk, ggml_type tv) {
+  fmt::print("model:   {} ({}{}), {} file(s), {} on disk\n",
+             m.model_name.empty() ? "?" : m.model_name, m.arch,
+             m.file_type.empty() ? "" : ", " + m.file_type, m.files.size(), human(m.file_bytes));
+  fmt::print("shape:   {} layers ({} dense lead, {} MTP), hidden {}, {} heads, ", m.n_layer,
+             m.n_layer_dense_lead, m.n_nextn, m.n_embd, m.n_head);
+  if (m.mla)
+    fmt::print("MLA (kv_lora_rank {}, rope {}), ", m.kv_lora_rank, m.rope_dim);
+  else
+    fmt::print("{} KV heads x {}/{}, ", m.n_head_kv.front(), m.key_length, m.value_length);
+  fmt::print("vocab {}\n", m.n_vocab);
+  if (m.n_expert > 0)
+    fmt::print("experts: {} routed ({} used per token), {} shared, expert FFN {}\n", m.n_expert,
+               m.n_expert_used, m.n_expert_shared, m.expert_ff);
+  fmt::print("tensors: {}, {:.3f} B parameters, {}\n\n", m.tensors.size(), m.params / 1e9,
+             human(m.tensor_bytes));
+  fmt::print("{:<16} {:>8} {:>14} {:>12} {:>7}\n", "group", "tensors", "bytes", "params (B)",
+             "share");
+  for (int g = 0; g < kTensorGroupCount; ++g) {
+    const GroupTotals& t = m.groups[g];
+    if (t.tensors == 0) continue;
+    fmt::print("{:<16} {:>8} {:>14} {:>12.3f} {:>6.1f}%\n", group_name(static_cast<TensorGroup>(g)),
+               t.tensors, human(t.bytes), t.params / 1e9,
+               100.0 * t.bytes / std::max<uint64_t>(1, m.tensor_bytes));
+  }
+  if (m.n_expert > 0)
+    fmt::print("\nbytes per routed expert (one layer, all its matrices): {}\n",
+               human(m.bytes_per_routed_expert()));
+  fmt::print("KV cache per token (K {}, V {}): {}\n", ggml_type_name(tk),
+             m.mla ? "none (MLA)" : ggml_type_name(tv), human(kv_bytes_per_token(m, tk, tv)));
+  fmt::print("\nactive bytes per decoded token at depth {}:\n", o.depth);
+  auto line = [](const std::string& label, double bytes, const char* note) {
+    fmt::print("  {:<26}{:>10}{}\n", label, gb(bytes), note);
+  };
+  line("non-expert weights", a.non_expert,
+       "  (attention, dense FFN, router, norms, output, 1 embedding row)");
+  if (m.n_expert > 0)
+    line(fmt::format("routed experts ({}/{})", m.n_expert_used, m.n_expert), a.routed_active, "");
+  if (a.shared > 0) line("shared experts", a.shared, "");
+  line("KV cache read", a.kv, "");
+  line("total", a.total(), "");
+
+  const HardwareProfile profile = match_hardware_profile(cpu_info().model_name);
+  if (auto bw = load_cached_bandwidth())
+    fmt::print("decode ceiling here: {:.2f} tok/s (measured {:.1f} GB/s / {})\n",
+               *decode_roofline_tps(bw->best_gbps, a.total()), bw->best_gbps, gb(a.total()));
+  else
+    fmt::print("decode ceiling here: unknown until `moesweep hw --bandwidth` has run\n");
+  if (profile.theoretical_bandwidth_gbps() > 0)
+    fmt::print("decode ceiling at {}'s theoretical {:.0f} GB/s: {:.2f} tok/s\n", profile.name,
+               profile.theoretical_bandwidth_gbps(),
+               *decode_roofline_tps(profile.theoretical_bandwidth_gbps(), a.total()));
+  if (o.tensors) {
+    fmt::print("\n{:<44} {:<8} {:<28} {:>12} {:<15} {}\n", "tensor", "type", "shape", "bytes",
+               "group", "file");
+    for (const auto& t : m.tensors)
+      fmt::print("{:<44} {:<8} {:<28} {:>12} {:<15} {}\n", t.name, ggml_type_name(t.type),
+                 fmt::format("{}x{}x{}x{}", t.ne[0], t.ne[1], t.ne[2], t.ne[3]), t.bytes,
+                 group_name(t.group), t.file_index + 1);
+  }
+}
+
+int run_inspect(const InspectOptions& o) {
+  const ggml_type tk = parse_cache_type(o.cache_type_k);
+  const ggml_type tv = parse_cache_type(o.cache_type_v.empty() ? o.cache_type_k : o.cache_type_v);
+  const GgufInspection m = inspect_gguf(o.model);
+  const ActiveBytes a = active_bytes_per_token(m, o.depth, tk, tv);
+  if (o.json) {
+    nlohmann::json j = to_json(m, a, o.depth);
+    j["cache_type_k"] = ggml_type_name(tk);
+    j["cache_type_v"] = ggml_type_name(tv);
+    if (o.tensors) {
+      j["tensor_list"] = nlohmann::json::array();
+      for (const auto& t : m.tensors)
+        j["tensor_list"].push_back({{"name", t.name},
+                                    {"type", ggml_type_name(t.type)},
+                                    {"ne", t.ne},
+                                    {"bytes", t.bytes},
+                                    {"group", group_name(t.group)},
+                                    {"file", t.file_index}});
+    }
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    print_text(m, a, o, tk, tv);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app, CommandRunner& run) {
+  auto opts = std::make_shared<InspectOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("inspect", "bytes per token of a GGUF model, from its headers only");
+  cmd->add_option("model", opts->model, "model .gguf (for a split model, any part)")->required();
+  cmd->add_option("--depth,-d", opts->depth, "KV depth (tokens in the cache) for the KV bytes read")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--cache-type,--cache-type-k,--ctk", opts->cache_type_k,
+                  "KV cache type (f16, q8_0, ...)");
+  cmd->add_option("--cache-type-v,--ctv", opts->cache_type_v, "V cache type (default: the K type)");
+  cmd->add_flag("--tensors", opts->tensors, "list every tensor");
+  cmd->add_flag("--json", opts->json, "print JSON instead of text");
+  cmd->callback([&run, opts] { run = [opts] { return run_inspect(*opts); }; });
+}
+
+}  // namespace moesweep::cli
