@@ -1,0 +1,59 @@
+// `moesweep report RUN`: Markdown report with tables, environment and PNG
+// plots (drawn by scripts/plot) for one run, optionally beside published tables.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "commands.hpp"
+#include "report/run_report.hpp"
+#include "results/run_source.hpp"
+#include "results/sqlite_store.hpp"
+
+namespace moesweep::cli {
+namespace {
+
+struct ReportArgs {
+  std::string run;
+  std::string db = SqliteStore::default_path().string();
+  std::string out;
+  std::vector<std::string> references;
+  bool no_plots = false;
+};
+
+int run_report(const ReportArgs& a) {
+  const LoadedRun run = load_run(a.run, a.db);
+  ReportOptions options;
+  options.plots = !a.no_plots;
+  for (const std::string& ref : a.references) options.references.push_back(load_run(ref, a.db));
+  if (!a.out.empty()) {
+    options.out_dir = a.out;
+  } else if (!run.run_dir.empty()) {
+    options.out_dir = std::filesystem::path(run.run_dir) / "report";
+  } else {
+    options.out_dir = std::filesystem::path("results") / "reports" / run.label;
+  }
+  const ReportOutcome outcome = write_report(run, options);
+  fmt::print("report     {}\n", outcome.markdown.string());
+  for (const auto& png : outcome.pngs) fmt::print("plot       {}\n", png.string());
+  if (options.plots && outcome.pngs.empty()) {
+    fmt::print(stderr, "moesweep: warning: no plots: {}\n", outcome.plot_problem);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, CommandRunner& run) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand("report", "write a Markdown report with plots for a run");
+  cmd->add_option("run", args->run, "run directory, records.jsonl / JSONL file, or run id")
+      ->required();
+  cmd->add_option("--db", args->db, "results database for run ids")->capture_default_str();
+  cmd->add_option("--out", args->out, "directory for report.md and PNGs (default RUN_DIR/report)");
+  cmd->add_option("--reference", args->references,
+                  "published table (results/reference/*.jsonl) to draw beside the run; repeatable");
+  cmd->add_flag("--no-plots", args->no_plots, "tables only, do not run scripts/plot");
+  cmd->callback([&run, args] { run = [args] { return run_report(*args); }; });
+}
+
+}  // namespace moesweep::cli
