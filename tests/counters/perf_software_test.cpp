@@ -1,0 +1,164 @@
+// Real perf_event software counters on this machine: worker threads doing
+// work inside a phase are counted (task-clock consistent with wall x busy
+// threads), sleeping inside a phase shows up as context switches, touching new
+// memory as page faults. Bounds are loose on purpose: no timing flakiness.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "counters/perf_backend.hpp"
+
+namespace moesweep::counters {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+CounterOptions quiet_options() {
+  CounterOptions o;
+  o.print_advice = false;
+  return o;
+}
+
+// Spins for `ms` of wall time doing arithmetic the compiler cannot drop.
+void busy_for(std::chrono::milliseconds ms) {
+  volatile double sink = 0;
+  const auto end = Clock::now() + ms;
+  while (Clock::now() < end)
+    for (int i = 0; i < 10000; ++i) sink = sink + i * 0.5;
+}
+
+// A pool created before the counters attach, like ggml's threadpool: the
+// workers wait for a phase, work, and report back.
+class WorkerPool {
+ public:
+  explicit WorkerPool(int n) {
+    for (int i = 0; i < n; ++i)
+      threads_.emplace_back([this] {
+        int seen = 0;
+        while (!quit_) {
+          if (phase_.load() != seen) {
+            seen = phase_.load();
+            busy_for(std::chrono::milliseconds(150));
+            done_.fetch_add(1);
+          } else {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          }
+        }
+      });
+  }
+  ~WorkerPool() {
+    quit_ = true;
+    for (auto& t : threads_) t.join();
+  }
+  void run_phase() {
+    const int before = done_.load();
+    phase_.fetch_add(1);
+    while (done_.load() < before + static_cast<int>(threads_.size()))
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+
+ private:
+  std::vector<std::thread> threads_;
+  std::atomic<int> phase_{0}, done_{0};
+  std::atomic<bool> quit_{false};
+};
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+TEST(PerfSoftwareEvents, DecodeLikeWorkOnPoolThreadsIsCountedPerPhase) {
+  constexpr int kWorkers = 2;
+  WorkerPool pool(kWorkers);
+  PerfBackend backend(quiet_options());
+  backend.threads_changed();  // after the pool exists, as the runner does after warm-up
+  auto tg = backend.session("tg", "test/tg");
+  double wall = 0;
+  for (int rep = 0; rep < 2; ++rep) {
+    const auto t0 = Clock::now();
+    tg->start();
+    pool.run_phase();
+    const double w = seconds_since(t0);
+    tg->stop(w, 8);
+    wall += w;
+  }
+  const auto r = tg->result();
+  ASSERT_TRUE(r["task_clock_s"].is_number()) << r.dump(2);
+  const double task_clock_total = r["task_clock_s"].get<double>() * 2;
+  EXPECT_GT(task_clock_total, 0.3 * wall);
+  EXPECT_LT(task_clock_total, 1.5 * (kWorkers + 1) * wall);
+  EXPECT_GT(r["cpu_utilization"].get<double>(), 0.3);
+  // The pool waits with sleep_for between phases and the main thread too.
+  EXPECT_GT(r["context_switches"].get<double>(), 0);
+  EXPECT_TRUE(r["cpu_migrations"].is_number());
+}
+
+TEST(PerfSoftwareEvents, ThreadsCreatedInsideThePhaseAreInherited) {
+  PerfBackend backend(quiet_options());
+  auto pp = backend.session("pp", "test/pp");
+  const auto t0 = Clock::now();
+  pp->start();
+  // ggml without a threadpool creates its workers per graph, during the phase.
+  std::vector<std::thread> workers;
+  for (int i = 0; i < 2; ++i)
+    workers.emplace_back([] { busy_for(std::chrono::milliseconds(150)); });
+  for (auto& w : workers) w.join();
+  const double wall = seconds_since(t0);
+  pp->stop(wall, 16);
+  const auto r = pp->result();
+  ASSERT_TRUE(r["task_clock_s"].is_number()) << r.dump(2);
+  // Both workers ran ~150 ms each; the main thread mostly waited in join().
+  EXPECT_GT(r["task_clock_s"].get<double>(), 0.3 * wall);
+  EXPECT_LT(r["task_clock_s"].get<double>(), 1.5 * 3 * wall);
+}
+
+TEST(PerfSoftwareEvents, SleepingInsideAPhaseCountsContextSwitches) {
+  PerfBackend backend(quiet_options());
+  auto s = backend.session("tg", "test/sleep");
+  const auto t0 = Clock::now();
+  s->start();
+  for (int i = 0; i < 20; ++i) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  s->stop(seconds_since(t0), 1);
+  const auto r = s->result();
+  ASSERT_TRUE(r["context_switches"].is_number()) << r.dump(2);
+  EXPECT_GE(r["context_switches"].get<double>(), 10);
+}
+
+TEST(PerfSoftwareEvents, TouchingFreshMemoryCountsPageFaults) {
+  PerfBackend backend(quiet_options());
+  auto s = backend.session("pp", "test/faults");
+  constexpr std::size_t kBytes = 32u << 20;
+  const auto t0 = Clock::now();
+  s->start();
+  std::vector<char> buffer(kBytes);  // value-initialised: every page written
+  s->stop(seconds_since(t0), 1);
+  EXPECT_EQ(buffer[kBytes / 2], 0);
+  const auto r = s->result();
+  ASSERT_TRUE(r["page_faults"].is_number()) << r.dump(2);
+  // 8192 pages of 4 KiB; transparent huge pages may take far fewer faults.
+  EXPECT_GT(r["page_faults"].get<double>(), 0);
+}
+
+TEST(PerfSoftwareEvents, PhasesAccumulateSeparately) {
+  PerfBackend backend(quiet_options());
+  auto pp = backend.session("pp", "p/pp");
+  auto tg = backend.session("tg", "p/tg");
+  auto t0 = Clock::now();
+  pp->start();
+  busy_for(std::chrono::milliseconds(100));
+  pp->stop(seconds_since(t0), 32);
+  t0 = Clock::now();
+  tg->start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  tg->stop(seconds_since(t0), 4);
+  // The busy phase used a CPU, the sleeping one almost none.
+  EXPECT_GT(pp->result()["cpu_utilization"].get<double>(), 0.5);
+  EXPECT_LT(tg->result()["cpu_utilization"].get<double>(), 0.5);
+}
+
+}  // namespace
+}  // namespace moesweep::counters
