@@ -1,0 +1,71 @@
+// --counters auto|perf|likwid|none. `auto` prefers perf_event when it reaches
+// hardware counters (per-thread software events, uncore deltas per phase),
+// then likwid, and otherwise perf_event for the software events that work
+// everywhere; describe()["why"] records the choice and what was tried.
+#include <fmt/format.h>
+
+#include "counters/backends.hpp"
+#include "counters/likwid_backend.hpp"
+#include "counters/perf_backend.hpp"
+#include "util/error.hpp"
+
+namespace moesweep::counters {
+namespace {
+
+std::unique_ptr<CounterBackend> choose_auto(const CounterOptions& options) {
+  auto perf = std::make_unique<PerfBackend>(options);
+  if (perf->hardware_measurable()) {
+    perf->set_why("auto: perf_event reaches this CPU's hardware counters");
+    return perf;
+  }
+  // Under likwid-perfctr -m the counters belong to likwid-perfctr: do not
+  // program them a second time from inside the process.
+  if (!likwid_marker_mode()) {
+    auto likwid = std::make_unique<LikwidBackend>(options);
+    if (likwid->usable()) {
+      likwid->set_why("auto: perf_event has no hardware counters here, likwid's perfmon does");
+      return likwid;
+    }
+    std::vector<std::string> advice = perf->advice();
+    for (const auto& line : likwid->advice()) advice.push_back(line);
+    perf->set_why(fmt::format(
+        "auto: no hardware counters reachable (perf_event: see metrics; likwid: {}); using "
+        "perf_event for the software events",
+        likwid->unavailable_reason()));
+    if (options.print_advice) print_advice_once(advice);
+    return perf;
+  }
+  perf->set_why("auto: under likwid-perfctr -m (marker regions); perf_event for software events");
+  return perf;
+}
+
+}  // namespace
+
+std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice,
+                                                     const CounterOptions& options) {
+  std::unique_ptr<CounterBackend> backend;
+  if (choice == "none") {
+    backend = make_none_backend();
+  } else if (choice == "perf") {
+    auto perf = std::make_unique<PerfBackend>(options);
+    if (options.print_advice) print_advice_once(perf->advice());
+    backend = std::move(perf);
+  } else if (choice == "likwid") {
+    auto likwid = std::make_unique<LikwidBackend>(options);
+    if (options.print_advice) print_advice_once(likwid->advice());
+    backend = std::move(likwid);
+  } else if (choice == "auto") {
+    backend = choose_auto(options);
+  } else {
+    throw UserError(fmt::format("--counters: unknown backend '{}'", choice),
+                    "auto, perf, likwid or none", "pick one of those");
+  }
+  if (likwid_marker_mode()) backend = with_likwid_markers(std::move(backend));
+  return backend;
+}
+
+std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice) {
+  return make_counter_backend(choice, CounterOptions{});
+}
+
+}  // namespace moesweep::counters
