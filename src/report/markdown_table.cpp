@@ -3,17 +3,27 @@
 #include <algorithm>
 
 namespace moesweep {
+namespace {
+
+// Display width: UTF-8 continuation bytes take no column ("±" is two bytes).
+size_t display_width(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+}  // namespace
 
 std::string MarkdownTable::render() const {
   std::vector<size_t> width(header_.size(), 3);
-  for (size_t c = 0; c < header_.size(); ++c) width[c] = std::max(width[c], header_[c].size());
+  for (size_t c = 0; c < header_.size(); ++c) width[c] = std::max(width[c], display_width(header_[c]));
   for (const auto& row : rows_)
-    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], display_width(row[c]));
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out = "|";
     for (size_t c = 0; c < width.size(); ++c) {
       const std::string& cell = c < cells.size() ? cells[c] : std::string();
-      out += " " + std::string(width[c] - cell.size(), ' ') + cell + " |";
+      out += " " + std::string(width[c] - display_width(cell), ' ') + cell + " |";
     }
     return out + "\n";
   };

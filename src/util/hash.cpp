@@ -49,6 +49,33 @@ std::string sha256_hex(std::string_view bytes) {
   return to_hex(digest, len);
 }
 
+std::string model_fingerprint(const std::filesystem::path& path) {
+  constexpr uint64_t kFullLimit = uint64_t{8} << 30;
+  constexpr uint64_t kSample = uint64_t{256} << 20;
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) {
+    throw UserError(fmt::format("cannot read '{}'", path.string()), "a readable file", "check the path");
+  }
+  if (size <= kFullLimit) return sha256_file(path);
+  std::ifstream in(path, std::ios::binary);
+  DigestCtx ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  EVP_DigestUpdate(ctx.get(), &size, sizeof(size));
+  std::vector<char> buf(1 << 20);
+  for (uint64_t start : {uint64_t{0}, size - kSample}) {
+    in.seekg(static_cast<std::streamoff>(start));
+    for (uint64_t done = 0; done < kSample && in; done += buf.size()) {
+      in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+      EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(in.gcount()));
+    }
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &len);
+  return "sha256-head-tail:" + to_hex(digest, len);
+}
+
 uint64_t fnv1a64(std::string_view bytes, uint64_t seed) {
   uint64_t h = seed;
   for (unsigned char c : bytes) {

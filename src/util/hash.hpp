@@ -14,3 +14,10 @@ std::string sha256_hex(std::string_view bytes);
 uint64_t fnv1a64(std::string_view bytes, uint64_t seed = 0xcbf29ce484222325ULL);
 
 }  // namespace moesweep
+
+namespace moesweep {
+// Identity of a model file for meta.json and resume: the full sha256 up to
+// 8 GiB; above that "sha256-head-tail:" + sha256 of the size and the first and
+// last 256 MiB (hashing 500 GiB would take longer than many sweeps).
+std::string model_fingerprint(const std::filesystem::path& path);
+}  // namespace moesweep

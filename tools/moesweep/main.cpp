@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "sweep_options.hpp"
 #include "hw/build_info.hpp"
 #include "util/error.hpp"
 
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   cli::CommandRunner run;
   cli::add_synth_command(app, run);
+  cli::add_sweep_command(app, run);
   cli::add_list_command(app, run);
   cli::add_hw_command(app, run);
   cli::add_inspect_command(app, run);
@@ -24,7 +26,8 @@ int main(int argc, char** argv) {
   cli::add_export_command(app, run);
   cli::add_counters_command(app, run);
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args = cli::translate_llama_style_flags(argc, argv);
+    app.parse(args);
     return run ? run() : exit_code::kOk;
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

@@ -1,0 +1,63 @@
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "engine/llama_engine.hpp"
+#include "ggml.h"
+#include "util/error.hpp"
+#include "util/parse_list.hpp"
+
+namespace moesweep {
+
+int parse_ggml_type(const std::string& name, const std::string& flag) {
+  for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
+    const char* n = ggml_type_name(static_cast<ggml_type>(t));
+    if (n && name == n) return t;
+  }
+  throw UserError(fmt::format("{}: unknown tensor type '{}'", flag, name), "f16, bf16, q8_0, q4_0, ...",
+                  fmt::format("fix {}", flag));
+}
+
+uint64_t estimate_kv_bytes(const ModelFacts& f, const ContextParams& p) {
+  const double k = ggml_type_size(static_cast<ggml_type>(parse_ggml_type(p.type_k, "-ctk"))) /
+                   static_cast<double>(ggml_blck_size(static_cast<ggml_type>(parse_ggml_type(p.type_k, "-ctk"))));
+  const double v = ggml_type_size(static_cast<ggml_type>(parse_ggml_type(p.type_v, "-ctv"))) /
+                   static_cast<double>(ggml_blck_size(static_cast<ggml_type>(parse_ggml_type(p.type_v, "-ctv"))));
+  return static_cast<uint64_t>(static_cast<double>(p.n_ctx) * f.n_layer * (f.kv_k_elems * k + f.kv_v_elems * v));
+}
+
+uint64_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  uint64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return 0;
+}
+
+bool parse_cpu_mask(const std::string& text, std::vector<bool>& mask) {
+  mask.clear();
+  if (text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0) {
+    for (size_t i = text.size(); i-- > 2;) {
+      const char c = static_cast<char>(std::tolower(text[i]));
+      int nibble = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+      if (nibble < 0) return false;
+      for (int b = 0; b < 4; ++b) mask.push_back((nibble >> b) & 1);
+    }
+    return !mask.empty();
+  }
+  try {
+    for (int64_t cpu : parse_int_list(text, "--cpu-mask")) {
+      if (cpu < 0 || cpu >= 4096) return false;
+      if (mask.size() <= static_cast<size_t>(cpu)) mask.resize(cpu + 1, false);
+      mask[cpu] = true;
+    }
+  } catch (const UserError&) {
+    return false;
+  }
+  return !mask.empty();
+}
+
+}  // namespace moesweep

@@ -1,0 +1,162 @@
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "engine/engine_log.hpp"
+#include "engine/llama_engine.hpp"
+#include "ggml-cpu.h"
+#include "llama.h"
+#include "util/error.hpp"
+
+namespace moesweep {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+bool is_quantized_cache(const std::string& type) { return type != "f32" && type != "f16" && type != "bf16"; }
+
+}  // namespace
+
+LiveContext::LiveContext(const LoadedModel& model, const ContextParams& p) : model_(model), params_(p) {
+  if (is_quantized_cache(p.type_v) && !p.flash_attn) {
+    throw EngineError(fmt::format(
+        "-ctv {} needs flash attention: this engine cannot create a quantized V cache without it "
+        "(use -fa on, or -ctv f16)", p.type_v));
+  }
+  if (p.n_ubatch > p.n_batch) {
+    throw EngineError(fmt::format("n_ubatch {} > n_batch {}: the engine caps ubatch at batch (use -ub <= -b)",
+                                  p.n_ubatch, p.n_batch));
+  }
+  const uint64_t kv = estimate_kv_bytes(model.facts(), p);
+  const uint64_t avail = available_memory_bytes();
+  if (avail > 0 && kv > avail) {
+    throw EngineError(fmt::format(
+        "context {} needs about {:.1f} GiB of KV cache ({} / {}) but only {:.1f} GiB of memory is available "
+        "(lower -c, or use -ctk q8_0 -ctv q8_0 -fa on)", p.n_ctx, kv / 1073741824.0, p.type_k, p.type_v,
+        avail / 1073741824.0));
+  }
+  llama_context_params cp = llama_context_default_params();
+  cp.n_ctx = static_cast<uint32_t>(p.n_ctx);
+  cp.n_batch = static_cast<uint32_t>(p.n_batch);
+  cp.n_ubatch = static_cast<uint32_t>(p.n_ubatch);
+  cp.n_seq_max = 1;
+  cp.type_k = static_cast<ggml_type>(parse_ggml_type(p.type_k, "-ctk"));
+  cp.type_v = static_cast<ggml_type>(parse_ggml_type(p.type_v, "-ctv"));
+  cp.flash_attn_type = p.flash_attn ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+  cp.no_perf = true;
+  ctx_ = llama_init_from_model(model.get(), cp);
+  if (!ctx_) {
+    throw EngineError(fmt::format(
+        "the engine could not create a context (n_ctx {}, batch {}/{}, K {} V {}, fa {}); "
+        "MOESWEEP_ENGINE_LOG=info shows its reason", p.n_ctx, p.n_batch, p.n_ubatch, p.type_k, p.type_v,
+        p.flash_attn ? "on" : "off"));
+  }
+}
+
+LiveContext::~LiveContext() {
+  if (ctx_) {
+    llama_detach_threadpool(ctx_);
+    llama_free(ctx_);
+  }
+  if (pool_batch_ && pool_batch_ != pool_) ggml_threadpool_free(pool_batch_);
+  if (pool_) ggml_threadpool_free(pool_);
+}
+
+void LiveContext::set_threads(const ThreadSettings& t) {
+  auto make_pool = [&](int n) {
+    ggml_threadpool_params tpp = ggml_threadpool_params_default(n);
+    tpp.strict_cpu = t.strict;
+    tpp.poll = static_cast<uint32_t>(t.poll);
+    if (!t.cpu_mask.empty()) {
+      std::vector<bool> mask;
+      if (!parse_cpu_mask(t.cpu_mask, mask)) {
+        throw UserError(fmt::format("--cpu-mask '{}' is not a CPU mask", t.cpu_mask),
+                        "hex like 0xffff or a list like 0-15,32", "fix --cpu-mask");
+      }
+      for (size_t i = 0; i < mask.size() && i < GGML_MAX_N_THREADS; ++i) tpp.cpumask[i] = mask[i];
+    }
+    ggml_threadpool* pool = ggml_threadpool_new(&tpp);
+    if (!pool) throw EngineError(fmt::format("the engine could not start a threadpool of {} threads", n));
+    return pool;
+  };
+  llama_detach_threadpool(ctx_);
+  if (pool_batch_ && pool_batch_ != pool_) ggml_threadpool_free(pool_batch_);
+  if (pool_) ggml_threadpool_free(pool_);
+  pool_ = make_pool(t.n_threads);
+  pool_batch_ = t.n_threads_batch == t.n_threads ? pool_ : make_pool(t.n_threads_batch);
+  llama_attach_threadpool(ctx_, pool_, pool_batch_);
+  llama_set_n_threads(ctx_, t.n_threads, t.n_threads_batch);
+}
+
+void LiveContext::decode_or_throw(void* batch_ptr, const char* what) {
+  const int32_t rc = llama_decode(ctx_, *static_cast<llama_batch*>(batch_ptr));
+  if (rc != 0) {
+    throw EngineError(fmt::format("llama_decode failed during {} (code {}{})", what, rc,
+                                  rc == 1 ? ": no KV cache slot; the context is full" : ""));
+  }
+}
+
+double LiveContext::prefill(const std::vector<int32_t>& tokens, int pos0) {
+  llama_batch batch = llama_batch_init(params_.n_batch, 0, 1);
+  const auto t0 = Clock::now();
+  try {
+    for (size_t first = 0; first < tokens.size(); first += params_.n_batch) {
+      const size_t n = std::min(tokens.size() - first, static_cast<size_t>(params_.n_batch));
+      batch.n_tokens = static_cast<int32_t>(n);
+      for (size_t i = 0; i < n; ++i) {
+        batch.token[i] = tokens[first + i];
+        batch.pos[i] = pos0 + static_cast<int>(first + i);
+        batch.n_seq_id[i] = 1;
+        batch.seq_id[i][0] = 0;
+        batch.logits[i] = (first + i + 1 == tokens.size());
+      }
+      decode_or_throw(&batch, "prefill");
+    }
+    llama_synchronize(ctx_);
+  } catch (...) {
+    llama_batch_free(batch);
+    throw;
+  }
+  const double s = seconds_since(t0);
+  llama_batch_free(batch);
+  return s;
+}
+
+double LiveContext::generate(const std::vector<int32_t>& tokens, int pos0) {
+  llama_batch batch = llama_batch_init(1, 0, 1);
+  const auto t0 = Clock::now();
+  try {
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      batch.n_tokens = 1;
+      batch.token[0] = tokens[i];
+      batch.pos[0] = pos0 + static_cast<int>(i);
+      batch.n_seq_id[0] = 1;
+      batch.seq_id[0][0] = 0;
+      batch.logits[0] = true;
+      decode_or_throw(&batch, "generation");
+      llama_synchronize(ctx_);
+    }
+  } catch (...) {
+    llama_batch_free(batch);
+    throw;
+  }
+  const double s = seconds_since(t0);
+  llama_batch_free(batch);
+  return s;
+}
+
+void LiveContext::rewind_to(int n_kv) {
+  if (!llama_memory_seq_rm(llama_get_memory(ctx_), 0, n_kv, -1)) {
+    throw EngineError(fmt::format("the KV cache of this model cannot rewind to {} tokens", n_kv));
+  }
+}
+
+int LiveContext::cached_tokens() const { return llama_memory_seq_pos_max(llama_get_memory(ctx_), 0) + 1; }
+
+int LiveContext::n_ctx() const { return static_cast<int>(llama_n_ctx(ctx_)); }
+
+}  // namespace moesweep

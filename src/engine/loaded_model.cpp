@@ -1,0 +1,118 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/engine_log.hpp"
+#include "engine/llama_engine.hpp"
+#include "ggml-backend.h"
+#include "llama.h"
+#include "util/error.hpp"
+
+namespace moesweep {
+namespace {
+
+std::string meta_str(const llama_model* model, const std::string& key) {
+  char buf[256];
+  const int n = llama_model_meta_val_str(model, key.c_str(), buf, sizeof(buf));
+  return n < 0 ? std::string() : std::string(buf);
+}
+
+int64_t meta_int(const llama_model* model, const std::string& key, int64_t fallback) {
+  const std::string v = meta_str(model, key);
+  try {
+    return v.empty() ? fallback : std::stoll(v);
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
+ggml_backend_buffer_type_t find_buffer_type(const std::string& name) {
+  std::vector<std::string> known;
+  for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
+    ggml_backend_dev_t dev = ggml_backend_dev_get(i);
+    for (ggml_backend_buffer_type_t buft : {ggml_backend_dev_buffer_type(dev), ggml_backend_dev_host_buffer_type(dev)}) {
+      if (!buft) continue;
+      known.emplace_back(ggml_backend_buft_name(buft));
+      if (known.back() == name) return buft;
+    }
+  }
+  throw UserError(fmt::format("-ot: unknown buffer type '{}'", name),
+                  fmt::format("one of this build's: {}", fmt::join(known, ", ")),
+                  "use CPU, or a device buffer in a build with that backend");
+}
+
+void check_gguf_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw UserError(fmt::format("model file '{}' does not exist", path), "a GGUF file",
+                    "check the path, or use a twin: -m kimi-k2.5 --quant Q4_K_S");
+  }
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  if (in.gcount() != 4 || std::string(magic, 4) != "GGUF") {
+    throw UserError(fmt::format("'{}' is not a GGUF file (bad magic)", path), "a file starting with 'GGUF'",
+                    "point -m at the .gguf (for split models, the -00001-of-000NN part)");
+  }
+}
+
+}  // namespace
+
+LoadedModel::LoadedModel(const ModelLoadParams& p) {
+  ensure_engine_initialized();
+  check_gguf_file(p.path);
+  if (p.numa != "disabled") {
+    llama_numa_init(p.numa == "distribute" ? GGML_NUMA_STRATEGY_DISTRIBUTE
+                    : p.numa == "isolate"  ? GGML_NUMA_STRATEGY_ISOLATE
+                                           : GGML_NUMA_STRATEGY_NUMACTL);
+  }
+  llama_model_params mp = llama_model_default_params();
+  mp.n_gpu_layers = p.n_gpu_layers;
+  mp.load_mode = p.use_mmap ? (p.use_mlock ? LLAMA_LOAD_MODE_MMAP_MLOCK : LLAMA_LOAD_MODE_MMAP)
+                            : (p.use_mlock ? LLAMA_LOAD_MODE_MLOCK : LLAMA_LOAD_MODE_NONE);
+  std::vector<llama_model_tensor_buft_override> overrides;
+  for (const std::string& ot : p.tensor_overrides) {
+    const size_t eq = ot.rfind('=');
+    override_patterns_.push_back(ot.substr(0, eq));
+    overrides.push_back({nullptr, find_buffer_type(ot.substr(eq + 1))});
+  }
+  for (int il = 0; il < p.n_cpu_moe; ++il) {  // llama.cpp's --n-cpu-moe
+    override_patterns_.push_back(fmt::format("blk\\.{}\\.ffn_(up|down|gate|gate_up)_(ch|)exps", il));
+    overrides.push_back({nullptr, ggml_backend_cpu_buffer_type()});
+  }
+  for (size_t i = 0; i < overrides.size(); ++i) overrides[i].pattern = override_patterns_[i].c_str();
+  if (!overrides.empty()) {
+    overrides.push_back({nullptr, nullptr});
+    mp.tensor_buft_overrides = overrides.data();
+  }
+  model_ = llama_model_load_from_file(p.path.c_str(), mp);
+  if (!model_) {
+    throw UserError(fmt::format("the engine could not load '{}'", p.path),
+                    "a complete GGUF of an architecture this engine knows",
+                    "the file may be truncated or corrupt (compare its sha256), or from a newer "
+                    "engine; MOESWEEP_ENGINE_LOG=info shows the engine's reason");
+  }
+  char desc[256];
+  llama_model_desc(model_, desc, sizeof(desc));
+  facts_.path = p.path;
+  facts_.description = desc;
+  facts_.arch = meta_str(model_, "general.architecture");
+  facts_.size_bytes = llama_model_size(model_);
+  facts_.n_params = llama_model_n_params(model_);
+  facts_.n_layer = llama_model_n_layer(model_);
+  facts_.n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model_));
+  facts_.n_ctx_train = llama_model_n_ctx_train(model_);
+  const std::string a = facts_.arch;
+  const int64_t heads_kv = meta_int(model_, a + ".attention.head_count_kv", meta_int(model_, a + ".attention.head_count", 1));
+  const int64_t head_dim = llama_model_n_embd(model_) / std::max<int64_t>(1, meta_int(model_, a + ".attention.head_count", 1));
+  facts_.kv_k_elems = heads_kv * meta_int(model_, a + ".attention.key_length", head_dim);
+  facts_.kv_v_elems = heads_kv * meta_int(model_, a + ".attention.value_length", head_dim);
+}
+
+LoadedModel::~LoadedModel() {
+  if (model_) llama_model_free(model_);
+}
+
+}  // namespace moesweep

@@ -1,0 +1,94 @@
+#include "report/sweep_tables.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "report/markdown_table.hpp"
+
+namespace moesweep {
+namespace {
+
+std::string with_flag(double value, double cv, int decimals) {
+  return fmt::format("{:.{}f}{}", value, decimals, cv > kHighCv ? " !" : "");
+}
+
+std::string mean_sd(const Stats& s) {
+  return fmt::format("{:.2f} ± {:.2f}{}", s.mean, s.sd, s.cv > kHighCv ? " !" : "");
+}
+
+// Label without the thread settings: rows of a threads table share it.
+std::string context_label(const PointParams& p) {
+  return fmt::format("{} | ctx {} b {} ub {} | K {} V {} | fa {}{}", p.model_name, p.n_ctx,
+                     p.n_batch, p.n_ubatch, p.type_k, p.type_v, p.flash_attn ? "on" : "off",
+                     p.tensor_overrides.empty() ? "" : " | -ot " + p.tensor_overrides);
+}
+
+}  // namespace
+
+std::string config_label(const PointParams& p) {
+  return fmt::format("{} | threads {}/{}{}", context_label(p), p.n_threads, p.n_threads_batch,
+                     p.cpu_mask.empty() ? "" : " mask " + p.cpu_mask);
+}
+
+std::string sweep_bench_tables(const std::vector<Record>& records) {
+  std::map<std::string, std::vector<const Record*>> by_config;
+  std::vector<std::string> order;
+  for (const Record& r : records) {
+    const std::string label = config_label(r.params);
+    if (!by_config.count(label)) order.push_back(label);
+    by_config[label].push_back(&r);
+  }
+  std::string out;
+  for (const std::string& label : order) {
+    MarkdownTable t({"PP", "TG", "N_KV", "T_PP s", "S_PP t/s", "T_TG s", "S_TG t/s", "± S_PP",
+                     "± S_TG", "CV PP", "CV TG", "n"});
+    std::vector<std::string> failures;
+    for (const Record* r : by_config[label]) {
+      const PointParams& p = r->params;
+      if (!r->ok) {
+        failures.push_back(fmt::format("N_KV {}: {}", p.n_kv, r->error));
+        continue;
+      }
+      t.add_row(
+          {std::to_string(p.pp), std::to_string(p.tg), std::to_string(p.n_kv),
+           fmt::format("{:.3f}", r->pp.t.mean), with_flag(r->pp.speed.mean, r->pp.speed.cv, 2),
+           fmt::format("{:.3f}", r->tg.t.mean), with_flag(r->tg.speed.mean, r->tg.speed.cv, 2),
+           fmt::format("{:.2f}", r->pp.speed.sd), fmt::format("{:.2f}", r->tg.speed.sd),
+           fmt::format("{:.1f}%", 100 * r->pp.speed.cv),
+           fmt::format("{:.1f}%", 100 * r->tg.speed.cv),
+           std::to_string(std::max(r->pp.speed.n, r->tg.speed.n))});
+    }
+    out += fmt::format("### {}\n\n", label);
+    if (t.rows() > 0) out += t.render();
+    for (const std::string& f : failures) out += fmt::format("\nFAILED {}\n", f);
+    out += "\n";
+  }
+  if (!out.empty())
+    out += fmt::format("`!`: coefficient of variation above {:.0f}%: noisy, rerun with more -r.\n",
+                       100 * kHighCv);
+  return out;
+}
+
+std::string threads_tables(const std::vector<Record>& records) {
+  // (context label, depth) -> rows by thread config, in run order
+  std::map<std::pair<std::string, int>, std::vector<const Record*>> groups;
+  std::vector<std::pair<std::string, int>> order;
+  for (const Record& r : records) {
+    if (!r.ok) continue;
+    auto key = std::make_pair(context_label(r.params), r.params.n_kv);
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(&r);
+  }
+  std::string out;
+  for (const auto& key : order) {
+    MarkdownTable t({"threads", "threads_batch", "PP t/s", "TG t/s"});
+    for (const Record* r : groups[key])
+      t.add_row({std::to_string(r->params.n_threads), std::to_string(r->params.n_threads_batch),
+                 mean_sd(r->pp.speed), mean_sd(r->tg.speed)});
+    out += fmt::format("### threads at N_KV {} | {}\n\n{}\n", key.second, key.first, t.render());
+  }
+  return out;
+}
+
+}  // namespace moesweep

@@ -1,0 +1,19 @@
+#pragma once
+// The tables people compare with published ones: sweep-bench's PP/TG/N_KV
+// table (exact columns, ours after them) per configuration, and the seeds'
+// threads table (threads | PP t/s | TG t/s, mean ± sd) per depth.
+#include <string>
+#include <vector>
+
+#include "results/record.hpp"
+
+namespace moesweep {
+
+inline constexpr double kHighCv = 0.05;  // CV above this is flagged "!" in tables
+
+// Configuration label: every parameter except depth (one table per label).
+std::string config_label(const PointParams& p);
+std::string sweep_bench_tables(const std::vector<Record>& records);
+std::string threads_tables(const std::vector<Record>& records);
+
+}  // namespace moesweep

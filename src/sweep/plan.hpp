@@ -1,0 +1,52 @@
+#pragma once
+// Plan: the spec expanded into groups ordered to minimise reloads: points
+// grouped by model-level key, then context-level key; within a context one KV
+// walk over the depths, every thread configuration measured at each depth.
+#include <string>
+#include <vector>
+
+#include "engine/llama_engine.hpp"
+#include "results/record.hpp"
+#include "sweep/sweep_spec.hpp"
+
+namespace moesweep {
+
+struct ContextGroup {
+  ContextParams params;
+  std::vector<int> depths;
+  int n_prompt = 0;                   // PP tokens per measurement
+  std::string invalid_reason;         // set: every point of this group fails with it
+  std::vector<ThreadSettings> threads;
+};
+
+struct ModelGroup {
+  ModelChoice choice;
+  ModelLoadParams load;  // load.path empty for a twin until it is resolved
+  std::vector<ContextGroup> contexts;
+};
+
+struct PlannedPoint {
+  int index = 0;
+  size_t model = 0, context = 0, depth = 0, thread = 0;  // indices into the plan
+  PointParams params;  // model_path/model_name filled once the model is resolved
+};
+
+struct Plan {
+  SweepSpec spec;
+  std::vector<ModelGroup> models;
+  std::vector<PlannedPoint> points;  // in run order
+  int logical_cpus = 0;
+
+  // Estimated seconds (for --dry-run): tokens to process / a rough rate.
+  nlohmann::json summary() const;
+};
+
+// Validates and expands. Throws UserError for input that cannot run at all
+// (threads beyond the cores without --allow-oversubscribe, depth beyond
+// ctx, no valid context); marks single invalid combinations instead.
+Plan make_plan(const SweepSpec& spec, int logical_cpus);
+
+// The model name a point carries for a twin (its cache file stem) or a file.
+std::string model_display_name(const ModelChoice& choice, const SweepSpec& spec);
+
+}  // namespace moesweep

@@ -1,0 +1,131 @@
+#include "sweep/runner.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "model/twin_builder.hpp"
+#include "sweep/kv_walk.hpp"
+#include "util/error.hpp"
+#include "util/hash.hpp"
+
+namespace moesweep {
+
+std::vector<int32_t> random_tokens(uint64_t seed, int n_vocab, size_t count) {
+  std::vector<int32_t> out(count);
+  uint64_t state = seed;
+  for (size_t i = 0; i < count; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;  // PCG-style LCG step
+    out[i] = static_cast<int32_t>((state >> 33) % static_cast<uint64_t>(n_vocab));
+  }
+  return out;
+}
+
+SweepRunner::SweepRunner(Plan& plan, RecordSink& sink, counters::CounterBackend& counters, RunObserver& observer,
+                         std::string run_id)
+    : plan_(plan), sink_(sink), counters_(counters), observer_(observer), run_id_(std::move(run_id)) {}
+
+RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
+  RunOutcome out;
+  for (size_t mi = 0; mi < plan_.models.size(); ++mi) {
+    if (stop.load()) break;
+    run_model(mi, stop, out);
+  }
+  if (stop.load()) out.status = RunStatus::kInterrupted;
+  else if (out.failed_points > 0) out.status = RunStatus::kPointsFailed;
+  return out;
+}
+
+void SweepRunner::emit(Record&& rec, RunOutcome& out) {
+  rec.run_id = run_id_;
+  finished_.insert(rec.point_index);
+  (rec.ok ? out.ok_points : out.failed_points)++;
+  sink_.add(rec);
+  observer_.on_record(rec, ++emitted_, static_cast<int>(plan_.points.size()));
+}
+
+void SweepRunner::fail_points(const std::vector<const PlannedPoint*>& points, const std::string& reason,
+                              RunOutcome& out) {
+  for (const PlannedPoint* p : points) {
+    if (done_.count(p->params.key_string()) || finished_.count(p->index)) continue;
+    Record rec;
+    rec.point_index = p->index;
+    rec.params = p->params;
+    rec.ok = false;
+    rec.error = reason;
+    emit(std::move(rec), out);
+  }
+}
+
+std::string SweepRunner::resolve_model_path(ModelGroup& mg) {
+  if (!mg.choice.file.empty()) return mg.choice.file;
+  TwinSpec spec;
+  spec.profile = scale_profile(load_model_profile(mg.choice.twin_profile), plan_.spec.twin_scale,
+                               plan_.spec.twin_overrides);
+  spec.scale = model_display_name(mg.choice, plan_.spec).find("+custom") != std::string::npos
+                   ? plan_.spec.twin_scale + "+custom"
+                   : plan_.spec.twin_scale;
+  spec.quant = mg.choice.quant;
+  spec.seed = plan_.spec.twin_seed;
+  observer_.on_note(fmt::format("twin {} ({} {})", mg.choice.twin_profile, spec.scale, spec.quant));
+  const TwinResult twin = ensure_twin(spec, {}, false, [&](const std::string& s) { observer_.on_note(s); });
+  return twin.path.string();
+}
+
+void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome& out) {
+  ModelGroup& mg = plan_.models[mi];
+  auto points_of = [&](std::optional<size_t> context) {
+    std::vector<const PlannedPoint*> v;
+    for (const PlannedPoint& p : plan_.points)
+      if (p.model == mi && (!context || p.context == *context)) v.push_back(&p);
+    return v;
+  };
+  std::unique_ptr<LoadedModel> model;
+  try {
+    mg.load.path = resolve_model_path(mg);
+    for (PlannedPoint& p : plan_.points)
+      if (p.model == mi) p.params.model_path = mg.load.path;
+    observer_.on_note(fmt::format("loading {}", mg.load.path));
+    model = std::make_unique<LoadedModel>(mg.load);
+  } catch (const UserError& e) {
+    throw;  // a missing or corrupt file is the user's to fix: stop with the message
+  } catch (const std::exception& e) {
+    fail_points(points_of(std::nullopt), fmt::format("model load failed: {}", e.what()), out);
+    return;
+  }
+  const ModelFacts& f = model->facts();
+  out.models.push_back({{"path", f.path}, {"description", f.description}, {"arch", f.arch},
+                        {"size_bytes", f.size_bytes}, {"n_params", f.n_params}, {"n_layer", f.n_layer},
+                        {"n_vocab", f.n_vocab}, {"sha256", model_fingerprint(f.path)}});
+  for (PlannedPoint& p : plan_.points)
+    if (p.model == mi) p.params.model_type = f.description;
+
+  for (size_t ci = 0; ci < mg.contexts.size(); ++ci) {
+    if (stop.load()) return;
+    const ContextGroup& cg = mg.contexts[ci];
+    const std::vector<const PlannedPoint*> points = points_of(ci);
+    auto wanted = [&](const PlannedPoint& p) { return !done_.count(p.params.key_string()); };
+    size_t n_wanted = 0;
+    for (const PlannedPoint* p : points) n_wanted += wanted(*p);
+    out.skipped_points += static_cast<int>(points.size() - n_wanted);
+    if (n_wanted == 0) continue;
+    if (!cg.invalid_reason.empty()) {
+      fail_points(points, cg.invalid_reason, out);
+      continue;
+    }
+    try {
+      LiveContext ctx(*model, cg.params);
+      int max_depth = 0;
+      for (int d : cg.depths) max_depth = std::max(max_depth, d);
+      // [0, deepest + PP) is the prompt stream; the TG tokens come after it.
+      const auto tokens = random_tokens(plan_.spec.token_seed, f.n_vocab,
+                                        static_cast<size_t>(max_depth + cg.n_prompt + plan_.spec.n_gen));
+      WalkInputs in{ctx, cg, plan_.spec, tokens, counters_, observer_, stop};
+      run_kv_walk(in, points, wanted, [&](const PlannedPoint&, Record&& rec) { emit(std::move(rec), out); });
+    } catch (const EngineError& e) {
+      fail_points(points, e.what(), out);  // the rest of this context; the sweep goes on
+    }
+  }
+}
+
+}  // namespace moesweep

@@ -1,0 +1,54 @@
+#pragma once
+// SweepRunner: walks the plan. Loads each model once, creates each context
+// once, hands each context to a KV walk, and turns every finished or failed
+// point into a Record for the sinks. A failing point is recorded with its
+// reason and the sweep goes on; Ctrl-C (the `stop` flag) ends it after the
+// current sample with everything finished already in the sinks.
+#include <atomic>
+#include <set>
+#include <string>
+
+#include "counters/counter_backend.hpp"
+#include "results/sink.hpp"
+#include "sweep/plan.hpp"
+#include "sweep/run_observer.hpp"
+
+namespace moesweep {
+
+struct RunOutcome {
+  RunStatus status = RunStatus::kComplete;
+  int ok_points = 0;
+  int failed_points = 0;
+  int skipped_points = 0;  // already done (resume)
+  nlohmann::json models = nlohmann::json::array();  // facts of each model loaded
+};
+
+class SweepRunner {
+ public:
+  SweepRunner(Plan& plan, RecordSink& sink, counters::CounterBackend& counters, RunObserver& observer,
+              std::string run_id);
+  // Points whose key_string() is in `done` are not measured again (resume).
+  void skip_points(std::set<std::string> done) { done_ = std::move(done); }
+  RunOutcome run(const std::atomic<bool>& stop);
+
+ private:
+  void run_model(size_t model_index, const std::atomic<bool>& stop, RunOutcome& out);
+  void fail_points(const std::vector<const PlannedPoint*>& points, const std::string& reason, RunOutcome& out);
+  void emit(Record&& rec, RunOutcome& out);
+  std::string resolve_model_path(ModelGroup& mg);
+
+  Plan& plan_;
+  RecordSink& sink_;
+  counters::CounterBackend& counters_;
+  RunObserver& observer_;
+  std::string run_id_;
+  std::set<std::string> done_;
+  int emitted_ = 0;
+  std::set<int> finished_;  // point indices recorded in this run
+};
+
+// Fixed-seed random tokens in [0, n_vocab): realistic expert routing (a
+// constant token would route to the same experts every time).
+std::vector<int32_t> random_tokens(uint64_t seed, int n_vocab, size_t count);
+
+}  // namespace moesweep

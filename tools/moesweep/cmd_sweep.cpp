@@ -1,0 +1,163 @@
+// `moesweep sweep`: plan, run, record, print. The flow only; planning lives
+// in src/sweep, records in src/results, tables in src/report.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "commands.hpp"
+#include "counters/counter_backend.hpp"
+#include "hw/build_info.hpp"
+#include "report/sweep_tables.hpp"
+#include "results/file_sinks.hpp"
+#include "sweep/run_directory.hpp"
+#include "sweep/runner.hpp"
+#include "sweep_options.hpp"
+#include "sweep_progress.hpp"
+#include "sweep_storage.hpp"
+#include "util/error.hpp"
+
+namespace moesweep::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_interrupt(int) {
+  g_stop.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once
+}
+
+std::string timestamp_now() {
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
+  return buf;
+}
+
+int print_dry_run(const Plan& plan, const std::string& origin) {
+  const nlohmann::json s = plan.summary();
+  fmt::print("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)\n", origin,
+             s["points"].get<int>(), s["model_loads"].get<int>(), s["contexts"].get<int>(),
+             s["thread_switches"].get<int>());
+  for (const ModelGroup& mg : plan.models) {
+    fmt::print("model {}{}\n", model_display_name(mg.choice, plan.spec),
+               mg.choice.file.empty() ? " (twin, built on first use)" : "");
+    for (const ContextGroup& cg : mg.contexts) {
+      fmt::print("  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}\n", cg.params.n_ctx,
+                 cg.params.n_batch, cg.params.n_ubatch, cg.params.type_k, cg.params.type_v,
+                 cg.params.flash_attn ? "on" : "off", fmt::join(cg.depths, ","), cg.n_prompt, plan.spec.n_gen,
+                 plan.spec.repetitions, cg.invalid_reason.empty() ? "" : "  INVALID: " + cg.invalid_reason);
+      std::vector<std::string> threads;
+      for (const ThreadSettings& t : cg.threads)
+        threads.push_back(fmt::format("{}/{}{}", t.n_threads, t.n_threads_batch, t.cpu_mask.empty() ? "" : "@" + t.cpu_mask));
+      fmt::print("    threads (gen/batch): {}\n", fmt::join(threads, " "));
+    }
+  }
+  fmt::print("cost: {} timed tokens + {} fill tokens", s["timed_tokens"].get<int64_t>(), s["fill_tokens"].get<int64_t>());
+  const auto estimate = estimate_seconds(plan);
+  if (estimate) fmt::print(", about {:.0f} s at the speeds of earlier runs of these models\n", *estimate);
+  else fmt::print("; no earlier run of these models to estimate the time from\n");
+  return exit_code::kOk;
+}
+
+int run_sweep(const SweepOptions& opts, const std::vector<std::string>& command_line) {
+  std::string origin;
+  std::map<std::string, nlohmann::json> settings;
+  std::optional<RunDirectory> resumed;
+  std::set<std::string> done_keys;
+  if (!opts.resume.empty()) {
+    resumed = RunDirectory::open(opts.resume);
+    const nlohmann::json meta = resumed->read_meta();
+    check_resumable(meta);
+    for (auto& [k, v] : meta.at("settings").items()) settings[k] = v;
+    origin = "resumed run " + resumed->run_id();
+    done_keys = finished_keys(resumed->file("records.jsonl"));
+  } else {
+    settings = opts.merged_settings(&origin);
+  }
+  SweepSpec spec = spec_from_settings(settings, origin);
+  if (spec.name == "adhoc" && !opts.profile.empty()) spec.name = std::filesystem::path(opts.profile).stem().string();
+  Plan plan = make_plan(spec, cpu_info().logical_cpus);
+  if (opts.dry_run) return print_dry_run(plan, origin);
+
+  auto counters = counters::make_counter_backend(spec.counters);
+  RunDirectory dir = resumed ? *resumed : RunDirectory::create(opts.out_dir, spec.name);
+  nlohmann::json meta = resumed ? dir.read_meta() : nlohmann::json::object();
+  if (!resumed) {
+    meta = {{"run_id", dir.run_id()}, {"name", spec.name}, {"started_at", timestamp_now()},
+            {"command_line", command_line}, {"settings", settings}, {"spec", spec.to_json()},
+            {"plan", plan.summary()}, {"build", build_info_json()}};
+  }
+  meta["status"] = "running";
+  meta["counters"] = counters->describe();
+  if (resumed) meta["resumed_at"].push_back(timestamp_now());
+  dir.write_meta(meta);
+  fmt::print(stderr, "[sweep] run directory {}\n", dir.path().string());
+
+  SinkSet sinks;
+  sinks.push(std::make_unique<JsonlSink>(dir.file("records.jsonl")));
+  sinks.push(std::make_unique<CsvSink>(dir.file("records.csv")));
+  if (!opts.no_db) add_database_sink(sinks, opts.db);
+  RunMeta run_meta{dir.run_id(), spec.name, dir.path().string(), meta};
+  sinks.begin(run_meta);
+
+  SweepProgress progress(opts.quiet, static_cast<int>(plan.points.size()));
+  SampleLog samples(dir.file("samples.jsonl"));
+  ObserverSet observers;
+  observers.push(&progress);
+  observers.push(&samples);
+  SweepRunner runner(plan, sinks, *counters, observers, dir.run_id());
+  runner.skip_points(done_keys);
+  if (resumed) check_models_unchanged(meta, plan);
+
+  g_stop = false;
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  const RunOutcome outcome = runner.run(g_stop);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+
+  meta["status"] = run_status_name(outcome.status);
+  meta["finished_at"] = timestamp_now();
+  meta["models"] = outcome.models;
+  meta["outcome"] = {{"ok_points", outcome.ok_points}, {"failed_points", outcome.failed_points},
+                     {"skipped_points", outcome.skipped_points}, {"planned_points", plan.points.size()}};
+  dir.write_meta(meta);
+  sinks.end(run_meta, outcome.status);
+
+  const std::vector<Record> records = load_records(dir.file("records.jsonl"));
+  const std::string tables = "## sweep-bench\n\n" + sweep_bench_tables(records) + "\n## threads\n\n" + threads_tables(records);
+  std::ofstream(dir.file("tables.md")) << "# " << dir.run_id() << "\n\n" << tables;
+  std::fflush(stderr);
+  fmt::print("{}", tables);
+  std::fflush(stdout);
+  fmt::print(stderr, "[sweep] {}: {} ok, {} failed{} -> {}\n", run_status_name(outcome.status), outcome.ok_points,
+             outcome.failed_points,
+             outcome.skipped_points ? fmt::format(", {} already done", outcome.skipped_points) : "",
+             dir.path().string());
+  if (outcome.status == RunStatus::kInterrupted) {
+    fmt::print(stderr, "[sweep] interrupted; continue with: moesweep sweep --resume {}\n", dir.path().string());
+    return exit_code::kInterrupted;
+  }
+  return outcome.status == RunStatus::kPointsFailed ? exit_code::kPointsFailed : exit_code::kOk;
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, CommandRunner& run) {
+  auto opts = std::make_shared<SweepOptions>();
+  CLI::App* cmd = app.add_subcommand("sweep", "run a sweep: threads x depth x ctx x quant x batch x KV type");
+  opts->add_to(*cmd);
+  cmd->callback([opts, cmd, &run] {
+    std::vector<std::string> line = {"moesweep", "sweep"};
+    for (const std::string& a : cmd->remaining()) line.push_back(a);
+    run = [opts, line] { return run_sweep(*opts, line); };
+  });
+}
+
+}  // namespace moesweep::cli

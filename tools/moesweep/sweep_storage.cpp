@@ -1,0 +1,98 @@
+#include "sweep_storage.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "hw/build_info.hpp"
+#include "results/run_source.hpp"
+#include "results/sqlite_store.hpp"
+#include "util/error.hpp"
+#include "util/hash.hpp"
+
+namespace moesweep::cli {
+
+void add_database_sink(SinkSet& sinks, const std::string& db_path) {
+  const std::filesystem::path p(db_path);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  sinks.push(std::make_unique<SqliteSink>(p));
+}
+
+std::vector<Record> load_records(const std::filesystem::path& jsonl) {
+  return std::filesystem::exists(jsonl) ? read_records_jsonl(jsonl) : std::vector<Record>{};
+}
+
+std::set<std::string> finished_keys(const std::filesystem::path& jsonl) {
+  std::set<std::string> keys;
+  for (const Record& r : load_records(jsonl))
+    if (r.ok) keys.insert(r.params.key_string());
+  return keys;
+}
+
+void check_resumable(const nlohmann::json& meta) {
+  const std::string status = meta.value("status", "");
+  if (status == "complete") {
+    throw UserError(fmt::format("run {} already completed", meta.value("run_id", "?")),
+                    "an interrupted run (status interrupted or running)", "start a new sweep instead of --resume");
+  }
+  const std::string then = meta["build"]["engine"].value("commit", "");
+  const std::string now = build_info().engine_commit;
+  if (then != now) {
+    throw UserError(fmt::format("the run was measured with engine {} but this build has {}", then, now),
+                    "the same engine build", "rebuild with the run's engine, or start a new run");
+  }
+  if (!meta.contains("settings")) {
+    throw UserError("meta.json has no 'settings' to resume from", "a run made by moesweep sweep",
+                    "start a new sweep");
+  }
+}
+
+void check_models_unchanged(const nlohmann::json& meta, const Plan&) {
+  if (!meta.contains("models")) return;  // killed before a model was recorded: nothing to compare
+  for (const auto& m : meta["models"]) {
+    const std::string path = m.value("path", "");
+    const std::string then = m.value("sha256", "");
+    if (path.empty() || then.empty()) continue;
+    if (!std::filesystem::exists(path)) {
+      throw UserError(fmt::format("model '{}' of the interrupted run is gone", path), "the same model file",
+                      "restore it, or start a new run");
+    }
+    const std::string now = model_fingerprint(path);
+    if (now != then) {
+      throw UserError(fmt::format("model '{}' changed since the run started (sha256 {} -> {})", path, then, now),
+                      "the same model file", "start a new run for the new file");
+    }
+  }
+}
+
+std::optional<double> estimate_seconds(const Plan& plan, const std::filesystem::path& runs_dir) {
+  std::map<std::string, std::pair<double, double>> speed;  // model -> (pp, tg) mean of earlier runs
+  std::map<std::string, int> count;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(runs_dir, ec)) return std::nullopt;
+  for (const auto& e : std::filesystem::directory_iterator(runs_dir, ec)) {
+    const auto file = e.path() / "records.jsonl";
+    if (!std::filesystem::exists(file)) continue;
+    try {
+      for (const Record& r : read_records_jsonl(file)) {
+        if (!r.ok || r.pp.speed.mean <= 0 || r.tg.speed.mean <= 0) continue;
+        auto& s = speed[r.params.model_name];
+        s.first += r.pp.speed.mean;
+        s.second += r.tg.speed.mean;
+        ++count[r.params.model_name];
+      }
+    } catch (const UserError&) {
+      continue;  // an unreadable old run does not stop a dry run
+    }
+  }
+  double seconds = 0;
+  for (const PlannedPoint& p : plan.points) {
+    auto it = speed.find(p.params.model_name);
+    if (it == speed.end()) return std::nullopt;
+    const int n = count[p.params.model_name];
+    seconds += plan.spec.repetitions * (p.params.pp / (it->second.first / n) + p.params.tg / (it->second.second / n));
+  }
+  return seconds;
+}
+
+}  // namespace moesweep::cli
