@@ -183,14 +183,17 @@ BandwidthMeasurement measure_bandwidth(const BandwidthProbeOptions& options) {
   const double budget = options.seconds / static_cast<double>(counts.size());
   for (int n : counts) {
     readers.run_pass(n);  // warm-up: TLB, frequency ramp
-    double best = 0, spent = 0;
-    for (int pass = 0; pass < 3 || spent < budget; ++pass) {
+    std::vector<double> rates;
+    double spent = 0;
+    while (rates.size() < 3 || (spent < budget && rates.size() < 1000)) {
       const double s = readers.run_pass(n);
       spent += s;
-      best = std::max(best, static_cast<double>(m.bytes_per_thread) * n / s / 1e9);
-      if (pass > 1000) break;
+      rates.push_back(static_cast<double>(m.bytes_per_thread) * n / s / 1e9);
     }
-    m.points.push_back({n, best});
+    std::sort(rates.begin(), rates.end());
+    const double best = rates.back();
+    const double median = rates[rates.size() / 2];
+    m.points.push_back({n, best, median});
     if (best > m.best_gbps) {
       m.best_gbps = best;
       m.best_threads = n;
@@ -235,7 +238,8 @@ void save_cached_bandwidth(const BandwidthMeasurement& m) {
 
 nlohmann::json to_json(const BandwidthMeasurement& m) {
   nlohmann::json points = nlohmann::json::array();
-  for (const auto& p : m.points) points.push_back({{"threads", p.threads}, {"gbps", p.gbps}});
+  for (const auto& p : m.points)
+    points.push_back({{"threads", p.threads}, {"gbps", p.gbps}, {"median_gbps", p.median_gbps}});
   return {{"machine_key", m.machine_key},
           {"cpu_model", m.cpu_model},
           {"measured_at", m.measured_at},
@@ -255,7 +259,7 @@ BandwidthMeasurement bandwidth_from_json(const nlohmann::json& j) {
   m.best_gbps = j.value("best_gbps", 0.0);
   m.best_threads = j.value("best_threads", 0);
   for (const auto& p : j.value("points", nlohmann::json::array()))
-    m.points.push_back({p.value("threads", 0), p.value("gbps", 0.0)});
+    m.points.push_back({p.value("threads", 0), p.value("gbps", 0.0), p.value("median_gbps", 0.0)});
   return m;
 }
 

@@ -45,7 +45,8 @@ struct BandwidthProbeOptions {
 
 struct BandwidthPoint {
   int threads = 0;
-  double gbps = 0;  // 1e9 bytes per second, best pass
+  double gbps = 0;         // 1e9 bytes per second, best pass (the ceiling)
+  double median_gbps = 0;  // median pass: what a busy machine gives on average
 };
 
 struct BandwidthMeasurement {

@@ -63,9 +63,9 @@ void print_profile(const HardwareProfile& p) {
 void print_measurement(const BandwidthMeasurement& m, const HardwareProfile& p, bool table) {
   const double theo = p.theoretical_bandwidth_gbps();
   if (table) {
-    fmt::print("{:>8} {:>10} {:>12}\n", "threads", "GB/s", "of theory");
+    fmt::print("{:>8} {:>10} {:>12} {:>12}\n", "threads", "GB/s best", "GB/s median", "of theory");
     for (const auto& pt : m.points)
-      fmt::print("{:>8} {:>10.1f} {:>12}\n", pt.threads, pt.gbps,
+      fmt::print("{:>8} {:>10.1f} {:>12.1f} {:>12}\n", pt.threads, pt.gbps, pt.median_gbps,
                  theo > 0 ? fmt::format("{:.0f}%", 100 * pt.gbps / theo) : "-");
   }
   fmt::print("measured bandwidth: {:.1f} GB/s at {} threads ({} MiB per thread, {})\n", m.best_gbps,
