@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 
+#include "results/run_source.hpp"
 #include "results/sqlite_db.hpp"
 #include "results/sqlite_schema.hpp"
 #include "util/error.hpp"
@@ -279,6 +280,21 @@ SqliteSink::SqliteSink(const std::filesystem::path& path)
 void SqliteSink::begin(const RunMeta& meta) {
   run_id_ = meta.run_id;
   store_.begin_run(meta);
+  std::error_code ec;
+  const auto jsonl = std::filesystem::path(meta.run_dir) / "records.jsonl";
+  if (meta.run_dir.empty() || !std::filesystem::exists(jsonl, ec)) return;
+  std::vector<Record> earlier;
+  try {
+    earlier = read_records_jsonl(jsonl);
+  } catch (const UserError&) {
+    return;  // a damaged JSONL is the JSONL sink's problem; the database stays as it is
+  }
+  const std::set<std::string> stored = store_.finished_point_keys(run_id_);
+  for (Record& r : earlier) {
+    if (!r.ok || stored.count(r.params.key_string())) continue;
+    if (r.run_id.empty()) r.run_id = run_id_;
+    store_.add_record(r);
+  }
 }
 
 void SqliteSink::add(const Record& record) {

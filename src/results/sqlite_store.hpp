@@ -74,6 +74,10 @@ class SqliteStore {
 };
 
 // RecordSink over SqliteStore: `moesweep sweep --db PATH` pushes one of these.
+// begin() also copies into the database any finished point that the run
+// directory's records.jsonl has and the database lacks: a sweep killed
+// between its JSONL and SQLite sinks, then resumed from the JSONL, would
+// otherwise never store that point here.
 class SqliteSink : public RecordSink {
  public:
   explicit SqliteSink(const std::filesystem::path& path);

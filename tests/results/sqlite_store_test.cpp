@@ -197,6 +197,28 @@ TEST(SqliteStore, ForeignDatabaseAndMissingFileAreRefused) {
   EXPECT_FALSE(std::filesystem::exists(dir / "missing.sqlite"));
 }
 
+TEST(SqliteStore, SinkBackfillsPointsTheJsonlHasAndTheDatabaseLacks) {
+  const auto dir = test::scratch_dir();
+  const auto db = dir / "backfill.sqlite";
+  RunMeta meta = meta_for("run-b");
+  meta.run_dir = (dir / "run-b").string();
+  std::filesystem::create_directories(meta.run_dir);
+  {
+    SqliteSink sink(db);
+    sink.begin(meta);
+    sink.add(make_record("run-b", 0, 1, 0, {100, 101, 99}, {10, 10.1, 9.9}));
+  }
+  // The JSONL sink wrote two points; the kill came before the second reached SQLite.
+  std::ofstream(std::filesystem::path(meta.run_dir) / "records.jsonl")
+      << record_to_json(make_record("run-b", 0, 1, 0, {100, 101, 99}, {10, 10.1, 9.9})).dump()
+      << "\n"
+      << record_to_json(make_record("run-b", 1, 2, 0, {150, 151, 149}, {15, 15.1, 14.9})).dump()
+      << "\n{\"n_kv_max\": 10";  // and a torn third line
+  SqliteSink resumed(db);
+  resumed.begin(meta);
+  EXPECT_EQ(resumed.store().finished_point_keys("run-b").size(), 2u);
+}
+
 TEST(SqliteStore, EmptyFileIsMigratedToTheCurrentSchema) {
   const auto db = test::scratch_dir() / "empty.sqlite";
   std::ofstream(db).close();  // zero bytes: SQLite's "new database"
