@@ -114,6 +114,31 @@ std::vector<Unmatched> unmatched(const Side& mine, const Side& other) {
   return out;
 }
 
+// Facts that differ between any two runs and say nothing about the machine.
+bool volatile_fact(const std::string& key) {
+  if (key == "/name") return true;
+  for (const char* word : {"run_id", "run_dir", "status", "time", "started", "finished", "duration",
+                           "elapsed", "date", "pid", "points", "command"}) {
+    if (key.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> environment_differences(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<std::string> out;
+  if (!a.is_object() || !b.is_object() || a.empty() || b.empty()) return out;
+  const nlohmann::json fa = a.flatten(), fb = b.flatten();
+  for (const auto& [key, value] : fa.items()) {
+    if (volatile_fact(key) || !fb.contains(key) || fb[key] == value) continue;
+    auto text = [](const nlohmann::json& v) {
+      std::string t = v.is_string() ? v.get<std::string>() : v.dump();
+      return t.size() > 60 ? t.substr(0, 57) + "..." : t;
+    };
+    out.push_back(fmt::format("{}: {} -> {}", key, text(value), text(fb[key])));
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* verdict_name(Verdict v) {
@@ -241,6 +266,7 @@ Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
     }
     c.points.push_back(std::move(pc));
   }
+  c.environment_differences = environment_differences(base.meta, fresh.meta);
   c.only_in_base = unmatched(sb, sn);
   c.only_in_new = unmatched(sn, sb);
   return c;

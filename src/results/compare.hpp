@@ -82,6 +82,9 @@ struct Comparison {
   std::vector<Unmatched> only_in_base, only_in_new;
   std::vector<std::string> failed_base, failed_new;  // keys of points that failed (ok = false)
   int duplicates = 0;                                // later records that replaced earlier ones
+  // meta.json facts that differ ("/engine/commit: a -> b"), volatile ones left
+  // out: a CPU or engine change explains a "regression" before anyone digs.
+  std::vector<std::string> environment_differences;
   int regressions = 0, improvements = 0;
 };
 

@@ -99,6 +99,17 @@ std::string comparison_markdown(const Comparison& c) {
     out += fmt::format("\n### {} ({}), not compared\n\n", title, keys->size());
     for (const auto& k : *keys) out += fmt::format("- `{}`\n", k);
   }
+  if (!c.environment_differences.empty()) {
+    out += fmt::format("\n### Environment differences ({})\n\n", c.environment_differences.size());
+    size_t shown = 0;
+    for (const auto& d : c.environment_differences) {
+      if (++shown > 25) {
+        out += "- ... (all of them in --json)\n";
+        break;
+      }
+      out += fmt::format("- `{}`\n", d);
+    }
+  }
   if (c.duplicates > 0) {
     out += fmt::format(
         "\n{} point(s) share their join key with an earlier point of the same run (measured "
@@ -153,6 +164,7 @@ nlohmann::json comparison_json(const Comparison& c) {
   j["failed_base"] = c.failed_base;
   j["failed_new"] = c.failed_new;
   j["duplicates"] = c.duplicates;
+  j["environment_differences"] = c.environment_differences;
   return j;
 }
 
