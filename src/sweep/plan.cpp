@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "model/twin_spec.hpp"
@@ -39,7 +40,7 @@ std::string model_display_name(const ModelChoice& choice, const SweepSpec& spec)
   return twin_spec_of(choice, spec).file_stem();
 }
 
-Plan make_plan(const SweepSpec& spec, int logical_cpus) {
+Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
   Plan plan;
   plan.spec = spec;
   plan.logical_cpus = logical_cpus;
@@ -50,7 +51,11 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus) {
       const std::vector<int> tbs = spec.threads_batch.empty() ? std::vector<int>{t} : spec.threads_batch;
       for (int tb : tbs) {
         for (int n : {t, tb})
-          if (n > logical_cpus && !spec.allow_oversubscribe) {
+          if (n > logical_cpus && dry_run && !spec.allow_oversubscribe) {
+            const std::string w = fmt::format("{} threads exceed this machine's {} logical CPUs: a real run needs "
+                                                "a bigger machine or --allow-oversubscribe", n, logical_cpus);
+            if (std::find(plan.warnings.begin(), plan.warnings.end(), w) == plan.warnings.end()) plan.warnings.push_back(w);
+          } else if (n > logical_cpus && !spec.allow_oversubscribe) {
             throw UserError(fmt::format("{} threads requested but this machine has {} logical CPUs", n, logical_cpus),
                             fmt::format("-t and -tb at most {}", logical_cpus),
                             "lower the thread counts, or pass --allow-oversubscribe to measure it anyway");

@@ -36,6 +36,7 @@ struct Plan {
   std::vector<ModelGroup> models;
   std::vector<PlannedPoint> points;  // in run order
   int logical_cpus = 0;
+  std::vector<std::string> warnings;  // e.g. oversubscription shown by --dry-run
 
   // Estimated seconds (for --dry-run): tokens to process / a rough rate.
   nlohmann::json summary() const;
@@ -44,7 +45,9 @@ struct Plan {
 // Validates and expands. Throws UserError for input that cannot run at all
 // (threads beyond the cores without --allow-oversubscribe, depth beyond
 // ctx, no valid context); marks single invalid combinations instead.
-Plan make_plan(const SweepSpec& spec, int logical_cpus);
+// dry_run: report oversubscription as a warning instead of refusing (a plan
+// for a 16-core server can be inspected on a laptop).
+Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run = false);
 
 // The model name a point carries for a twin (its cache file stem) or a file.
 std::string model_display_name(const ModelChoice& choice, const SweepSpec& spec);

@@ -38,6 +38,7 @@ RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
 
 void SweepRunner::emit(Record&& rec, RunOutcome& out) {
   rec.run_id = run_id_;
+  if (annotator_) annotator_->annotate(rec);
   finished_.insert(rec.point_index);
   (rec.ok ? out.ok_points : out.failed_points)++;
   sink_.add(rec);
@@ -94,6 +95,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
     return;
   }
   const ModelFacts& f = model->facts();
+  if (annotator_) annotator_->set_model(f.path);
   out.models.push_back({{"path", f.path}, {"description", f.description}, {"arch", f.arch},
                         {"size_bytes", f.size_bytes}, {"n_params", f.n_params}, {"n_layer", f.n_layer},
                         {"n_vocab", f.n_vocab}, {"sha256", model_fingerprint(f.path)}});

@@ -11,6 +11,7 @@
 #include "counters/counter_backend.hpp"
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
+#include "sweep/roofline_annotator.hpp"
 #include "sweep/run_observer.hpp"
 
 namespace moesweep {
@@ -29,6 +30,8 @@ class SweepRunner {
               std::string run_id);
   // Points whose key_string() is in `done` are not measured again (resume).
   void skip_points(std::set<std::string> done) { done_ = std::move(done); }
+  // Adds active bytes, roofline and efficiency to every ok record.
+  void annotate_with(RooflineAnnotator* annotator) { annotator_ = annotator; }
   RunOutcome run(const std::atomic<bool>& stop);
 
  private:
@@ -44,7 +47,8 @@ class SweepRunner {
   std::string run_id_;
   std::set<std::string> done_;
   int emitted_ = 0;
-  std::set<int> finished_;  // point indices recorded in this run
+  std::set<int> finished_;
+  RooflineAnnotator* annotator_ = nullptr;  // point indices recorded in this run
 };
 
 // Fixed-seed random tokens in [0, n_vocab): realistic expert routing (a

@@ -58,6 +58,7 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
       fmt::print("    threads (gen/batch): {}\n", fmt::join(threads, " "));
     }
   }
+  for (const std::string& w : plan.warnings) fmt::print("warning: {}\n", w);
   fmt::print("cost: {} timed tokens + {} fill tokens", s["timed_tokens"].get<int64_t>(), s["fill_tokens"].get<int64_t>());
   const auto estimate = estimate_seconds(plan);
   if (estimate) fmt::print(", about {:.0f} s at the speeds of earlier runs of these models\n", *estimate);
@@ -65,7 +66,8 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
   return exit_code::kOk;
 }
 
-int run_sweep(const SweepOptions& opts, const std::vector<std::string>& command_line) {
+int run_sweep(const SweepOptions& opts) {
+  const std::vector<std::string>& command_line = invocation();
   std::string origin;
   std::map<std::string, nlohmann::json> settings;
   std::optional<RunDirectory> resumed;
@@ -82,7 +84,7 @@ int run_sweep(const SweepOptions& opts, const std::vector<std::string>& command_
   }
   SweepSpec spec = spec_from_settings(settings, origin);
   if (spec.name == "adhoc" && !opts.profile.empty()) spec.name = std::filesystem::path(opts.profile).stem().string();
-  Plan plan = make_plan(spec, cpu_info().logical_cpus);
+  Plan plan = make_plan(spec, cpu_info().logical_cpus, opts.dry_run);
   if (opts.dry_run) return print_dry_run(plan, origin);
 
   auto counters = counters::make_counter_backend(spec.counters);
@@ -113,6 +115,10 @@ int run_sweep(const SweepOptions& opts, const std::vector<std::string>& command_
   observers.push(&samples);
   SweepRunner runner(plan, sinks, *counters, observers, dir.run_id());
   runner.skip_points(done_keys);
+  const BandwidthFigure bandwidth = machine_bandwidth([&](const std::string& m) { progress.on_note(m); });
+  meta["bandwidth"] = {{"gbps", bandwidth.gbps}, {"source", bandwidth.source}};
+  RooflineAnnotator roofline(bandwidth);
+  runner.annotate_with(&roofline);
   if (resumed) check_models_unchanged(meta, plan);
 
   g_stop = false;
@@ -153,11 +159,7 @@ void add_sweep_command(CLI::App& app, CommandRunner& run) {
   auto opts = std::make_shared<SweepOptions>();
   CLI::App* cmd = app.add_subcommand("sweep", "run a sweep: threads x depth x ctx x quant x batch x KV type");
   opts->add_to(*cmd);
-  cmd->callback([opts, cmd, &run] {
-    std::vector<std::string> line = {"moesweep", "sweep"};
-    for (const std::string& a : cmd->remaining()) line.push_back(a);
-    run = [opts, line] { return run_sweep(*opts, line); };
-  });
+  cmd->callback([opts, &run] { run = [opts] { return run_sweep(*opts); }; });
 }
 
 }  // namespace moesweep::cli

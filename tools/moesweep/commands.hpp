@@ -4,10 +4,15 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace moesweep::cli {
 
 using CommandRunner = std::function<int()>;
+
+// The command line as typed (recorded in meta.json).
+const std::vector<std::string>& invocation();
 
 void add_synth_command(CLI::App& app, CommandRunner& run);
 void add_sweep_command(CLI::App& app, CommandRunner& run);

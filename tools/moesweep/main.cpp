@@ -9,7 +9,15 @@
 #include "hw/build_info.hpp"
 #include "util/error.hpp"
 
+namespace moesweep::cli {
+namespace {
+std::vector<std::string> g_invocation;
+}
+const std::vector<std::string>& invocation() { return g_invocation; }
+}  // namespace moesweep::cli
+
 int main(int argc, char** argv) {
+  moesweep::cli::g_invocation.assign(argv, argv + argc);
   using namespace moesweep;
   CLI::App app{"moesweep: sweep-bench for Mixture-of-Experts inference on CPUs (llama.cpp in-process)"};
   app.set_version_flag("--version", [] { return version_text(); });

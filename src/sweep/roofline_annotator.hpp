@@ -1,0 +1,40 @@
+#pragma once
+// Adds to every finished record what the seeds compute by hand: active bytes
+// per decoded token at the record's depth (from the GGUF header), the decode
+// roofline (bandwidth / active bytes) and the efficiency S_TG / roofline, and
+// the prefill compute bound where the hardware profile knows the peak.
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "model/gguf_inspect.hpp"
+#include "results/record.hpp"
+
+namespace moesweep {
+
+struct BandwidthFigure {
+  double gbps = 0;
+  std::string source;  // "measured" (moesweep hw --bandwidth) or "theoretical" (hardware profile)
+  double peak_gflops = 0;
+};
+
+// The machine's bandwidth: the cached measurement, else measured now (a few
+// seconds, then cached), falling back to the hardware profile's theoretical
+// figure when measuring is impossible. `note` reports what was done.
+BandwidthFigure machine_bandwidth(const std::function<void(const std::string&)>& note);
+
+class RooflineAnnotator {
+ public:
+  explicit RooflineAnnotator(BandwidthFigure bandwidth) : bw_(std::move(bandwidth)) {}
+  // Reads the model's header (no tensor data); a file it cannot inspect gets
+  // records without roofline fields, with the reason in extra.roofline_error.
+  void set_model(const std::string& path);
+  void annotate(Record& record) const;
+
+ private:
+  BandwidthFigure bw_;
+  std::optional<GgufInspection> model_;
+  std::string model_error_;
+};
+
+}  // namespace moesweep
