@@ -15,11 +15,16 @@ std::atomic<int> g_level{static_cast<int>(EngineLogLevel::kWarn)};
 
 int level_of(ggml_log_level l) {
   switch (l) {
-    case GGML_LOG_LEVEL_ERROR: return 0;
-    case GGML_LOG_LEVEL_WARN: return 1;
-    case GGML_LOG_LEVEL_INFO: return 2;
-    case GGML_LOG_LEVEL_DEBUG: return 3;
-    default: return 2;  // NONE/CONT: continuation of the previous line's level
+    case GGML_LOG_LEVEL_ERROR:
+      return 0;
+    case GGML_LOG_LEVEL_WARN:
+      return 1;
+    case GGML_LOG_LEVEL_INFO:
+      return 2;
+    case GGML_LOG_LEVEL_DEBUG:
+      return 3;
+    default:
+      return 2;  // NONE/CONT: continuation of the previous line's level
   }
 }
 
@@ -32,7 +37,9 @@ void log_filter(ggml_log_level level, const char* text, void*) {
 
 }  // namespace
 
-void set_engine_log_level(EngineLogLevel level) { g_level = static_cast<int>(level); }
+void set_engine_log_level(EngineLogLevel level) {
+  g_level = static_cast<int>(level);
+}
 
 void ensure_engine_initialized() {
   static std::once_flag once;

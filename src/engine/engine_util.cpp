@@ -15,16 +15,19 @@ int parse_ggml_type(const std::string& name, const std::string& flag) {
     const char* n = ggml_type_name(static_cast<ggml_type>(t));
     if (n && name == n) return t;
   }
-  throw UserError(fmt::format("{}: unknown tensor type '{}'", flag, name), "f16, bf16, q8_0, q4_0, ...",
-                  fmt::format("fix {}", flag));
+  throw UserError(fmt::format("{}: unknown tensor type '{}'", flag, name),
+                  "f16, bf16, q8_0, q4_0, ...", fmt::format("fix {}", flag));
 }
 
 uint64_t estimate_kv_bytes(const ModelFacts& f, const ContextParams& p) {
   const double k = ggml_type_size(static_cast<ggml_type>(parse_ggml_type(p.type_k, "-ctk"))) /
-                   static_cast<double>(ggml_blck_size(static_cast<ggml_type>(parse_ggml_type(p.type_k, "-ctk"))));
+                   static_cast<double>(
+                       ggml_blck_size(static_cast<ggml_type>(parse_ggml_type(p.type_k, "-ctk"))));
   const double v = ggml_type_size(static_cast<ggml_type>(parse_ggml_type(p.type_v, "-ctv"))) /
-                   static_cast<double>(ggml_blck_size(static_cast<ggml_type>(parse_ggml_type(p.type_v, "-ctv"))));
-  return static_cast<uint64_t>(static_cast<double>(p.n_ctx) * f.n_layer * (f.kv_k_elems * k + f.kv_v_elems * v));
+                   static_cast<double>(
+                       ggml_blck_size(static_cast<ggml_type>(parse_ggml_type(p.type_v, "-ctv"))));
+  return static_cast<uint64_t>(static_cast<double>(p.n_ctx) * f.n_layer *
+                               (f.kv_k_elems * k + f.kv_v_elems * v));
 }
 
 uint64_t available_memory_bytes() {

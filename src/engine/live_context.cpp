@@ -17,27 +17,33 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-bool is_quantized_cache(const std::string& type) { return type != "f32" && type != "f16" && type != "bf16"; }
+bool is_quantized_cache(const std::string& type) {
+  return type != "f32" && type != "f16" && type != "bf16";
+}
 
 }  // namespace
 
-LiveContext::LiveContext(const LoadedModel& model, const ContextParams& p) : model_(model), params_(p) {
+LiveContext::LiveContext(const LoadedModel& model, const ContextParams& p)
+    : model_(model), params_(p) {
   if (is_quantized_cache(p.type_v) && !p.flash_attn) {
     throw EngineError(fmt::format(
         "-ctv {} needs flash attention: this engine cannot create a quantized V cache without it "
-        "(use -fa on, or -ctv f16)", p.type_v));
+        "(use -fa on, or -ctv f16)",
+        p.type_v));
   }
   if (p.n_ubatch > p.n_batch) {
-    throw EngineError(fmt::format("n_ubatch {} > n_batch {}: the engine caps ubatch at batch (use -ub <= -b)",
-                                  p.n_ubatch, p.n_batch));
+    throw EngineError(
+        fmt::format("n_ubatch {} > n_batch {}: the engine caps ubatch at batch (use -ub <= -b)",
+                    p.n_ubatch, p.n_batch));
   }
   const uint64_t kv = estimate_kv_bytes(model.facts(), p);
   const uint64_t avail = available_memory_bytes();
   if (avail > 0 && kv > avail) {
-    throw EngineError(fmt::format(
-        "context {} needs about {:.1f} GiB of KV cache ({} / {}) but only {:.1f} GiB of memory is available "
-        "(lower -c, or use -ctk q8_0 -ctv q8_0 -fa on)", p.n_ctx, kv / 1073741824.0, p.type_k, p.type_v,
-        avail / 1073741824.0));
+    throw EngineError(
+        fmt::format("context {} needs about {:.1f} GiB of KV cache ({} / {}) but only {:.1f} GiB "
+                    "of memory is available "
+                    "(lower -c, or use -ctk q8_0 -ctv q8_0 -fa on)",
+                    p.n_ctx, kv / 1073741824.0, p.type_k, p.type_v, avail / 1073741824.0));
   }
   llama_context_params cp = llama_context_default_params();
   cp.n_ctx = static_cast<uint32_t>(p.n_ctx);
@@ -46,14 +52,15 @@ LiveContext::LiveContext(const LoadedModel& model, const ContextParams& p) : mod
   cp.n_seq_max = 1;
   cp.type_k = static_cast<ggml_type>(parse_ggml_type(p.type_k, "-ctk"));
   cp.type_v = static_cast<ggml_type>(parse_ggml_type(p.type_v, "-ctv"));
-  cp.flash_attn_type = p.flash_attn ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+  cp.flash_attn_type =
+      p.flash_attn ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
   cp.no_perf = true;
   ctx_ = llama_init_from_model(model.get(), cp);
   if (!ctx_) {
     throw EngineError(fmt::format(
         "the engine could not create a context (n_ctx {}, batch {}/{}, K {} V {}, fa {}); "
-        "MOESWEEP_ENGINE_LOG=info shows its reason", p.n_ctx, p.n_batch, p.n_ubatch, p.type_k, p.type_v,
-        p.flash_attn ? "on" : "off"));
+        "MOESWEEP_ENGINE_LOG=info shows its reason",
+        p.n_ctx, p.n_batch, p.n_ubatch, p.type_k, p.type_v, p.flash_attn ? "on" : "off"));
   }
 }
 
@@ -80,7 +87,8 @@ void LiveContext::set_threads(const ThreadSettings& t) {
       for (size_t i = 0; i < mask.size() && i < GGML_MAX_N_THREADS; ++i) tpp.cpumask[i] = mask[i];
     }
     ggml_threadpool* pool = ggml_threadpool_new(&tpp);
-    if (!pool) throw EngineError(fmt::format("the engine could not start a threadpool of {} threads", n));
+    if (!pool)
+      throw EngineError(fmt::format("the engine could not start a threadpool of {} threads", n));
     return pool;
   };
   llama_detach_threadpool(ctx_);
@@ -155,8 +163,12 @@ void LiveContext::rewind_to(int n_kv) {
   }
 }
 
-int LiveContext::cached_tokens() const { return llama_memory_seq_pos_max(llama_get_memory(ctx_), 0) + 1; }
+int LiveContext::cached_tokens() const {
+  return llama_memory_seq_pos_max(llama_get_memory(ctx_), 0) + 1;
+}
 
-int LiveContext::n_ctx() const { return static_cast<int>(llama_n_ctx(ctx_)); }
+int LiveContext::n_ctx() const {
+  return static_cast<int>(llama_n_ctx(ctx_));
+}
 
 }  // namespace moesweep

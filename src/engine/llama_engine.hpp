@@ -99,7 +99,7 @@ class LiveContext {
 
 // Estimated KV cache bytes for a context (for the memory check and dry-run).
 uint64_t estimate_kv_bytes(const ModelFacts& facts, const ContextParams& params);
-uint64_t available_memory_bytes();  // MemAvailable
+uint64_t available_memory_bytes();                                      // MemAvailable
 int parse_ggml_type(const std::string& name, const std::string& flag);  // ggml_type
 // "0x0f" or "0-3,8" -> mask; false on syntax error
 bool parse_cpu_mask(const std::string& text, std::vector<bool>& mask);

@@ -32,7 +32,8 @@ ggml_backend_buffer_type_t find_buffer_type(const std::string& name) {
   std::vector<std::string> known;
   for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
     ggml_backend_dev_t dev = ggml_backend_dev_get(i);
-    for (ggml_backend_buffer_type_t buft : {ggml_backend_dev_buffer_type(dev), ggml_backend_dev_host_buffer_type(dev)}) {
+    for (ggml_backend_buffer_type_t buft :
+         {ggml_backend_dev_buffer_type(dev), ggml_backend_dev_host_buffer_type(dev)}) {
       if (!buft) continue;
       known.emplace_back(ggml_backend_buft_name(buft));
       if (known.back() == name) return buft;
@@ -53,7 +54,8 @@ void check_gguf_file(const std::string& path) {
   char magic[4] = {};
   in.read(magic, 4);
   if (in.gcount() != 4 || std::string(magic, 4) != "GGUF") {
-    throw UserError(fmt::format("'{}' is not a GGUF file (bad magic)", path), "a file starting with 'GGUF'",
+    throw UserError(fmt::format("'{}' is not a GGUF file (bad magic)", path),
+                    "a file starting with 'GGUF'",
                     "point -m at the .gguf (for split models, the -00001-of-000NN part)");
   }
 }
@@ -79,10 +81,12 @@ LoadedModel::LoadedModel(const ModelLoadParams& p) {
     overrides.push_back({nullptr, find_buffer_type(ot.substr(eq + 1))});
   }
   for (int il = 0; il < p.n_cpu_moe; ++il) {  // llama.cpp's --n-cpu-moe
-    override_patterns_.push_back(fmt::format("blk\\.{}\\.ffn_(up|down|gate|gate_up)_(ch|)exps", il));
+    override_patterns_.push_back(
+        fmt::format("blk\\.{}\\.ffn_(up|down|gate|gate_up)_(ch|)exps", il));
     overrides.push_back({nullptr, ggml_backend_cpu_buffer_type()});
   }
-  for (size_t i = 0; i < overrides.size(); ++i) overrides[i].pattern = override_patterns_[i].c_str();
+  for (size_t i = 0; i < overrides.size(); ++i)
+    overrides[i].pattern = override_patterns_[i].c_str();
   if (!overrides.empty()) {
     overrides.push_back({nullptr, nullptr});
     mp.tensor_buft_overrides = overrides.data();
@@ -105,8 +109,10 @@ LoadedModel::LoadedModel(const ModelLoadParams& p) {
   facts_.n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model_));
   facts_.n_ctx_train = llama_model_n_ctx_train(model_);
   const std::string a = facts_.arch;
-  const int64_t heads_kv = meta_int(model_, a + ".attention.head_count_kv", meta_int(model_, a + ".attention.head_count", 1));
-  const int64_t head_dim = llama_model_n_embd(model_) / std::max<int64_t>(1, meta_int(model_, a + ".attention.head_count", 1));
+  const int64_t heads_kv = meta_int(model_, a + ".attention.head_count_kv",
+                                    meta_int(model_, a + ".attention.head_count", 1));
+  const int64_t head_dim = llama_model_n_embd(model_) /
+                           std::max<int64_t>(1, meta_int(model_, a + ".attention.head_count", 1));
   facts_.kv_k_elems = heads_kv * meta_int(model_, a + ".attention.key_length", head_dim);
   facts_.kv_v_elems = heads_kv * meta_int(model_, a + ".attention.value_length", head_dim);
 }

@@ -23,14 +23,22 @@ BuildInfo build_info() {
     const char* name;
     int (*has)();
   } features[] = {
-      {"SSE3", ggml_cpu_has_sse3},           {"SSSE3", ggml_cpu_has_ssse3},
-      {"AVX", ggml_cpu_has_avx},             {"AVX_VNNI", ggml_cpu_has_avx_vnni},
-      {"AVX2", ggml_cpu_has_avx2},           {"BMI2", ggml_cpu_has_bmi2},
-      {"F16C", ggml_cpu_has_f16c},           {"FMA", ggml_cpu_has_fma},
-      {"AVX512", ggml_cpu_has_avx512},       {"AVX512_VBMI", ggml_cpu_has_avx512_vbmi},
-      {"AVX512_VNNI", ggml_cpu_has_avx512_vnni}, {"AVX512_BF16", ggml_cpu_has_avx512_bf16},
-      {"AMX_INT8", ggml_cpu_has_amx_int8},   {"NEON", ggml_cpu_has_neon},
-      {"DOTPROD", ggml_cpu_has_dotprod},     {"SVE", ggml_cpu_has_sve},
+      {"SSE3", ggml_cpu_has_sse3},
+      {"SSSE3", ggml_cpu_has_ssse3},
+      {"AVX", ggml_cpu_has_avx},
+      {"AVX_VNNI", ggml_cpu_has_avx_vnni},
+      {"AVX2", ggml_cpu_has_avx2},
+      {"BMI2", ggml_cpu_has_bmi2},
+      {"F16C", ggml_cpu_has_f16c},
+      {"FMA", ggml_cpu_has_fma},
+      {"AVX512", ggml_cpu_has_avx512},
+      {"AVX512_VBMI", ggml_cpu_has_avx512_vbmi},
+      {"AVX512_VNNI", ggml_cpu_has_avx512_vnni},
+      {"AVX512_BF16", ggml_cpu_has_avx512_bf16},
+      {"AMX_INT8", ggml_cpu_has_amx_int8},
+      {"NEON", ggml_cpu_has_neon},
+      {"DOTPROD", ggml_cpu_has_dotprod},
+      {"SVE", ggml_cpu_has_sve},
       {"LLAMAFILE", ggml_cpu_has_llamafile},
   };
   for (const auto& f : features)
@@ -45,14 +53,20 @@ CpuInfo cpu_info() {
   std::string line;
   auto value_of = [](const std::string& l) {
     size_t colon = l.find(':');
-    return colon == std::string::npos ? std::string() : l.substr(l.find_first_not_of(" \t", colon + 1));
+    return colon == std::string::npos ? std::string()
+                                      : l.substr(l.find_first_not_of(" \t", colon + 1));
   };
   while (std::getline(in, line)) {
-    if (c.model_name.empty() && line.rfind("model name", 0) == 0) c.model_name = value_of(line);
-    else if (c.vendor.empty() && line.rfind("vendor_id", 0) == 0) c.vendor = value_of(line);
-    else if (c.family == 0 && line.rfind("cpu family", 0) == 0) c.family = std::stoi(value_of(line));
-    else if (c.model == 0 && line.rfind("model\t", 0) == 0) c.model = std::stoi(value_of(line));
-    else if (!c.hypervisor && line.rfind("flags", 0) == 0) c.hypervisor = line.find(" hypervisor") != std::string::npos;
+    if (c.model_name.empty() && line.rfind("model name", 0) == 0)
+      c.model_name = value_of(line);
+    else if (c.vendor.empty() && line.rfind("vendor_id", 0) == 0)
+      c.vendor = value_of(line);
+    else if (c.family == 0 && line.rfind("cpu family", 0) == 0)
+      c.family = std::stoi(value_of(line));
+    else if (c.model == 0 && line.rfind("model\t", 0) == 0)
+      c.model = std::stoi(value_of(line));
+    else if (!c.hypervisor && line.rfind("flags", 0) == 0)
+      c.hypervisor = line.find(" hypervisor") != std::string::npos;
   }
   c.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   return c;
@@ -62,13 +76,19 @@ nlohmann::json build_info_json() {
   const BuildInfo b = build_info();
   const CpuInfo c = cpu_info();
   return {{"moesweep_version", b.moesweep_version},
-          {"engine", {{"name", "llama.cpp"}, {"release", b.engine_release}, {"commit", b.engine_commit}}},
+          {"engine",
+           {{"name", "llama.cpp"}, {"release", b.engine_release}, {"commit", b.engine_commit}}},
           {"build_type", b.build_type},
           {"compiler", b.compiler},
           {"cpu_features", b.cpu_features},
           {"system_info", b.system_info},
-          {"cpu", {{"model_name", c.model_name}, {"vendor", c.vendor}, {"family", c.family},
-                   {"model", c.model}, {"logical_cpus", c.logical_cpus}, {"hypervisor", c.hypervisor}}}};
+          {"cpu",
+           {{"model_name", c.model_name},
+            {"vendor", c.vendor},
+            {"family", c.family},
+            {"model", c.model},
+            {"logical_cpus", c.logical_cpus},
+            {"hypervisor", c.hypervisor}}}};
 }
 
 std::string version_text() {
@@ -78,7 +98,8 @@ std::string version_text() {
       "moesweep {}\nengine: llama.cpp {} (commit {})\nbuild: {} {}, GGML_NATIVE\n"
       "cpu features: {}\ncpu: {} ({} logical CPUs{})\n",
       b.moesweep_version, b.engine_release, b.engine_commit, b.build_type, b.compiler,
-      fmt::join(b.cpu_features, " "), c.model_name, c.logical_cpus, c.hypervisor ? ", virtual machine" : "");
+      fmt::join(b.cpu_features, " "), c.model_name, c.logical_cpus,
+      c.hypervisor ? ", virtual machine" : "");
 }
 
 }  // namespace moesweep

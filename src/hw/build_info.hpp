@@ -22,7 +22,7 @@ struct CpuInfo {
   std::string model_name;  // /proc/cpuinfo "model name"
   std::string vendor;
   int family = 0, model = 0;
-  int logical_cpus = 0;    // online CPUs
+  int logical_cpus = 0;  // online CPUs
   bool hypervisor = false;
 };
 

@@ -24,22 +24,32 @@ bool ModelShape::is_moe_layer(int64_t il) const {
 }
 
 nlohmann::json ModelShape::to_json() const {
-  return {{"layers", layers},         {"dense_lead_layers", dense_lead_layers},
-          {"hidden", hidden},         {"heads", heads},
-          {"kv_heads", kv_heads},     {"head_dim", head_dim},
-          {"q_lora_rank", q_lora_rank}, {"kv_lora_rank", kv_lora_rank},
-          {"qk_nope_head_dim", qk_nope_head_dim}, {"qk_rope_head_dim", qk_rope_head_dim},
-          {"v_head_dim", v_head_dim}, {"experts", experts},
-          {"experts_used", experts_used}, {"shared_experts", shared_experts},
-          {"expert_ff", expert_ff},   {"dense_ff", dense_ff},
-          {"moe_every", moe_every},   {"vocab", vocab},
+  return {{"layers", layers},
+          {"dense_lead_layers", dense_lead_layers},
+          {"hidden", hidden},
+          {"heads", heads},
+          {"kv_heads", kv_heads},
+          {"head_dim", head_dim},
+          {"q_lora_rank", q_lora_rank},
+          {"kv_lora_rank", kv_lora_rank},
+          {"qk_nope_head_dim", qk_nope_head_dim},
+          {"qk_rope_head_dim", qk_rope_head_dim},
+          {"v_head_dim", v_head_dim},
+          {"experts", experts},
+          {"experts_used", experts_used},
+          {"shared_experts", shared_experts},
+          {"expert_ff", expert_ff},
+          {"dense_ff", dense_ff},
+          {"moe_every", moe_every},
+          {"vocab", vocab},
           {"context_length", context_length}};
 }
 
 ModelProfile parse_model_profile(const nlohmann::json& j, const std::string& origin) {
   if (!j.is_object()) {
     throw UserError(fmt::format("{}: a model profile must be a JSON object", origin),
-                    "{\"name\":..., \"arch\":..., \"shape\":{...}}", "see profiles/models/kimi-k2.5.json");
+                    "{\"name\":..., \"arch\":..., \"shape\":{...}}",
+                    "see profiles/models/kimi-k2.5.json");
   }
   ModelProfile p;
   p.name = require_field<std::string>(j, "name", origin);
@@ -53,8 +63,8 @@ ModelProfile parse_model_profile(const nlohmann::json& j, const std::string& ori
   p.description = optional_field<std::string>(j, "description", "", origin);
   p.source = optional_field<std::string>(j, "source", "", origin);
   if (!j.contains("shape") || !j["shape"].is_object()) {
-    throw UserError(fmt::format("{}: required object 'shape' is missing", origin), "\"shape\": {...}",
-                    "add the model's dimensions under \"shape\"");
+    throw UserError(fmt::format("{}: required object 'shape' is missing", origin),
+                    "\"shape\": {...}", "add the model's dimensions under \"shape\"");
   }
   const nlohmann::json& s = j["shape"];
   const std::string so = origin + " shape";
@@ -80,19 +90,23 @@ ModelProfile parse_model_profile(const nlohmann::json& j, const std::string& ori
   m.context_length = optional_field<int64_t>(s, "context_length", 4096, so);
   if (m.is_mla() && (m.qk_nope_head_dim <= 0 || m.qk_rope_head_dim <= 0 || m.v_head_dim <= 0)) {
     throw UserError(fmt::format("{}: MLA model (kv_lora_rank set) lacks head dims", origin),
-                    "qk_nope_head_dim, qk_rope_head_dim and v_head_dim > 0", "add them to \"shape\"");
+                    "qk_nope_head_dim, qk_rope_head_dim and v_head_dim > 0",
+                    "add them to \"shape\"");
   }
   if (!m.is_mla() && m.head_dim <= 0) {
     throw UserError(fmt::format("{}: GQA model lacks head_dim", origin), "\"head_dim\" > 0",
                     "add head_dim to \"shape\" (hidden / heads for most models)");
   }
   if (m.experts_used <= 0 || m.experts_used > m.experts) {
-    throw UserError(fmt::format("{}: experts_used={} with experts={}", origin, m.experts_used, m.experts),
-                    "1 <= experts_used <= experts", "fix the expert counts in \"shape\"");
+    throw UserError(
+        fmt::format("{}: experts_used={} with experts={}", origin, m.experts_used, m.experts),
+        "1 <= experts_used <= experts", "fix the expert counts in \"shape\"");
   }
   if (m.layers <= m.dense_lead_layers) {
-    throw UserError(fmt::format("{}: {} layers but {} dense-lead layers", origin, m.layers, m.dense_lead_layers),
-                    "more layers than dense-lead layers (at least one MoE layer)", "fix \"layers\"");
+    throw UserError(fmt::format("{}: {} layers but {} dense-lead layers", origin, m.layers,
+                                m.dense_lead_layers),
+                    "more layers than dense-lead layers (at least one MoE layer)",
+                    "fix \"layers\"");
   }
   if (j.contains("routing")) {
     const nlohmann::json& r = j["routing"];
@@ -161,8 +175,8 @@ ParamCount count_params(const ModelProfile& profile) {
   }
   c.total = c.embedding + c.output + c.norms + c.attention + c.router + c.routed_experts +
             c.shared_experts + c.dense_ffn;
-  c.active = c.total - c.embedding - c.routed_experts +
-             c.routed_experts / m.experts * m.experts_used;
+  c.active =
+      c.total - c.embedding - c.routed_experts + c.routed_experts / m.experts * m.experts_used;
   return c;
 }
 
@@ -193,8 +207,10 @@ ModelProfile scale_profile(const ModelProfile& real, const std::string& scale,
                       fmt::format("one of {}", fmt::join(names, ", ")),
                       "pick one of those, or give explicit --hidden/--layers");
     }
-    hidden = optional_field<int64_t>(it->second, "hidden", r.hidden, real.name + " scales." + scale);
-    layers = optional_field<int64_t>(it->second, "layers", r.layers, real.name + " scales." + scale);
+    hidden =
+        optional_field<int64_t>(it->second, "hidden", r.hidden, real.name + " scales." + scale);
+    layers =
+        optional_field<int64_t>(it->second, "layers", r.layers, real.name + " scales." + scale);
   }
   if (o.hidden > 0) hidden = o.hidden;
   if (o.layers > 0) layers = o.layers;
@@ -240,8 +256,9 @@ ModelProfile scale_profile(const ModelProfile& real, const std::string& scale,
                     "1 <= experts-used <= experts", "fix --experts / --experts-used");
   }
   if (!r.is_mla() && m.heads % m.kv_heads != 0) {
-    throw UserError(fmt::format("--heads {} is not a multiple of the {} KV heads", m.heads, m.kv_heads),
-                    "heads divisible by kv_heads", "choose another --heads");
+    throw UserError(
+        fmt::format("--heads {} is not a multiple of the {} KV heads", m.heads, m.kv_heads),
+        "heads divisible by kv_heads", "choose another --heads");
   }
   if (scale != "full" || f != 1.0) twin.name = real.name;
   return twin;

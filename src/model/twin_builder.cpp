@@ -51,13 +51,16 @@ void ensure_writable_dir(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir, ec);
   if (ec || ::access(dir.c_str(), W_OK) != 0) {
     throw UserError(fmt::format("cannot write to directory '{}'", dir.string()),
-                    "a writable directory for the twin", "choose another --out path or fix its permissions");
+                    "a writable directory for the twin",
+                    "choose another --out path or fix its permissions");
   }
 }
 
 }  // namespace
 
-std::filesystem::path twin_cache_dir() { return cache_dir() / "twins"; }
+std::filesystem::path twin_cache_dir() {
+  return cache_dir() / "twins";
+}
 
 void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
                      const TwinProgress& progress) {
@@ -80,9 +83,10 @@ void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
   llama_model* model = llama_model_init_from_user(meta, fill_twin_tensor, &fill, mp);
   gguf_free(meta);
   if (!model) {
-    throw UserError(fmt::format("the engine refused the twin shape of '{}'", spec.profile.name),
-                    "a shape the engine's arch code accepts",
-                    "run with MOESWEEP_ENGINE_LOG=info to see the engine's reason; check the profile");
+    throw UserError(
+        fmt::format("the engine refused the twin shape of '{}'", spec.profile.name),
+        "a shape the engine's arch code accepts",
+        "run with MOESWEEP_ENGINE_LOG=info to see the engine's reason; check the profile");
   }
   llama_model_save_to_file(model, skeleton.c_str());
   llama_model_free(model);
@@ -99,9 +103,10 @@ void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
   std::filesystem::remove(skeleton);
   if (rc != 0) {
     std::filesystem::remove(partial);
-    throw UserError(fmt::format("quantizing the twin to {} failed (engine code {})", quant.name, rc),
-                    "a quant type the engine makes without an importance matrix",
-                    "try another --quant; MOESWEEP_ENGINE_LOG=info shows the engine's reason");
+    throw UserError(
+        fmt::format("quantizing the twin to {} failed (engine code {})", quant.name, rc),
+        "a quant type the engine makes without an importance matrix",
+        "try another --quant; MOESWEEP_ENGINE_LOG=info shows the engine's reason");
   }
   std::filesystem::rename(partial, path);
 }

@@ -10,7 +10,7 @@ namespace moesweep {
 
 struct TwinResult {
   std::filesystem::path path;
-  bool reused = false;         // taken from the cache
+  bool reused = false;  // taken from the cache
   uint64_t file_bytes = 0;
   double build_seconds = 0;
   int64_t peak_rss_bytes = 0;  // VmHWM of this process after the build

@@ -64,13 +64,14 @@ void fill_twin_tensor(ggml_tensor* tensor, void* userdata) {
       const int64_t first = chunk * kRowsPerChunk;
       const int64_t rows = std::min(kRowsPerChunk, n_rows - first);
       for (int64_t r = 0; r < rows; ++r)
-        random_row(f32.data() + r * row_len, row_len, tensor_seed ^ (0xd1b54a32d192ed03ULL * (first + r + 1)),
-                   plan.amp, plan.offset);
+        random_row(f32.data() + r * row_len, row_len,
+                   tensor_seed ^ (0xd1b54a32d192ed03ULL * (first + r + 1)), plan.amp, plan.offset);
       const void* src = f32.data();
       if (tensor->type == GGML_TYPE_F32) {
         // already in the final layout
       } else if (tensor->type == GGML_TYPE_F16) {
-        ggml_fp32_to_fp16_row(f32.data(), reinterpret_cast<ggml_fp16_t*>(packed.data()), rows * row_len);
+        ggml_fp32_to_fp16_row(f32.data(), reinterpret_cast<ggml_fp16_t*>(packed.data()),
+                              rows * row_len);
         src = packed.data();
       } else {
         ggml_quantize_chunk(tensor->type, f32.data(), packed.data(), 0, rows, row_len, nullptr);

@@ -16,8 +16,12 @@ namespace {
 class MetadataWriter {
  public:
   MetadataWriter(gguf_context* ctx, std::string arch) : ctx_(ctx), arch_(std::move(arch)) {}
-  void u32(const std::string& key, int64_t v) { gguf_set_val_u32(ctx_, k(key).c_str(), static_cast<uint32_t>(v)); }
-  void f32(const std::string& key, double v) { gguf_set_val_f32(ctx_, k(key).c_str(), static_cast<float>(v)); }
+  void u32(const std::string& key, int64_t v) {
+    gguf_set_val_u32(ctx_, k(key).c_str(), static_cast<uint32_t>(v));
+  }
+  void f32(const std::string& key, double v) {
+    gguf_set_val_f32(ctx_, k(key).c_str(), static_cast<float>(v));
+  }
   void boolean(const std::string& key, bool v) { gguf_set_val_bool(ctx_, k(key).c_str(), v); }
 
  private:
@@ -29,10 +33,10 @@ class MetadataWriter {
 // Weight matrices get a compact skeleton type so no F32 copy of the model is
 // ever held; entries for names an arch lacks are ignored by the engine.
 const char* const kLayerWeights[] = {
-    "attn_q",        "attn_k",        "attn_v",         "attn_output",   "attn_q_a",
-    "attn_q_b",      "attn_kv_a_mqa", "attn_k_b",       "attn_v_b",      "attn_kv_b",
-    "ffn_gate",      "ffn_up",        "ffn_down",       "ffn_gate_exps", "ffn_up_exps",
-    "ffn_down_exps", "ffn_gate_up_exps", "ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp",
+    "attn_q",        "attn_k",           "attn_v",         "attn_output",   "attn_q_a",
+    "attn_q_b",      "attn_kv_a_mqa",    "attn_k_b",       "attn_v_b",      "attn_kv_b",
+    "ffn_gate",      "ffn_up",           "ffn_down",       "ffn_gate_exps", "ffn_up_exps",
+    "ffn_down_exps", "ffn_gate_up_exps", "ffn_gate_shexp", "ffn_up_shexp",  "ffn_down_shexp",
 };
 
 void add_typed_entry(gguf_context* ctx, const std::string& name, ggml_type type) {
@@ -62,7 +66,9 @@ nlohmann::json TwinSpec::to_json() const {
           {"rms_eps", p.rms_eps}};
 }
 
-std::string TwinSpec::cache_key() const { return sha256_hex(to_json().dump()).substr(0, 12); }
+std::string TwinSpec::cache_key() const {
+  return sha256_hex(to_json().dump()).substr(0, 12);
+}
 
 std::string TwinSpec::file_stem() const {
   return fmt::format("{}-{}-{}-s{}-{}", profile.name, scale, quant, seed, cache_key());
@@ -73,7 +79,8 @@ gguf_context* make_twin_metadata(const TwinSpec& spec) {
   const ModelShape& m = p.shape;
   gguf_context* ctx = gguf_init_empty();
   gguf_set_val_str(ctx, "general.architecture", p.arch.c_str());
-  gguf_set_val_str(ctx, "general.name", fmt::format("{} twin ({}, seed {})", p.name, spec.scale, spec.seed).c_str());
+  gguf_set_val_str(ctx, "general.name",
+                   fmt::format("{} twin ({}, seed {})", p.name, spec.scale, spec.seed).c_str());
   gguf_set_val_str(ctx, "tokenizer.ggml.model", "no_vocab");
   MetadataWriter w(ctx, p.arch);
   w.u32("vocab_size", m.vocab);

@@ -14,7 +14,7 @@ struct gguf_context;
 namespace moesweep {
 
 struct TwinSpec {
-  ModelProfile profile;    // already scaled (scale_profile)
+  ModelProfile profile;        // already scaled (scale_profile)
   std::string scale = "tiny";  // preset name, "full", or "custom" when overridden
   std::string quant = "Q4_K_S";
   uint64_t seed = 42;

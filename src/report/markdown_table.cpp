@@ -16,9 +16,11 @@ size_t display_width(const std::string& s) {
 
 std::string MarkdownTable::render() const {
   std::vector<size_t> width(header_.size(), 3);
-  for (size_t c = 0; c < header_.size(); ++c) width[c] = std::max(width[c], display_width(header_[c]));
+  for (size_t c = 0; c < header_.size(); ++c)
+    width[c] = std::max(width[c], display_width(header_[c]));
   for (const auto& row : rows_)
-    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], display_width(row[c]));
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], display_width(row[c]));
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out = "|";
     for (size_t c = 0; c < width.size(); ++c) {

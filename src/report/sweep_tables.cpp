@@ -83,15 +83,17 @@ std::string threads_tables(const std::vector<Record>& records) {
   }
   std::string out;
   for (const auto& key : order) {
-    MarkdownTable t({"threads", "threads_batch", "PP t/s", "TG t/s", "TG roofline t/s", "TG efficiency"});
+    MarkdownTable t(
+        {"threads", "threads_batch", "PP t/s", "TG t/s", "TG roofline t/s", "TG efficiency"});
     std::vector<ThreadPoint> points;
     for (const Record* r : groups[key]) {
       const nlohmann::json roof = r->extra.value("roofline", nlohmann::json::object());
       const bool has_roof = roof.contains("roofline_tg") && roof.contains("efficiency_tg");
-      t.add_row({std::to_string(r->params.n_threads), std::to_string(r->params.n_threads_batch),
-                 mean_sd(r->pp.speed), mean_sd(r->tg.speed),
-                 has_roof ? fmt::format("{:.1f}", roof["roofline_tg"].get<double>()) : "n/a",
-                 has_roof ? fmt::format("{:.0f}%", 100 * roof["efficiency_tg"].get<double>()) : "n/a"});
+      t.add_row(
+          {std::to_string(r->params.n_threads), std::to_string(r->params.n_threads_batch),
+           mean_sd(r->pp.speed), mean_sd(r->tg.speed),
+           has_roof ? fmt::format("{:.1f}", roof["roofline_tg"].get<double>()) : "n/a",
+           has_roof ? fmt::format("{:.0f}%", 100 * roof["efficiency_tg"].get<double>()) : "n/a"});
       points.push_back({r->params.n_threads, r->pp.speed.mean, r->tg.speed.mean});
     }
     out += fmt::format("### threads at N_KV {} | {}\n\n{}", key.second, key.first, t.render());

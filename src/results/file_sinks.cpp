@@ -10,7 +10,8 @@ namespace moesweep {
 DurableAppender::DurableAppender(const std::filesystem::path& path) {
   file_ = std::fopen(path.c_str(), "a");
   if (!file_) {
-    throw UserError(fmt::format("cannot open '{}' for writing", path.string()), "a writable results directory",
+    throw UserError(fmt::format("cannot open '{}' for writing", path.string()),
+                    "a writable results directory",
                     "choose another --out-dir or fix its permissions");
   }
   empty_ = std::ftell(file_) == 0;
@@ -28,11 +29,15 @@ void DurableAppender::append_line(const std::string& line) {
   empty_ = false;
 }
 
-void JsonlSink::add(const Record& record) { out_.append_line(record_to_json(record).dump()); }
+void JsonlSink::add(const Record& record) {
+  out_.append_line(record_to_json(record).dump());
+}
 
 std::string csv_header() {
-  return "run_id,point,ok,model,quant,n_ctx,n_batch,n_ubatch,type_k,type_v,flash_attn,n_threads,n_threads_batch,"
-         "cpu_mask,pp,tg,n_kv,t_pp,speed_pp,speed_pp_sd,speed_pp_cv,t_tg,speed_tg,speed_tg_sd,speed_tg_cv,"
+  return "run_id,point,ok,model,quant,n_ctx,n_batch,n_ubatch,type_k,type_v,flash_attn,n_threads,n_"
+         "threads_batch,"
+         "cpu_mask,pp,tg,n_kv,t_pp,speed_pp,speed_pp_sd,speed_pp_cv,t_tg,speed_tg,speed_tg_sd,"
+         "speed_tg_cv,"
          "repetitions,error";
 }
 
@@ -47,19 +52,23 @@ std::string csv_quote(const std::string& s) {
 
 std::string csv_row(const Record& r) {
   const PointParams& p = r.params;
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.3f},{:.3f},{:.4f},{:.6f},{:.3f},"
-                     "{:.3f},{:.4f},{},{}",
-                     r.run_id, r.point_index, r.ok ? 1 : 0, csv_quote(p.model_name), p.quant, p.n_ctx, p.n_batch,
-                     p.n_ubatch, p.type_k, p.type_v, p.flash_attn ? 1 : 0, p.n_threads, p.n_threads_batch,
-                     csv_quote(p.cpu_mask), p.pp, p.tg, p.n_kv, r.pp.t.mean, r.pp.speed.mean, r.pp.speed.sd,
-                     r.pp.speed.cv, r.tg.t.mean, r.tg.speed.mean, r.tg.speed.sd, r.tg.speed.cv,
-                     std::max(r.pp.speed.n, r.tg.speed.n), csv_quote(r.error));
+  return fmt::format(
+      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.3f},{:.3f},{:.4f},{:.6f},{:.3f}"
+      ","
+      "{:.3f},{:.4f},{},{}",
+      r.run_id, r.point_index, r.ok ? 1 : 0, csv_quote(p.model_name), p.quant, p.n_ctx, p.n_batch,
+      p.n_ubatch, p.type_k, p.type_v, p.flash_attn ? 1 : 0, p.n_threads, p.n_threads_batch,
+      csv_quote(p.cpu_mask), p.pp, p.tg, p.n_kv, r.pp.t.mean, r.pp.speed.mean, r.pp.speed.sd,
+      r.pp.speed.cv, r.tg.t.mean, r.tg.speed.mean, r.tg.speed.sd, r.tg.speed.cv,
+      std::max(r.pp.speed.n, r.tg.speed.n), csv_quote(r.error));
 }
 
 void CsvSink::begin(const RunMeta&) {
   if (out_.empty_file()) out_.append_line(csv_header());
 }
 
-void CsvSink::add(const Record& record) { out_.append_line(csv_row(record)); }
+void CsvSink::add(const Record& record) {
+  out_.append_line(csv_row(record));
+}
 
 }  // namespace moesweep

@@ -22,13 +22,16 @@ void PhaseResult::summarize() {
 namespace {
 
 nlohmann::json stats_json(const Stats& s) {
-  return {{"n", s.n},   {"mean", s.mean}, {"sd", s.sd},     {"median", s.median},
-          {"min", s.min}, {"max", s.max},  {"cv", s.cv},     {"ci95", s.ci95}};
+  return {{"n", s.n},     {"mean", s.mean}, {"sd", s.sd}, {"median", s.median},
+          {"min", s.min}, {"max", s.max},   {"cv", s.cv}, {"ci95", s.ci95}};
 }
 
 nlohmann::json phase_json(const PhaseResult& p) {
-  return {{"samples_s", p.seconds},       {"samples_ts", p.tokens_per_s}, {"t", stats_json(p.t)},
-          {"speed", stats_json(p.speed)}, {"counters", p.counters}};
+  return {{"samples_s", p.seconds},
+          {"samples_ts", p.tokens_per_s},
+          {"t", stats_json(p.t)},
+          {"speed", stats_json(p.speed)},
+          {"counters", p.counters}};
 }
 
 void phase_from_json(const nlohmann::json& j, PhaseResult& p) {

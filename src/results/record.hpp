@@ -15,10 +15,10 @@ namespace moesweep {
 // keys (key_string) measure the same thing and may be compared or resumed.
 struct PointParams {
   // model level
-  std::string model_path;    // the GGUF actually loaded
-  std::string model_name;    // twin id or file stem
-  std::string model_type;    // quant/ftype as the engine names it, e.g. "Q4_K - Small"
-  std::string quant;         // short name, e.g. "Q4_K_S"
+  std::string model_path;  // the GGUF actually loaded
+  std::string model_name;  // twin id or file stem
+  std::string model_type;  // quant/ftype as the engine names it, e.g. "Q4_K - Small"
+  std::string quant;       // short name, e.g. "Q4_K_S"
   bool use_mmap = true;
   bool use_mlock = false;
   int n_gpu_layers = 0;
@@ -47,10 +47,10 @@ struct PointParams {
 
 // One phase (PP or TG) of one point: all samples, their summary, counters.
 struct PhaseResult {
-  std::vector<double> seconds;    // wall time of each repetition
+  std::vector<double> seconds;  // wall time of each repetition
   std::vector<double> tokens_per_s;
-  Stats t;      // over seconds
-  Stats speed;  // over tokens_per_s
+  Stats t;                                             // over seconds
+  Stats speed;                                         // over tokens_per_s
   nlohmann::json counters = nlohmann::json::object();  // metric -> value or {"unavailable": reason}
 
   void summarize();  // fills t and speed from the samples

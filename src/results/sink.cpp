@@ -4,9 +4,12 @@ namespace moesweep {
 
 const char* run_status_name(RunStatus s) {
   switch (s) {
-    case RunStatus::kComplete: return "complete";
-    case RunStatus::kInterrupted: return "interrupted";
-    case RunStatus::kPointsFailed: return "points_failed";
+    case RunStatus::kComplete:
+      return "complete";
+    case RunStatus::kInterrupted:
+      return "interrupted";
+    case RunStatus::kPointsFailed:
+      return "points_failed";
   }
   return "unknown";
 }

@@ -13,9 +13,9 @@ namespace moesweep {
 
 struct RunMeta {
   std::string run_id;
-  std::string name;             // profile or --name
-  std::string run_dir;          // results/runs/<time>-<name>
-  nlohmann::json meta;          // the whole meta.json content
+  std::string name;     // profile or --name
+  std::string run_dir;  // results/runs/<time>-<name>
+  nlohmann::json meta;  // the whole meta.json content
 };
 
 enum class RunStatus { kComplete, kInterrupted, kPointsFailed };

@@ -13,7 +13,9 @@ std::vector<int32_t> slice(const std::vector<int32_t>& v, int from, int n) {
 
 // The TG tokens are a separate stretch of the stream (after the deepest
 // point), so a rewound generation never changes what the cache will hold.
-int tg_offset(const WalkInputs& in) { return static_cast<int>(in.tokens.size()) - in.spec.n_gen; }
+int tg_offset(const WalkInputs& in) {
+  return static_cast<int>(in.tokens.size()) - in.spec.n_gen;
+}
 
 void warm_up(const WalkInputs& in, int depth) {
   const int pp = std::min(in.group.n_prompt, 32);
@@ -28,7 +30,8 @@ void warm_up(const WalkInputs& in, int depth) {
 void check_cache(const WalkInputs& in, int expected) {
   const int held = in.ctx.cached_tokens();
   if (held != expected) {
-    throw EngineError(fmt::format("after rewinding, the KV cache holds {} tokens instead of {}", held, expected));
+    throw EngineError(
+        fmt::format("after rewinding, the KV cache holds {} tokens instead of {}", held, expected));
   }
 }
 

@@ -20,7 +20,8 @@ struct WalkInputs {
   LiveContext& ctx;
   const ContextGroup& group;
   const SweepSpec& spec;
-  const std::vector<int32_t>& tokens;  // fixed-seed random stream, long enough for the deepest point
+  const std::vector<int32_t>&
+      tokens;  // fixed-seed random stream, long enough for the deepest point
   counters::CounterBackend& counters;
   RunObserver& observer;
   const std::atomic<bool>& stop;

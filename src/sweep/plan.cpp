@@ -11,22 +11,28 @@
 namespace moesweep {
 namespace {
 
-bool quantized(const std::string& type) { return type != "f32" && type != "f16" && type != "bf16"; }
+bool quantized(const std::string& type) {
+  return type != "f32" && type != "f16" && type != "bf16";
+}
 
 std::string context_rule_violation(const ContextParams& c) {
   if (quantized(c.type_v) && !c.flash_attn)
-    return fmt::format("-ctv {} needs flash attention (-fa on): the engine cannot create a quantized V cache "
-                       "without it", c.type_v);
-  if (c.n_ubatch > c.n_batch) return fmt::format("-ub {} > -b {}: ubatch must not exceed batch", c.n_ubatch, c.n_batch);
+    return fmt::format(
+        "-ctv {} needs flash attention (-fa on): the engine cannot create a quantized V cache "
+        "without it",
+        c.type_v);
+  if (c.n_ubatch > c.n_batch)
+    return fmt::format("-ub {} > -b {}: ubatch must not exceed batch", c.n_ubatch, c.n_batch);
   return "";
 }
 
 TwinSpec twin_spec_of(const ModelChoice& choice, const SweepSpec& spec) {
   TwinSpec t;
-  t.profile = scale_profile(load_model_profile(choice.twin_profile), spec.twin_scale, spec.twin_overrides);
+  t.profile =
+      scale_profile(load_model_profile(choice.twin_profile), spec.twin_scale, spec.twin_overrides);
   const ShapeOverrides& o = spec.twin_overrides;
-  const bool custom = o.layers || o.hidden || o.heads || o.expert_ff || o.dense_ff || o.vocab || o.experts ||
-                      o.experts_used;
+  const bool custom = o.layers || o.hidden || o.heads || o.expert_ff || o.dense_ff || o.vocab ||
+                      o.experts || o.experts_used;
   t.scale = custom ? spec.twin_scale + "+custom" : spec.twin_scale;
   t.quant = choice.quant;
   t.seed = spec.twin_seed;
@@ -48,17 +54,23 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
   std::vector<ThreadSettings> threads;
   for (const std::string& mask : spec.cpu_masks)
     for (int t : spec.threads) {
-      const std::vector<int> tbs = spec.threads_batch.empty() ? std::vector<int>{t} : spec.threads_batch;
+      const std::vector<int> tbs =
+          spec.threads_batch.empty() ? std::vector<int>{t} : spec.threads_batch;
       for (int tb : tbs) {
         for (int n : {t, tb})
           if (n > logical_cpus && dry_run && !spec.allow_oversubscribe) {
-            const std::string w = fmt::format("{} threads exceed this machine's {} logical CPUs: a real run needs "
-                                                "a bigger machine or --allow-oversubscribe", n, logical_cpus);
-            if (std::find(plan.warnings.begin(), plan.warnings.end(), w) == plan.warnings.end()) plan.warnings.push_back(w);
+            const std::string w = fmt::format(
+                "{} threads exceed this machine's {} logical CPUs: a real run needs "
+                "a bigger machine or --allow-oversubscribe",
+                n, logical_cpus);
+            if (std::find(plan.warnings.begin(), plan.warnings.end(), w) == plan.warnings.end())
+              plan.warnings.push_back(w);
           } else if (n > logical_cpus && !spec.allow_oversubscribe) {
-            throw UserError(fmt::format("{} threads requested but this machine has {} logical CPUs", n, logical_cpus),
-                            fmt::format("-t and -tb at most {}", logical_cpus),
-                            "lower the thread counts, or pass --allow-oversubscribe to measure it anyway");
+            throw UserError(
+                fmt::format("{} threads requested but this machine has {} logical CPUs", n,
+                            logical_cpus),
+                fmt::format("-t and -tb at most {}", logical_cpus),
+                "lower the thread counts, or pass --allow-oversubscribe to measure it anyway");
           }
         threads.push_back({t, tb, mask, spec.cpu_strict, spec.poll});
       }
@@ -67,12 +79,13 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
   int valid_contexts = 0;
   std::string last_reason;
   for (const ModelChoice& choice : spec.models) {
-    if (!choice.twin_profile.empty()) twin_spec_of(choice, spec);  // validate profile, scale, quant early
+    if (!choice.twin_profile.empty())
+      twin_spec_of(choice, spec);  // validate profile, scale, quant early
     for (int cpu_moe : n_cpu_moe) {
       ModelGroup mg;
       mg.choice = choice;
-      mg.load = {choice.file, spec.use_mmap, spec.use_mlock, spec.n_gpu_layers, spec.tensor_overrides, cpu_moe,
-                 spec.numa};
+      mg.load = {choice.file,           spec.use_mmap, spec.use_mlock, spec.n_gpu_layers,
+                 spec.tensor_overrides, cpu_moe,       spec.numa};
       for (int n_ctx : spec.n_ctx)
         for (int n_batch : spec.n_batch)
           for (int n_ubatch : spec.n_ubatch)
@@ -87,24 +100,28 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
                   for (int d : cg.depths)
                     if (d + cg.n_prompt + spec.n_gen > n_ctx) {
                       throw UserError(
-                          fmt::format("depth {} + PP {} + TG {} = {} tokens do not fit in ctx {}", d, cg.n_prompt,
-                                      spec.n_gen, d + cg.n_prompt + spec.n_gen, n_ctx),
+                          fmt::format("depth {} + PP {} + TG {} = {} tokens do not fit in ctx {}",
+                                      d, cg.n_prompt, spec.n_gen, d + cg.n_prompt + spec.n_gen,
+                                      n_ctx),
                           "every depth + n-prompt + n-gen <= ctx-size",
                           fmt::format("raise -c to at least {} or lower --depths/--depth-max",
                                       d + cg.n_prompt + spec.n_gen));
                     }
                   cg.invalid_reason = context_rule_violation(cg.params);
-                  if (cg.invalid_reason.empty()) ++valid_contexts;
-                  else last_reason = cg.invalid_reason;
+                  if (cg.invalid_reason.empty())
+                    ++valid_contexts;
+                  else
+                    last_reason = cg.invalid_reason;
                   mg.contexts.push_back(std::move(cg));
                 }
       plan.models.push_back(std::move(mg));
     }
   }
   if (valid_contexts == 0) {
-    throw UserError(fmt::format("no context in this sweep can be created: {}", last_reason),
-                    "at least one valid combination of cache types, flash attention and batch sizes",
-                    "change the flags as the rule says (the seeds run -ctk q8_0 -ctv q8_0 -fa on)");
+    throw UserError(
+        fmt::format("no context in this sweep can be created: {}", last_reason),
+        "at least one valid combination of cache types, flash attention and batch sizes",
+        "change the flags as the rule says (the seeds run -ctk q8_0 -ctv q8_0 -fa on)");
   }
   // Points, in run order.
   int index = 0;
@@ -124,7 +141,8 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
           p.n_gpu_layers = spec.n_gpu_layers;
           std::string ot;
           for (const std::string& o : spec.tensor_overrides) ot += (ot.empty() ? "" : ";") + o;
-          if (mg.load.n_cpu_moe > 0) ot += fmt::format("{}n-cpu-moe={}", ot.empty() ? "" : ";", mg.load.n_cpu_moe);
+          if (mg.load.n_cpu_moe > 0)
+            ot += fmt::format("{}n-cpu-moe={}", ot.empty() ? "" : ";", mg.load.n_cpu_moe);
           p.tensor_overrides = ot;
           p.n_ctx = cg.params.n_ctx;
           p.n_batch = cg.params.n_batch;
@@ -157,11 +175,12 @@ nlohmann::json Plan::summary() const {
       ++contexts;
       fill_tokens += cg.depths.back();
       switches += static_cast<int64_t>(cg.depths.size() * cg.threads.size());
-      timed_tokens += static_cast<int64_t>(cg.depths.size() * cg.threads.size()) * spec.repetitions *
-                      (cg.n_prompt + spec.n_gen);
+      timed_tokens += static_cast<int64_t>(cg.depths.size() * cg.threads.size()) *
+                      spec.repetitions * (cg.n_prompt + spec.n_gen);
     }
-  return {{"points", points.size()},    {"model_loads", models.size()}, {"contexts", contexts},
-          {"thread_switches", switches}, {"timed_tokens", timed_tokens}, {"fill_tokens", fill_tokens}};
+  return {{"points", points.size()},      {"model_loads", models.size()},
+          {"contexts", contexts},         {"thread_switches", switches},
+          {"timed_tokens", timed_tokens}, {"fill_tokens", fill_tokens}};
 }
 
 }  // namespace moesweep

@@ -14,8 +14,8 @@ namespace moesweep {
 struct ContextGroup {
   ContextParams params;
   std::vector<int> depths;
-  int n_prompt = 0;                   // PP tokens per measurement
-  std::string invalid_reason;         // set: every point of this group fails with it
+  int n_prompt = 0;            // PP tokens per measurement
+  std::string invalid_reason;  // set: every point of this group fails with it
   std::vector<ThreadSettings> threads;
 };
 

@@ -16,7 +16,9 @@ BandwidthFigure machine_bandwidth(const std::function<void(const std::string&)>&
   std::optional<BandwidthMeasurement> m = load_cached_bandwidth();
   if (!m) {
     try {
-      note("measuring memory bandwidth once for the roofline (cached; `moesweep hw --bandwidth` redoes it)");
+      note(
+          "measuring memory bandwidth once for the roofline (cached; `moesweep hw --bandwidth` "
+          "redoes it)");
       BandwidthProbeOptions options;
       options.seconds = 2.0;
       m = measure_bandwidth(options);
@@ -51,8 +53,8 @@ void RooflineAnnotator::annotate(Record& r) const {
     if (!model_error_.empty()) r.extra["roofline_error"] = model_error_;
     return;
   }
-  const ActiveBytes active = active_bytes_per_token(*model_, r.params.n_kv, parse_cache_type(r.params.type_k),
-                                                    parse_cache_type(r.params.type_v));
+  const ActiveBytes active = active_bytes_per_token(
+      *model_, r.params.n_kv, parse_cache_type(r.params.type_k), parse_cache_type(r.params.type_v));
   RooflineInputs in;
   in.active_bytes_per_token = static_cast<double>(active.total());
   in.bandwidth_gbps = bw_.gbps;

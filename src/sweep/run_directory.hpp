@@ -36,7 +36,8 @@ class RunDirectory {
 class SampleLog : public RunObserver {
  public:
   explicit SampleLog(const std::filesystem::path& path) : out_(path) {}
-  void on_sample(const PlannedPoint& point, const char* phase, int rep, double seconds, int tokens) override;
+  void on_sample(const PlannedPoint& point, const char* phase, int rep, double seconds,
+                 int tokens) override;
 
  private:
   DurableAppender out_;

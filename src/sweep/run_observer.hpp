@@ -12,8 +12,8 @@ class RunObserver {
  public:
   virtual ~RunObserver() = default;
   virtual void on_note(const std::string& /*message*/) {}
-  virtual void on_sample(const PlannedPoint& /*point*/, const char* /*phase*/, int /*rep*/, double /*seconds*/,
-                         int /*tokens*/) {}
+  virtual void on_sample(const PlannedPoint& /*point*/, const char* /*phase*/, int /*rep*/,
+                         double /*seconds*/, int /*tokens*/) {}
   virtual void on_record(const Record& /*record*/, int /*done*/, int /*total*/) {}
 };
 

@@ -21,9 +21,13 @@ std::vector<int32_t> random_tokens(uint64_t seed, int n_vocab, size_t count) {
   return out;
 }
 
-SweepRunner::SweepRunner(Plan& plan, RecordSink& sink, counters::CounterBackend& counters, RunObserver& observer,
-                         std::string run_id)
-    : plan_(plan), sink_(sink), counters_(counters), observer_(observer), run_id_(std::move(run_id)) {}
+SweepRunner::SweepRunner(Plan& plan, RecordSink& sink, counters::CounterBackend& counters,
+                         RunObserver& observer, std::string run_id)
+    : plan_(plan),
+      sink_(sink),
+      counters_(counters),
+      observer_(observer),
+      run_id_(std::move(run_id)) {}
 
 RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
   RunOutcome out;
@@ -31,8 +35,10 @@ RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
     if (stop.load()) break;
     run_model(mi, stop, out);
   }
-  if (stop.load()) out.status = RunStatus::kInterrupted;
-  else if (out.failed_points > 0) out.status = RunStatus::kPointsFailed;
+  if (stop.load())
+    out.status = RunStatus::kInterrupted;
+  else if (out.failed_points > 0)
+    out.status = RunStatus::kPointsFailed;
   return out;
 }
 
@@ -45,8 +51,8 @@ void SweepRunner::emit(Record&& rec, RunOutcome& out) {
   observer_.on_record(rec, ++emitted_, static_cast<int>(plan_.points.size()));
 }
 
-void SweepRunner::fail_points(const std::vector<const PlannedPoint*>& points, const std::string& reason,
-                              RunOutcome& out) {
+void SweepRunner::fail_points(const std::vector<const PlannedPoint*>& points,
+                              const std::string& reason, RunOutcome& out) {
   for (const PlannedPoint* p : points) {
     if (done_.count(p->params.key_string()) || finished_.count(p->index)) continue;
     Record rec;
@@ -69,7 +75,8 @@ std::string SweepRunner::resolve_model_path(ModelGroup& mg) {
   spec.quant = mg.choice.quant;
   spec.seed = plan_.spec.twin_seed;
   observer_.on_note(fmt::format("twin {} ({} {})", mg.choice.twin_profile, spec.scale, spec.quant));
-  const TwinResult twin = ensure_twin(spec, {}, false, [&](const std::string& s) { observer_.on_note(s); });
+  const TwinResult twin =
+      ensure_twin(spec, {}, false, [&](const std::string& s) { observer_.on_note(s); });
   return twin.path.string();
 }
 
@@ -96,9 +103,14 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
   }
   const ModelFacts& f = model->facts();
   if (annotator_) annotator_->set_model(f.path);
-  out.models.push_back({{"path", f.path}, {"description", f.description}, {"arch", f.arch},
-                        {"size_bytes", f.size_bytes}, {"n_params", f.n_params}, {"n_layer", f.n_layer},
-                        {"n_vocab", f.n_vocab}, {"sha256", model_fingerprint(f.path)}});
+  out.models.push_back({{"path", f.path},
+                        {"description", f.description},
+                        {"arch", f.arch},
+                        {"size_bytes", f.size_bytes},
+                        {"n_params", f.n_params},
+                        {"n_layer", f.n_layer},
+                        {"n_vocab", f.n_vocab},
+                        {"sha256", model_fingerprint(f.path)}});
   for (PlannedPoint& p : plan_.points)
     if (p.model == mi) p.params.model_type = f.description;
 
@@ -120,10 +132,12 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
       int max_depth = 0;
       for (int d : cg.depths) max_depth = std::max(max_depth, d);
       // [0, deepest + PP) is the prompt stream; the TG tokens come after it.
-      const auto tokens = random_tokens(plan_.spec.token_seed, f.n_vocab,
-                                        static_cast<size_t>(max_depth + cg.n_prompt + plan_.spec.n_gen));
+      const auto tokens =
+          random_tokens(plan_.spec.token_seed, f.n_vocab,
+                        static_cast<size_t>(max_depth + cg.n_prompt + plan_.spec.n_gen));
       WalkInputs in{ctx, cg, plan_.spec, tokens, counters_, observer_, stop};
-      run_kv_walk(in, points, wanted, [&](const PlannedPoint&, Record&& rec) { emit(std::move(rec), out); });
+      run_kv_walk(in, points, wanted,
+                  [&](const PlannedPoint&, Record&& rec) { emit(std::move(rec), out); });
     } catch (const EngineError& e) {
       fail_points(points, e.what(), out);  // the rest of this context; the sweep goes on
     }

@@ -20,14 +20,14 @@ struct RunOutcome {
   RunStatus status = RunStatus::kComplete;
   int ok_points = 0;
   int failed_points = 0;
-  int skipped_points = 0;  // already done (resume)
+  int skipped_points = 0;                           // already done (resume)
   nlohmann::json models = nlohmann::json::array();  // facts of each model loaded
 };
 
 class SweepRunner {
  public:
-  SweepRunner(Plan& plan, RecordSink& sink, counters::CounterBackend& counters, RunObserver& observer,
-              std::string run_id);
+  SweepRunner(Plan& plan, RecordSink& sink, counters::CounterBackend& counters,
+              RunObserver& observer, std::string run_id);
   // Points whose key_string() is in `done` are not measured again (resume).
   void skip_points(std::set<std::string> done) { done_ = std::move(done); }
   // Adds active bytes, roofline and efficiency to every ok record.
@@ -36,7 +36,8 @@ class SweepRunner {
 
  private:
   void run_model(size_t model_index, const std::atomic<bool>& stop, RunOutcome& out);
-  void fail_points(const std::vector<const PlannedPoint*>& points, const std::string& reason, RunOutcome& out);
+  void fail_points(const std::vector<const PlannedPoint*>& points, const std::string& reason,
+                   RunOutcome& out);
   void emit(Record&& rec, RunOutcome& out);
   std::string resolve_model_path(ModelGroup& mg);
 

@@ -14,8 +14,8 @@
 namespace moesweep {
 namespace {
 
-const std::vector<std::string> kCacheTypes = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1",
-                                              "iq4_nl", "q5_0", "q5_1"};
+const std::vector<std::string> kCacheTypes = {"f32",  "f16",    "bf16", "q8_0", "q4_0",
+                                              "q4_1", "iq4_nl", "q5_0", "q5_1"};
 
 // A setting as text: numbers, bools and arrays are joined the way a flag is written.
 std::string as_text(const nlohmann::json& v) {
@@ -53,8 +53,8 @@ class Settings {
   int one_int(const std::string& key, int fallback, int min_value) const {
     const auto v = ints(key, {fallback}, min_value);
     if (v.size() != 1) {
-      throw UserError(fmt::format("{}: takes one value, got {}", flag(key), v.size()), "a single number",
-                      fmt::format("give --{} one value", key));
+      throw UserError(fmt::format("{}: takes one value, got {}", flag(key), v.size()),
+                      "a single number", fmt::format("give --{} one value", key));
     }
     return v[0];
   }
@@ -74,7 +74,8 @@ void check_cache_types(const std::vector<std::string>& types, const std::string&
   for (const std::string& t : types)
     if (std::find(kCacheTypes.begin(), kCacheTypes.end(), t) == kCacheTypes.end()) {
       throw UserError(fmt::format("{}: unknown KV cache type '{}'", flag, t),
-                      fmt::format("one of {}", fmt::join(kCacheTypes, ", ")), "use e.g. -ctk q8_0 -ctv q8_0");
+                      fmt::format("one of {}", fmt::join(kCacheTypes, ", ")),
+                      "use e.g. -ctk q8_0 -ctv q8_0");
     }
 }
 
@@ -82,12 +83,14 @@ void check_cache_types(const std::vector<std::string>& types, const std::string&
 
 const std::vector<std::string>& known_sweep_keys() {
   static const std::vector<std::string> keys = {
-      "name", "description", "model", "quant", "scale", "seed", "layers", "hidden", "heads",
-      "expert-ff", "dense-ff", "vocab", "experts", "experts-used", "mmap", "mlock",
-      "n-gpu-layers", "override-tensor", "n-cpu-moe", "numa", "ctx-size", "batch-size",
-      "ubatch-size", "cache-type-k", "cache-type-v", "flash-attn", "threads", "threads-batch",
-      "cpu-mask", "cpu-strict", "poll", "depths", "depth-step", "depth-max", "n-prompt", "n-gen",
-      "repetitions", "token-seed", "counters", "allow-oversubscribe"};
+      "name",       "description",  "model",           "quant",        "scale",
+      "seed",       "layers",       "hidden",          "heads",        "expert-ff",
+      "dense-ff",   "vocab",        "experts",         "experts-used", "mmap",
+      "mlock",      "n-gpu-layers", "override-tensor", "n-cpu-moe",    "numa",
+      "ctx-size",   "batch-size",   "ubatch-size",     "cache-type-k", "cache-type-v",
+      "flash-attn", "threads",      "threads-batch",   "cpu-mask",     "cpu-strict",
+      "poll",       "depths",       "depth-step",      "depth-max",    "n-prompt",
+      "n-gen",      "repetitions",  "token-seed",      "counters",     "allow-oversubscribe"};
   return keys;
 }
 
@@ -131,12 +134,14 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   if (s.has("override-tensor")) spec.tensor_overrides = split_list(s.text("override-tensor"), ';');
   for (const std::string& ot : spec.tensor_overrides)
     if (ot.find('=') == std::string::npos) {
-      throw UserError(fmt::format("{}: tensor override '{}' has no '='", s.flag("override-tensor"), ot),
-                      "pattern=BUFFER_TYPE, e.g. exps=CPU", "write -ot exps=CPU");
+      throw UserError(
+          fmt::format("{}: tensor override '{}' has no '='", s.flag("override-tensor"), ot),
+          "pattern=BUFFER_TYPE, e.g. exps=CPU", "write -ot exps=CPU");
     }
   spec.n_cpu_moe = s.ints("n-cpu-moe", {}, 0);
   spec.numa = s.has("numa") ? s.text("numa") : "disabled";
-  if (spec.numa != "disabled" && spec.numa != "distribute" && spec.numa != "isolate" && spec.numa != "numactl") {
+  if (spec.numa != "disabled" && spec.numa != "distribute" && spec.numa != "isolate" &&
+      spec.numa != "numactl") {
     throw UserError(fmt::format("{}: unknown NUMA strategy '{}'", s.flag("numa"), spec.numa),
                     "disabled, distribute, isolate or numactl", "pick one of those");
   }
@@ -148,7 +153,8 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   check_cache_types(spec.type_k, s.flag("cache-type-k"));
   check_cache_types(spec.type_v, s.flag("cache-type-v"));
   spec.flash_attn.clear();
-  for (const std::string& w : s.words("flash-attn", {"off"})) spec.flash_attn.push_back(parse_bool_word(w, s.flag("flash-attn")));
+  for (const std::string& w : s.words("flash-attn", {"off"}))
+    spec.flash_attn.push_back(parse_bool_word(w, s.flag("flash-attn")));
   spec.threads = s.ints("threads", {1}, 1);
   spec.threads_batch = s.ints("threads-batch", {}, 1);
   spec.cpu_masks = s.words("cpu-mask", {""});
@@ -164,8 +170,8 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   spec.counters = s.has("counters") ? s.text("counters") : "auto";
   spec.allow_oversubscribe = s.boolean("allow-oversubscribe", false);
   if (spec.n_prompt == 0 && spec.n_gen == 0) {
-    throw UserError(fmt::format("{}: both --n-prompt and --n-gen are 0", origin), "something to measure",
-                    "give -n 32 or leave --n-prompt unset (one ubatch)");
+    throw UserError(fmt::format("{}: both --n-prompt and --n-gen are 0", origin),
+                    "something to measure", "give -n 32 or leave --n-prompt unset (one ubatch)");
   }
   return spec;
 }
@@ -188,14 +194,35 @@ nlohmann::json SweepSpec::to_json() const {
     models_json.push_back({{"file", m.file}, {"twin_profile", m.twin_profile}, {"quant", m.quant}});
   std::vector<int> fa;
   for (bool b : flash_attn) fa.push_back(b ? 1 : 0);
-  return {{"name", name}, {"models", models_json}, {"twin_scale", twin_scale}, {"twin_seed", twin_seed},
-          {"use_mmap", use_mmap}, {"use_mlock", use_mlock}, {"n_gpu_layers", n_gpu_layers},
-          {"tensor_overrides", tensor_overrides}, {"n_cpu_moe", n_cpu_moe}, {"numa", numa},
-          {"n_ctx", n_ctx}, {"n_batch", n_batch}, {"n_ubatch", n_ubatch}, {"type_k", type_k},
-          {"type_v", type_v}, {"flash_attn", fa}, {"threads", threads}, {"threads_batch", threads_batch},
-          {"cpu_masks", cpu_masks}, {"cpu_strict", cpu_strict}, {"poll", poll}, {"depths", depths},
-          {"depth_step", depth_step}, {"depth_max", depth_max}, {"n_prompt", n_prompt}, {"n_gen", n_gen},
-          {"repetitions", repetitions}, {"token_seed", token_seed}, {"counters", counters},
+  return {{"name", name},
+          {"models", models_json},
+          {"twin_scale", twin_scale},
+          {"twin_seed", twin_seed},
+          {"use_mmap", use_mmap},
+          {"use_mlock", use_mlock},
+          {"n_gpu_layers", n_gpu_layers},
+          {"tensor_overrides", tensor_overrides},
+          {"n_cpu_moe", n_cpu_moe},
+          {"numa", numa},
+          {"n_ctx", n_ctx},
+          {"n_batch", n_batch},
+          {"n_ubatch", n_ubatch},
+          {"type_k", type_k},
+          {"type_v", type_v},
+          {"flash_attn", fa},
+          {"threads", threads},
+          {"threads_batch", threads_batch},
+          {"cpu_masks", cpu_masks},
+          {"cpu_strict", cpu_strict},
+          {"poll", poll},
+          {"depths", depths},
+          {"depth_step", depth_step},
+          {"depth_max", depth_max},
+          {"n_prompt", n_prompt},
+          {"n_gen", n_gen},
+          {"repetitions", repetitions},
+          {"token_seed", token_seed},
+          {"counters", counters},
           {"allow_oversubscribe", allow_oversubscribe}};
 }
 

@@ -15,7 +15,7 @@ namespace moesweep {
 
 // A model to sweep: a GGUF file, or a twin (profile + quant) built on demand.
 struct ModelChoice {
-  std::string file;         // set for real GGUF files
+  std::string file;          // set for real GGUF files
   std::string twin_profile;  // set for twins
   std::string quant;         // twin quant type
 };

@@ -23,11 +23,11 @@ class UserError : public std::runtime_error {
 // Exit codes shared by every subcommand (documented in the README).
 namespace exit_code {
 inline constexpr int kOk = 0;
-inline constexpr int kFailure = 1;         // unexpected error
-inline constexpr int kBadInput = 2;        // UserError: flags, profiles, files
-inline constexpr int kPointsFailed = 3;    // sweep finished, some points failed
-inline constexpr int kInterrupted = 130;   // Ctrl-C, results kept
-inline constexpr int kRegression = 4;      // compare found a real regression
+inline constexpr int kFailure = 1;        // unexpected error
+inline constexpr int kBadInput = 2;       // UserError: flags, profiles, files
+inline constexpr int kPointsFailed = 3;   // sweep finished, some points failed
+inline constexpr int kInterrupted = 130;  // Ctrl-C, results kept
+inline constexpr int kRegression = 4;     // compare found a real regression
 }  // namespace exit_code
 
 }  // namespace moesweep

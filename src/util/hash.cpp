@@ -55,7 +55,8 @@ std::string model_fingerprint(const std::filesystem::path& path) {
   std::error_code ec;
   const uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) {
-    throw UserError(fmt::format("cannot read '{}'", path.string()), "a readable file", "check the path");
+    throw UserError(fmt::format("cannot read '{}'", path.string()), "a readable file",
+                    "check the path");
   }
   if (size <= kFullLimit) return sha256_file(path);
   std::ifstream in(path, std::ios::binary);

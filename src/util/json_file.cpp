@@ -13,7 +13,8 @@ nlohmann::json read_json_file(const std::filesystem::path& path, std::string_vie
   std::ifstream in(path);
   if (!in) {
     throw UserError(fmt::format("{} '{}' not found or not readable", what, path.string()),
-                    "an existing JSON file", "check the name; `moesweep list` shows the shipped ones");
+                    "an existing JSON file",
+                    "check the name; `moesweep list` shows the shipped ones");
   }
   std::stringstream ss;
   ss << in.rdbuf();
@@ -63,13 +64,14 @@ T require_field(const nlohmann::json& obj, std::string_view key, std::string_vie
 }
 
 template <typename T>
-T optional_field(const nlohmann::json& obj, std::string_view key, T fallback, std::string_view origin) {
+T optional_field(const nlohmann::json& obj, std::string_view key, T fallback,
+                 std::string_view origin) {
   auto it = obj.find(std::string(key));
   return it == obj.end() || it->is_null() ? fallback : convert<T>(*it, key, origin);
 }
 
-#define MOESWEEP_FIELD(T)                                                                       \
-  template T require_field<T>(const nlohmann::json&, std::string_view, std::string_view);       \
+#define MOESWEEP_FIELD(T)                                                                 \
+  template T require_field<T>(const nlohmann::json&, std::string_view, std::string_view); \
   template T optional_field<T>(const nlohmann::json&, std::string_view, T, std::string_view);
 MOESWEEP_FIELD(std::string)
 MOESWEEP_FIELD(bool)
@@ -88,7 +90,9 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
     }
     out << content;
     out.flush();
-    if (!out) throw UserError(fmt::format("writing '{}' failed (disk full?)", path.string()), "", "free space and retry");
+    if (!out)
+      throw UserError(fmt::format("writing '{}' failed (disk full?)", path.string()), "",
+                      "free space and retry");
   }
   std::filesystem::rename(tmp, path);
 }

@@ -16,7 +16,8 @@ nlohmann::json read_json_file(const std::filesystem::path& path, std::string_vie
 template <typename T>
 T require_field(const nlohmann::json& obj, std::string_view key, std::string_view origin);
 template <typename T>
-T optional_field(const nlohmann::json& obj, std::string_view key, T fallback, std::string_view origin);
+T optional_field(const nlohmann::json& obj, std::string_view key, T fallback,
+                 std::string_view origin);
 
 // Writes via a temporary file and rename, so a reader never sees half a file.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);

@@ -57,9 +57,10 @@ std::vector<int64_t> parse_int_list(std::string_view text, std::string_view flag
     }
     const int64_t last = parse_int(rest, text, flag);
     if (last < first || step <= 0 || (op == '*' && (step < 2 || first <= 0))) {
-      throw UserError(fmt::format("{}: range '{}' is empty or never ends", flag, item),
-                      "first-last with first <= last, +step > 0 or *factor >= 2 from a positive first",
-                      fmt::format("write the range of {} as e.g. 12-16 or 512-8192*2", flag));
+      throw UserError(
+          fmt::format("{}: range '{}' is empty or never ends", flag, item),
+          "first-last with first <= last, +step > 0 or *factor >= 2 from a positive first",
+          fmt::format("write the range of {} as e.g. 12-16 or 512-8192*2", flag));
     }
     for (int64_t v = first; v <= last; v = (op == '+') ? v + step : v * step) values.push_back(v);
   }
@@ -73,8 +74,8 @@ std::vector<int64_t> parse_int_list(std::string_view text, std::string_view flag
 bool parse_bool_word(std::string_view text, std::string_view flag) {
   if (text == "1" || text == "on" || text == "true" || text == "yes") return true;
   if (text == "0" || text == "off" || text == "false" || text == "no") return false;
-  throw UserError(fmt::format("{}: '{}' is not on or off", flag, text), "on, off, 1, 0, true or false",
-                  fmt::format("write {} on or {} off", flag, flag));
+  throw UserError(fmt::format("{}: '{}' is not on or off", flag, text),
+                  "on, off, 1, 0, true or false", fmt::format("write {} on or {} off", flag, flag));
 }
 
 }  // namespace moesweep

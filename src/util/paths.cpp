@@ -6,8 +6,10 @@ namespace moesweep {
 
 std::filesystem::path cache_dir() {
   if (const char* d = std::getenv("MOESWEEP_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "moesweep";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "moesweep";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return std::filesystem::path(x) / "moesweep";
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return std::filesystem::path(h) / ".cache" / "moesweep";
   return std::filesystem::temp_directory_path() / "moesweep-cache";
 }
 

@@ -30,7 +30,9 @@ CommandResult run_shell(const std::string& command) {
   return r;
 }
 
-CommandResult run_cli(const std::string& args) { return run_shell(std::string(MOESWEEP_CLI) + " " + args); }
+CommandResult run_cli(const std::string& args) {
+  return run_shell(std::string(MOESWEEP_CLI) + " " + args);
+}
 
 std::filesystem::path scratch_dir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();

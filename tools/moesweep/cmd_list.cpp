@@ -12,7 +12,8 @@
 namespace moesweep::cli {
 
 void add_list_command(CLI::App& app, CommandRunner& run) {
-  CLI::App* cmd = app.add_subcommand("list", "list shipped model profiles, sweep profiles and quant types");
+  CLI::App* cmd =
+      app.add_subcommand("list", "list shipped model profiles, sweep profiles and quant types");
   cmd->callback([&run] {
     run = [] {
       fmt::print("model profiles (profiles/models):\n");

@@ -41,28 +41,33 @@ std::string timestamp_now() {
 
 int print_dry_run(const Plan& plan, const std::string& origin) {
   const nlohmann::json s = plan.summary();
-  fmt::print("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)\n", origin,
-             s["points"].get<int>(), s["model_loads"].get<int>(), s["contexts"].get<int>(),
+  fmt::print("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)\n",
+             origin, s["points"].get<int>(), s["model_loads"].get<int>(), s["contexts"].get<int>(),
              s["thread_switches"].get<int>());
   for (const ModelGroup& mg : plan.models) {
     fmt::print("model {}{}\n", model_display_name(mg.choice, plan.spec),
                mg.choice.file.empty() ? " (twin, built on first use)" : "");
     for (const ContextGroup& cg : mg.contexts) {
-      fmt::print("  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}\n", cg.params.n_ctx,
-                 cg.params.n_batch, cg.params.n_ubatch, cg.params.type_k, cg.params.type_v,
-                 cg.params.flash_attn ? "on" : "off", fmt::join(cg.depths, ","), cg.n_prompt, plan.spec.n_gen,
-                 plan.spec.repetitions, cg.invalid_reason.empty() ? "" : "  INVALID: " + cg.invalid_reason);
+      fmt::print("  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}\n",
+                 cg.params.n_ctx, cg.params.n_batch, cg.params.n_ubatch, cg.params.type_k,
+                 cg.params.type_v, cg.params.flash_attn ? "on" : "off", fmt::join(cg.depths, ","),
+                 cg.n_prompt, plan.spec.n_gen, plan.spec.repetitions,
+                 cg.invalid_reason.empty() ? "" : "  INVALID: " + cg.invalid_reason);
       std::vector<std::string> threads;
       for (const ThreadSettings& t : cg.threads)
-        threads.push_back(fmt::format("{}/{}{}", t.n_threads, t.n_threads_batch, t.cpu_mask.empty() ? "" : "@" + t.cpu_mask));
+        threads.push_back(fmt::format("{}/{}{}", t.n_threads, t.n_threads_batch,
+                                      t.cpu_mask.empty() ? "" : "@" + t.cpu_mask));
       fmt::print("    threads (gen/batch): {}\n", fmt::join(threads, " "));
     }
   }
   for (const std::string& w : plan.warnings) fmt::print("warning: {}\n", w);
-  fmt::print("cost: {} timed tokens + {} fill tokens", s["timed_tokens"].get<int64_t>(), s["fill_tokens"].get<int64_t>());
+  fmt::print("cost: {} timed tokens + {} fill tokens", s["timed_tokens"].get<int64_t>(),
+             s["fill_tokens"].get<int64_t>());
   const auto estimate = estimate_seconds(plan);
-  if (estimate) fmt::print(", about {:.0f} s at the speeds of earlier runs of these models\n", *estimate);
-  else fmt::print("; no earlier run of these models to estimate the time from\n");
+  if (estimate)
+    fmt::print(", about {:.0f} s at the speeds of earlier runs of these models\n", *estimate);
+  else
+    fmt::print("; no earlier run of these models to estimate the time from\n");
   return exit_code::kOk;
 }
 
@@ -83,7 +88,8 @@ int run_sweep(const SweepOptions& opts) {
     settings = opts.merged_settings(&origin);
   }
   SweepSpec spec = spec_from_settings(settings, origin);
-  if (spec.name == "adhoc" && !opts.profile.empty()) spec.name = std::filesystem::path(opts.profile).stem().string();
+  if (spec.name == "adhoc" && !opts.profile.empty())
+    spec.name = std::filesystem::path(opts.profile).stem().string();
   Plan plan = make_plan(spec, cpu_info().logical_cpus, opts.dry_run);
   if (opts.dry_run) return print_dry_run(plan, origin);
 
@@ -91,9 +97,10 @@ int run_sweep(const SweepOptions& opts) {
   RunDirectory dir = resumed ? *resumed : RunDirectory::create(opts.out_dir, spec.name);
   nlohmann::json meta = resumed ? dir.read_meta() : nlohmann::json::object();
   if (!resumed) {
-    meta = {{"run_id", dir.run_id()}, {"name", spec.name}, {"started_at", timestamp_now()},
-            {"command_line", command_line}, {"settings", settings}, {"spec", spec.to_json()},
-            {"plan", plan.summary()}, {"build", build_info_json()}};
+    meta = {{"run_id", dir.run_id()},        {"name", spec.name},
+            {"started_at", timestamp_now()}, {"command_line", command_line},
+            {"settings", settings},          {"spec", spec.to_json()},
+            {"plan", plan.summary()},        {"build", build_info_json()}};
   }
   meta["status"] = "running";
   meta["counters"] = counters->describe();
@@ -115,7 +122,8 @@ int run_sweep(const SweepOptions& opts) {
   observers.push(&samples);
   SweepRunner runner(plan, sinks, *counters, observers, dir.run_id());
   runner.skip_points(done_keys);
-  const BandwidthFigure bandwidth = machine_bandwidth([&](const std::string& m) { progress.on_note(m); });
+  const BandwidthFigure bandwidth =
+      machine_bandwidth([&](const std::string& m) { progress.on_note(m); });
   meta["bandwidth"] = {{"gbps", bandwidth.gbps}, {"source", bandwidth.source}};
   RooflineAnnotator roofline(bandwidth);
   runner.annotate_with(&roofline);
@@ -131,23 +139,27 @@ int run_sweep(const SweepOptions& opts) {
   meta["status"] = run_status_name(outcome.status);
   meta["finished_at"] = timestamp_now();
   meta["models"] = outcome.models;
-  meta["outcome"] = {{"ok_points", outcome.ok_points}, {"failed_points", outcome.failed_points},
-                     {"skipped_points", outcome.skipped_points}, {"planned_points", plan.points.size()}};
+  meta["outcome"] = {{"ok_points", outcome.ok_points},
+                     {"failed_points", outcome.failed_points},
+                     {"skipped_points", outcome.skipped_points},
+                     {"planned_points", plan.points.size()}};
   dir.write_meta(meta);
   sinks.end(run_meta, outcome.status);
 
   const std::vector<Record> records = load_records(dir.file("records.jsonl"));
-  const std::string tables = "## sweep-bench\n\n" + sweep_bench_tables(records) + "\n## threads\n\n" + threads_tables(records);
+  const std::string tables = "## sweep-bench\n\n" + sweep_bench_tables(records) +
+                             "\n## threads\n\n" + threads_tables(records);
   std::ofstream(dir.file("tables.md")) << "# " << dir.run_id() << "\n\n" << tables;
   std::fflush(stderr);
   fmt::print("{}", tables);
   std::fflush(stdout);
-  fmt::print(stderr, "[sweep] {}: {} ok, {} failed{} -> {}\n", run_status_name(outcome.status), outcome.ok_points,
-             outcome.failed_points,
+  fmt::print(stderr, "[sweep] {}: {} ok, {} failed{} -> {}\n", run_status_name(outcome.status),
+             outcome.ok_points, outcome.failed_points,
              outcome.skipped_points ? fmt::format(", {} already done", outcome.skipped_points) : "",
              dir.path().string());
   if (outcome.status == RunStatus::kInterrupted) {
-    fmt::print(stderr, "[sweep] interrupted; continue with: moesweep sweep --resume {}\n", dir.path().string());
+    fmt::print(stderr, "[sweep] interrupted; continue with: moesweep sweep --resume {}\n",
+               dir.path().string());
     return exit_code::kInterrupted;
   }
   return outcome.status == RunStatus::kPointsFailed ? exit_code::kPointsFailed : exit_code::kOk;
@@ -157,7 +169,8 @@ int run_sweep(const SweepOptions& opts) {
 
 void add_sweep_command(CLI::App& app, CommandRunner& run) {
   auto opts = std::make_shared<SweepOptions>();
-  CLI::App* cmd = app.add_subcommand("sweep", "run a sweep: threads x depth x ctx x quant x batch x KV type");
+  CLI::App* cmd =
+      app.add_subcommand("sweep", "run a sweep: threads x depth x ctx x quant x batch x KV type");
   opts->add_to(*cmd);
   cmd->callback([opts, &run] { run = [opts] { return run_sweep(*opts); }; });
 }

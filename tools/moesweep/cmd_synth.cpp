@@ -22,24 +22,30 @@ void print_summary(const TwinSpec& spec, const TwinResult& r, const ModelProfile
   const ParamCount& c = r.params;
   const ParamCount rc = count_params(real);
   auto share = [](int64_t part, int64_t whole) { return whole ? 100.0 * part / whole : 0.0; };
-  fmt::print("twin       {} ({}, {}, seed {})\n", spec.profile.name, spec.scale, spec.quant, spec.seed);
+  fmt::print("twin       {} ({}, {}, seed {})\n", spec.profile.name, spec.scale, spec.quant,
+             spec.seed);
   fmt::print("file       {}\n", r.path.string());
-  fmt::print("size       {} ({} bytes){}\n", human_bytes(r.file_bytes), r.file_bytes,
-             r.reused ? ", reused from cache" : fmt::format(", built in {:.1f} s", r.build_seconds));
-  fmt::print("arch       {}: {} layers ({} dense lead), hidden {}, {} heads", spec.profile.arch, m.layers,
-             m.dense_lead_layers, m.hidden, m.heads);
+  fmt::print(
+      "size       {} ({} bytes){}\n", human_bytes(r.file_bytes), r.file_bytes,
+      r.reused ? ", reused from cache" : fmt::format(", built in {:.1f} s", r.build_seconds));
+  fmt::print("arch       {}: {} layers ({} dense lead), hidden {}, {} heads", spec.profile.arch,
+             m.layers, m.dense_lead_layers, m.hidden, m.heads);
   if (m.is_mla())
     fmt::print(" (MLA q_lora {}, kv_lora {}, qk {}+{}, v {})\n", m.q_lora_rank, m.kv_lora_rank,
                m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim);
   else
     fmt::print(" ({} KV heads, head dim {})\n", m.kv_heads, m.head_dim);
-  fmt::print("experts    {} routed, {} used, {} shared; expert ff {}, dense ff {}, vocab {}\n", m.experts,
-             m.experts_used, m.shared_experts, m.expert_ff, m.dense_ff, m.vocab);
-  fmt::print("params     total {} | active per token {}\n", human_count(c.total), human_count(c.active));
-  fmt::print("           attention {:.1f}% of active (real {}: {:.1f}%), routed experts {:.1f}% of total (real {:.1f}%)\n",
-             share(c.attention, c.active), real.name, share(rc.attention, rc.active),
-             share(c.routed_experts, c.total), share(rc.routed_experts, rc.total));
-  fmt::print("real model total {} | active per token {}\n", human_count(rc.total), human_count(rc.active));
+  fmt::print("experts    {} routed, {} used, {} shared; expert ff {}, dense ff {}, vocab {}\n",
+             m.experts, m.experts_used, m.shared_experts, m.expert_ff, m.dense_ff, m.vocab);
+  fmt::print("params     total {} | active per token {}\n", human_count(c.total),
+             human_count(c.active));
+  fmt::print(
+      "           attention {:.1f}% of active (real {}: {:.1f}%), routed experts {:.1f}% of total "
+      "(real {:.1f}%)\n",
+      share(c.attention, c.active), real.name, share(rc.attention, rc.active),
+      share(c.routed_experts, c.total), share(rc.routed_experts, rc.total));
+  fmt::print("real model total {} | active per token {}\n", human_count(rc.total),
+             human_count(rc.active));
   fmt::print("peak RSS   {}\n", human_bytes(static_cast<uint64_t>(r.peak_rss_bytes)));
 }
 
@@ -47,9 +53,11 @@ void print_summary(const TwinSpec& spec, const TwinResult& r, const ModelProfile
 
 void add_synth_command(CLI::App& app, CommandRunner& run) {
   auto opts = std::make_shared<SynthOptions>();
-  CLI::App* cmd = app.add_subcommand("synth", "make a synthetic twin GGUF of a real MoE architecture");
+  CLI::App* cmd =
+      app.add_subcommand("synth", "make a synthetic twin GGUF of a real MoE architecture");
   opts->twin.add_to(*cmd);
-  cmd->add_option("--quant,-q", opts->quant, "quant type(s), comma-separated: F16,Q8_0,Q6_K,Q4_K_M,Q4_K_S,...")
+  cmd->add_option("--quant,-q", opts->quant,
+                  "quant type(s), comma-separated: F16,Q8_0,Q6_K,Q4_K_M,Q4_K_S,...")
       ->capture_default_str();
   cmd->add_option("--out,-o", opts->out, "also write the twin here (default: only the cache)");
   cmd->add_flag("--force", opts->force, "rebuild even when the cache has it");

@@ -5,21 +5,24 @@
 #include <cstdio>
 
 #include "commands.hpp"
-#include "sweep_options.hpp"
 #include "hw/build_info.hpp"
+#include "sweep_options.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::cli {
 namespace {
 std::vector<std::string> g_invocation;
 }
-const std::vector<std::string>& invocation() { return g_invocation; }
+const std::vector<std::string>& invocation() {
+  return g_invocation;
+}
 }  // namespace moesweep::cli
 
 int main(int argc, char** argv) {
   moesweep::cli::g_invocation.assign(argv, argv + argc);
   using namespace moesweep;
-  CLI::App app{"moesweep: sweep-bench for Mixture-of-Experts inference on CPUs (llama.cpp in-process)"};
+  CLI::App app{
+      "moesweep: sweep-bench for Mixture-of-Experts inference on CPUs (llama.cpp in-process)"};
   app.set_version_flag("--version", [] { return version_text(); });
   app.require_subcommand(1);
   cli::CommandRunner run;
@@ -47,7 +50,9 @@ int main(int argc, char** argv) {
     return e.exit_code();
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "moesweep: internal error: {}\n  please report it with the command line you ran\n", e.what());
+    fmt::print(stderr,
+               "moesweep: internal error: {}\n  please report it with the command line you ran\n",
+               e.what());
     return exit_code::kFailure;
   }
 }

@@ -12,7 +12,8 @@ struct ValueFlag {
 };
 
 const ValueFlag kValueFlags[] = {
-    {"-m,--model", "model", "GGUF file(s) or twin profile name(s), comma-separated (default kimi-k2.5 twin)"},
+    {"-m,--model", "model",
+     "GGUF file(s) or twin profile name(s), comma-separated (default kimi-k2.5 twin)"},
     {"-q,--quant", "quant", "twin quant type(s): Q4_K_S,Q4_K_M,Q6_K,Q8_0,F16,..."},
     {"--scale", "scale", "twin size preset: tiny, small, full"},
     {"--seed", "seed", "twin weight seed"},
@@ -62,10 +63,12 @@ void SweepOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--resume", resume, "continue an interrupted run (its directory)");
   cmd.add_flag("--dry-run", dry_run, "print the expanded plan and its estimated cost, run nothing");
   cmd.add_flag("--quiet", quiet, "no progress line on stderr");
-  for (const ValueFlag& f : kValueFlags) value_options.push_back(cmd.add_option(f.names, values[f.key], f.help));
-  value_options.push_back(
-      cmd.add_option("--override-tensor", repeated["override-tensor"], "tensor buffer override (-ot), e.g. exps=CPU"));
-  for (const ValueFlag& f : kBoolFlags) flag_options.push_back(cmd.add_flag(f.names, flags[f.key], f.help));
+  for (const ValueFlag& f : kValueFlags)
+    value_options.push_back(cmd.add_option(f.names, values[f.key], f.help));
+  value_options.push_back(cmd.add_option("--override-tensor", repeated["override-tensor"],
+                                         "tensor buffer override (-ot), e.g. exps=CPU"));
+  for (const ValueFlag& f : kBoolFlags)
+    flag_options.push_back(cmd.add_flag(f.names, flags[f.key], f.help));
 }
 
 std::map<std::string, nlohmann::json> SweepOptions::merged_settings(std::string* origin) const {
@@ -91,10 +94,9 @@ std::map<std::string, nlohmann::json> SweepOptions::merged_settings(std::string*
 
 std::vector<std::string> translate_llama_style_flags(int argc, char** argv) {
   static const std::map<std::string, std::string> aliases = {
-      {"-tb", "--threads-batch"}, {"-ub", "--ubatch-size"},   {"-ctk", "--cache-type-k"},
-      {"-ctv", "--cache-type-v"}, {"-fa", "--flash-attn"},    {"-ngl", "--n-gpu-layers"},
-      {"-ot", "--override-tensor"}, {"-ncmoe", "--n-cpu-moe"}
-  };
+      {"-tb", "--threads-batch"},   {"-ub", "--ubatch-size"}, {"-ctk", "--cache-type-k"},
+      {"-ctv", "--cache-type-v"},   {"-fa", "--flash-attn"},  {"-ngl", "--n-gpu-layers"},
+      {"-ot", "--override-tensor"}, {"-ncmoe", "--n-cpu-moe"}};
   std::vector<std::string> out;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];

@@ -33,13 +33,15 @@ void check_resumable(const nlohmann::json& meta) {
   const std::string status = meta.value("status", "");
   if (status == "complete") {
     throw UserError(fmt::format("run {} already completed", meta.value("run_id", "?")),
-                    "an interrupted run (status interrupted or running)", "start a new sweep instead of --resume");
+                    "an interrupted run (status interrupted or running)",
+                    "start a new sweep instead of --resume");
   }
   const std::string then = meta["build"]["engine"].value("commit", "");
   const std::string now = build_info().engine_commit;
   if (then != now) {
-    throw UserError(fmt::format("the run was measured with engine {} but this build has {}", then, now),
-                    "the same engine build", "rebuild with the run's engine, or start a new run");
+    throw UserError(
+        fmt::format("the run was measured with engine {} but this build has {}", then, now),
+        "the same engine build", "rebuild with the run's engine, or start a new run");
   }
   if (!meta.contains("settings")) {
     throw UserError("meta.json has no 'settings' to resume from", "a run made by moesweep sweep",
@@ -54,12 +56,13 @@ void check_models_unchanged(const nlohmann::json& meta, const Plan&) {
     const std::string then = m.value("sha256", "");
     if (path.empty() || then.empty()) continue;
     if (!std::filesystem::exists(path)) {
-      throw UserError(fmt::format("model '{}' of the interrupted run is gone", path), "the same model file",
-                      "restore it, or start a new run");
+      throw UserError(fmt::format("model '{}' of the interrupted run is gone", path),
+                      "the same model file", "restore it, or start a new run");
     }
     const std::string now = model_fingerprint(path);
     if (now != then) {
-      throw UserError(fmt::format("model '{}' changed since the run started (sha256 {} -> {})", path, then, now),
+      throw UserError(fmt::format("model '{}' changed since the run started (sha256 {} -> {})",
+                                  path, then, now),
                       "the same model file", "start a new run for the new file");
     }
   }
@@ -90,7 +93,8 @@ std::optional<double> estimate_seconds(const Plan& plan, const std::filesystem::
     auto it = speed.find(p.params.model_name);
     if (it == speed.end()) return std::nullopt;
     const int n = count[p.params.model_name];
-    seconds += plan.spec.repetitions * (p.params.pp / (it->second.first / n) + p.params.tg / (it->second.second / n));
+    seconds += plan.spec.repetitions *
+               (p.params.pp / (it->second.first / n) + p.params.tg / (it->second.second / n));
   }
   return seconds;
 }

@@ -23,6 +23,7 @@ void check_resumable(const nlohmann::json& meta);
 void check_models_unchanged(const nlohmann::json& meta, const Plan& plan);
 // Seconds the plan would take at the mean speeds of earlier runs (same model
 // names) found under results/runs; nullopt when there are none.
-std::optional<double> estimate_seconds(const Plan& plan, const std::filesystem::path& runs_dir = "results/runs");
+std::optional<double> estimate_seconds(const Plan& plan,
+                                       const std::filesystem::path& runs_dir = "results/runs");
 
 }  // namespace moesweep::cli

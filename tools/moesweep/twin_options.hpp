@@ -21,7 +21,7 @@ struct TwinOptions {
   TwinSpec spec_for(const std::string& quant) const;
 };
 
-std::string human_count(int64_t n);    // 1.04T, 32.9B, 512M
-std::string human_bytes(uint64_t n);   // 143.2 MiB
+std::string human_count(int64_t n);   // 1.04T, 32.9B, 512M
+std::string human_bytes(uint64_t n);  // 143.2 MiB
 
 }  // namespace moesweep::cli
