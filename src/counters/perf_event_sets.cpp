@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <stdexcept>
 
 #include "counters/derived_metrics.hpp"
@@ -39,22 +40,39 @@ void open_software_events(EventCounters& into, const std::vector<int>& tids) {
 
 namespace {
 
-// A recorded copy of another machine's sysfs describes PMUs whose type numbers
-// mean something else here: encode (so the encoding is checked and shown) but
-// never open.
-std::string recorded_copy_reason(const SysfsPmus& pmus, const PmuInfo& pmu, const RawConfig& raw) {
-  return fmt::format(
-      "{} comes from a recorded sysfs copy ({}): encoded as config={:#x} but not "
-      "opened on this machine",
-      pmu.name, pmus.root().string(), raw.config);
+// The attr for one field map of `event` on `pmu`, or nullopt after marking the
+// event unavailable. A recorded copy of another machine's sysfs describes PMUs
+// whose type numbers mean something else here: encode (so the encoding is
+// checked and shown) but never open.
+std::optional<perf_event_attr> encoded_attr(EventCounters& into, const EventDef& event,
+                                            const PmuInfo& pmu, const SysfsPmus& pmus,
+                                            const std::map<std::string, std::uint64_t>& fields) {
+  if (!pmu.type) {
+    into.mark_unavailable(event.name, fmt::format("PMU {} has no type file", pmu.name));
+    return std::nullopt;
+  }
+  RawConfig raw;
+  try {
+    raw = encode_raw_config(pmu, fields);
+  } catch (const std::invalid_argument& e) {
+    into.mark_unavailable(event.name, fmt::format("cannot encode for {}: {}", pmu.name, e.what()));
+    return std::nullopt;
+  }
+  if (pmus.root() != "/sys") {
+    into.mark_unavailable(event.name,
+                          fmt::format("{} comes from a recorded sysfs copy ({}): encoded as "
+                                      "config={:#x} but not opened on this machine",
+                                      pmu.name, pmus.root().string(), raw.config));
+    return std::nullopt;
+  }
+  perf_event_attr attr = counting_attr(*pmu.type, raw.config);
+  attr.config1 = raw.config1;
+  attr.config2 = raw.config2;
+  return attr;
 }
 
 void open_system_wide(EventCounters& into, const EventDef& event, const PmuInfo& pmu,
                       const SysfsPmus& pmus) {
-  if (!pmu.type) {
-    into.mark_unavailable(event.name, fmt::format("PMU {} has no type file", pmu.name));
-    return;
-  }
   if (pmu.cpumask.empty()) {
     into.mark_unavailable(event.name, fmt::format("PMU {} has no cpumask: not an uncore PMU, "
                                                   "cannot count it system-wide",
@@ -62,27 +80,14 @@ void open_system_wide(EventCounters& into, const EventDef& event, const PmuInfo&
     return;
   }
   for (const auto& fields : event.sum_of) {
-    RawConfig raw;
-    try {
-      raw = encode_raw_config(pmu, fields);
-    } catch (const std::invalid_argument& e) {
-      into.mark_unavailable(event.name,
-                            fmt::format("cannot encode for {}: {}", pmu.name, e.what()));
-      return;
-    }
-    perf_event_attr attr = counting_attr(*pmu.type, raw.config);
-    attr.config1 = raw.config1;
-    attr.config2 = raw.config2;
-    if (pmus.root() != "/sys") {
-      into.mark_unavailable(event.name, recorded_copy_reason(pmus, pmu, raw));
-      return;
-    }
+    const auto attr = encoded_attr(into, event, pmu, pmus, fields);
+    if (!attr) return;
     for (const int cpu : pmu.cpumask) {
-      auto opened = open_perf_event(attr, -1, cpu);
+      auto opened = open_perf_event(*attr, -1, cpu);
       if (auto* err = std::get_if<PerfOpenError>(&opened)) {
         into.mark_unavailable(event.name,
                               fmt::format("perf_event_open({} config={:#x}, cpu {}): {}", pmu.name,
-                                          raw.config, cpu, err->reason));
+                                          attr->config, cpu, err->reason));
         return;
       }
       into.add(event.name, std::move(std::get<PerfFd>(opened)));
@@ -92,30 +97,14 @@ void open_system_wide(EventCounters& into, const EventDef& event, const PmuInfo&
 
 void open_per_thread(EventCounters& into, const EventDef& event, const PmuInfo& pmu,
                      const SysfsPmus& pmus, const std::vector<int>& tids) {
-  if (!pmu.type) {
-    into.mark_unavailable(event.name, fmt::format("PMU {} has no type file", pmu.name));
-    return;
-  }
   for (const auto& fields : event.sum_of) {
-    RawConfig raw;
-    try {
-      raw = encode_raw_config(pmu, fields);
-    } catch (const std::invalid_argument& e) {
-      into.mark_unavailable(event.name,
-                            fmt::format("cannot encode for {}: {}", pmu.name, e.what()));
-      return;
-    }
-    perf_event_attr attr = counting_attr(*pmu.type, raw.config);
-    attr.config1 = raw.config1;
-    attr.config2 = raw.config2;
-    if (pmus.root() != "/sys") {
-      into.mark_unavailable(event.name, recorded_copy_reason(pmus, pmu, raw));
-      return;
-    }
-    ThreadAttachResult attached = open_on_threads(attr, tids);
+    const auto attr = encoded_attr(into, event, pmu, pmus, fields);
+    if (!attr) return;
+    ThreadAttachResult attached = open_on_threads(*attr, tids);
     if (attached.error) {
-      into.mark_unavailable(event.name, fmt::format("perf_event_open({} config={:#x}): {}",
-                                                    pmu.name, raw.config, attached.error->reason));
+      into.mark_unavailable(
+          event.name, fmt::format("perf_event_open({} config={:#x}): {}", pmu.name, attr->config,
+                                  attached.error->reason));
       return;
     }
     for (PerfFd& fd : attached.fds) into.add(event.name, std::move(fd));

@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <thread>
 #include <vector>
 
@@ -116,6 +118,31 @@ TEST(PerfSoftwareEvents, ThreadsCreatedInsideThePhaseAreInherited) {
   EXPECT_LT(r["task_clock_s"].get<double>(), 1.5 * 3 * wall);
 }
 
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+// The kernel's own CPU time of the whole process is the independent witness
+// that every thread (pool threads and ones created inside the phase) is counted.
+TEST(PerfSoftwareEvents, TaskClockAgreesWithTheProcessCpuTime) {
+  WorkerPool pool(2);
+  PerfBackend backend(quiet_options());
+  backend.threads_changed();
+  auto s = backend.session("tg", "test/cputime");
+  const double cpu0 = process_cpu_seconds();
+  s->start();
+  pool.run_phase();
+  std::thread extra([] { busy_for(std::chrono::milliseconds(100)); });
+  extra.join();
+  s->stop(0.5, 1);
+  const double cpu = process_cpu_seconds() - cpu0;
+  const double counted = s->result()["task_clock_s"].get<double>();
+  EXPECT_GT(counted, 0.8 * cpu - 0.01) << "process CPU " << cpu;
+  EXPECT_LT(counted, 1.2 * cpu + 0.01) << "process CPU " << cpu;
+}
+
 TEST(PerfSoftwareEvents, SleepingInsideAPhaseCountsContextSwitches) {
   PerfBackend backend(quiet_options());
   auto s = backend.session("tg", "test/sleep");
@@ -141,6 +168,26 @@ TEST(PerfSoftwareEvents, TouchingFreshMemoryCountsPageFaults) {
   ASSERT_TRUE(r["page_faults"].is_number()) << r.dump(2);
   // 8192 pages of 4 KiB; transparent huge pages may take far fewer faults.
   EXPECT_GT(r["page_faults"].get<double>(), 0);
+}
+
+// The direct cost counting adds to every repetition (two snapshots of every
+// fd), reported for the overhead figure; asserted only to be a real number.
+TEST(PerfSoftwareEvents, StartStopCostIsReported) {
+  WorkerPool pool(2);
+  PerfBackend backend(quiet_options());
+  backend.threads_changed();
+  auto s = backend.session("tg", "test/cost");
+  constexpr int kPairs = 2000;
+  const auto t0 = Clock::now();
+  for (int i = 0; i < kPairs; ++i) {
+    s->start();
+    s->stop(1e-3, 1);
+  }
+  const double us_per_pair = seconds_since(t0) / kPairs * 1e6;
+  RecordProperty("us_per_start_stop", std::to_string(us_per_pair));
+  std::printf("counters: %.1f us per start()+stop() with %d threads attached\n", us_per_pair,
+              static_cast<int>(process_thread_ids().size()));
+  EXPECT_GT(us_per_pair, 0);
 }
 
 TEST(PerfSoftwareEvents, PhasesAccumulateSeparately) {
