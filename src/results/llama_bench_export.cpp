@@ -62,6 +62,15 @@ double sample_sd(const std::vector<T>& v) {
   return std::sqrt(sq / static_cast<double>(v.size() - 1));
 }
 
+// meta.json's "models" entry for the file this point loaded (size, params, description).
+nlohmann::json model_entry(const nlohmann::json& meta, const PointParams& p) {
+  if (!meta.contains("models") || !meta["models"].is_array()) return nlohmann::json::object();
+  for (const auto& entry : meta["models"]) {
+    if (entry.is_object() && entry.value("path", "") == p.model_path) return entry;
+  }
+  return meta["models"].size() == 1 ? meta["models"][0] : nlohmann::json::object();
+}
+
 BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
   const PointParams& p = r.params;
   const PhaseResult& phase = prompt_phase ? r.pp : r.tg;
@@ -81,24 +90,20 @@ BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
   const int threads = prompt_phase && p.n_threads_batch > 0 ? p.n_threads_batch : p.n_threads;
   const std::string load_mode =
       p.use_mmap ? (p.use_mlock ? "mmap+mlock" : "mmap") : (p.use_mlock ? "mlock" : "none");
-  const std::string model_size =
-      r.extra.contains("model_size")
-          ? r.extra["model_size"].dump()
-          : meta_text(m, {"/model/size_bytes", "/model/file_size", "/model/size"}, "0");
-  const std::string n_params = r.extra.contains("model_n_params")
-                                   ? r.extra["model_n_params"].dump()
-                                   : meta_text(m, {"/model/n_params", "/model/params"}, "0");
+  const nlohmann::json model = model_entry(m, p);
+  const std::string model_size = meta_text(model, {"/size_bytes", "/file_size"}, "0");
+  const std::string n_params = meta_text(model, {"/n_params"}, "0");
+  // llama-bench's model_type is the engine's description ("deepseek2 671B Q4_K - Small").
+  const std::string model_type =
+      meta_text(model, {"/description"}, p.model_type.empty() ? p.quant : p.model_type);
   t.values = {
-      {"build_commit",
-       meta_text(m, {"/engine/commit", "/build/engine_commit", "/engine_commit"}, "unknown")},
-      {"build_number", meta_text(m, {"/engine/build_number", "/build/engine_build_number"}, "0")},
-      {"cpu_info",
-       meta_text(m, {"/cpu/model_name", "/hardware/cpu/model_name", "/cpu_info", "/cpu/model"},
-                 "")},
+      {"build_commit", meta_text(m, {"/build/engine/commit", "/engine/commit"}, "unknown")},
+      {"build_number", meta_text(m, {"/build/engine/build_number", "/engine/build_number"}, "0")},
+      {"cpu_info", meta_text(m, {"/build/cpu/model_name", "/cpu/model_name"}, "")},
       {"gpu_info", ""},
       {"backends", p.n_gpu_layers > 0 ? "CPU,GPU" : "CPU"},
       {"model_filename", p.model_path.empty() ? p.model_name : p.model_path},
-      {"model_type", p.model_type.empty() ? p.quant : p.model_type},
+      {"model_type", model_type},
       {"model_size", model_size},
       {"model_n_params", n_params},
       {"n_batch", std::to_string(p.n_batch)},
@@ -128,7 +133,7 @@ BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
       {"n_prompt", std::to_string(prompt_phase ? p.pp : 0)},
       {"n_gen", std::to_string(prompt_phase ? 0 : p.tg)},
       {"n_depth", std::to_string(p.n_kv)},
-      {"test_time", meta_text(m, {"/started_at", "/start_time", "/time"}, "")},
+      {"test_time", meta_text(m, {"/started_at"}, "")},
       {"avg_ns", fmt::format("{:.0f}", avg_ns)},
       {"stddev_ns", fmt::format("{:.0f}", sample_sd(t.samples_ns))},
       {"avg_ts", fmt::format("{:.6f}", avg_ts)},

@@ -16,7 +16,14 @@ namespace {
 LoadedRun two_point_run() {
   LoadedRun run;
   run.label = "unit";
-  run.meta = {{"engine", {{"commit", "80fb11a"}}}, {"cpu", {{"model_name", "AMD EPYC 9175F"}}}};
+  run.meta = {
+      {"build", {{"engine", {{"commit", "80fb11a"}}}, {"cpu", {{"model_name", "AMD EPYC 9175F"}}}}},
+      {"started_at", "2026-11-29T20:16:39Z"}};
+  run.meta["models"] =
+      nlohmann::json::array({nlohmann::json{{"path", "/models/r/kimi-k2.5-tiny-Q4_K_S.gguf"},
+                                            {"size_bytes", 180188224},
+                                            {"n_params", 316939024},
+                                            {"description", "deepseek2 ?B Q4_K - Small"}}});
   run.records.push_back(test::make_record("r", 0, 2, 0, {100, 110, 105}, {10, 11, 10.5}));
   run.records.push_back(test::make_record("r", 1, 2, 256, {90, 95, 92}, {9, 9.5, 9.2}));
   return run;
@@ -60,6 +67,10 @@ TEST(LlamaBenchExport, JsonHasLlamaBenchFieldsInOrder) {
   EXPECT_EQ(j[3]["n_depth"], 256);
   EXPECT_EQ(j[0]["build_commit"], "80fb11a");
   EXPECT_EQ(j[0]["cpu_info"], "AMD EPYC 9175F");
+  EXPECT_EQ(j[0]["model_size"], 180188224);
+  EXPECT_EQ(j[0]["model_n_params"], 316939024);
+  EXPECT_EQ(j[0]["model_type"], "deepseek2 ?B Q4_K - Small");
+  EXPECT_EQ(j[0]["test_time"], "2026-11-29T20:16:39Z");
   EXPECT_EQ(j[0]["cpu_strict"], false);  // BOOL fields are JSON booleans, as llama-bench writes
   EXPECT_NEAR(j[1]["avg_ts"].get<double>(), 10.5, 1e-6);
   EXPECT_NEAR(j[1]["stddev_ts"].get<double>(), 0.5, 1e-6);
