@@ -1,12 +1,17 @@
 #include "support/test_support.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+
+#include "util/hash.hpp"
 
 namespace moesweep::test {
 
@@ -59,6 +64,78 @@ std::filesystem::path tiny_twin(const std::string& quant) {
   if (at == std::string::npos) throw std::runtime_error("synth printed no file line: " + r.out);
   const size_t end = r.out.find('\n', at);
   return r.out.substr(at + marker.size(), end - at - marker.size());
+}
+
+namespace {
+
+std::string slurp_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Held for the lifetime of the object: one process at a time makes a shared run.
+class ScopedFileLock {
+ public:
+  explicit ScopedFileLock(const std::filesystem::path& path)
+      : fd_(::open(path.c_str(), O_CREAT | O_RDWR, 0644)) {
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0)
+      throw std::runtime_error("cannot lock " + path.string());
+  }
+  ~ScopedFileLock() { ::close(fd_); }
+  ScopedFileLock(const ScopedFileLock&) = delete;
+  ScopedFileLock& operator=(const ScopedFileLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+SharedRun shared_cli_run(const std::string& name, const std::string& args) {
+  const std::filesystem::path cli(MOESWEEP_CLI);
+  const auto stamp = std::filesystem::last_write_time(cli).time_since_epoch().count();
+  const std::string key = std::to_string(fnv1a64(args + "|" + std::to_string(stamp) + "|" +
+                                                 std::to_string(std::filesystem::file_size(cli))));
+  const std::filesystem::path root = std::filesystem::path(MOESWEEP_TEST_TMP) / "shared";
+  std::filesystem::create_directories(root);
+  const std::filesystem::path base = root / (name + "-" + key);
+  ScopedFileLock lock(root / (name + ".lock"));
+  SharedRun run;
+  run.out_dir = base / "runs";
+  if (!std::filesystem::exists(base / "exit_code")) {
+    // Runs of an older binary or other args are stale: drop them.
+    for (const auto& e : std::filesystem::directory_iterator(root))
+      if (e.is_directory() && e.path().filename().string().rfind(name + "-", 0) == 0)
+        std::filesystem::remove_all(e.path());
+    std::filesystem::create_directories(base);
+    const CommandResult r = run_cli(args + " --out-dir '" + run.out_dir.string() + "'");
+    std::ofstream(base / "stdout") << r.out;
+    std::ofstream(base / "stderr") << r.err;
+    std::ofstream(base / "exit_code") << r.exit_code;  // written last: marks the run complete
+  }
+  run.cli.out = slurp_file(base / "stdout");
+  run.cli.err = slurp_file(base / "stderr");
+  run.cli.exit_code = std::stoi(slurp_file(base / "exit_code"));
+  return run;
+}
+
+std::filesystem::path only_run_dir(const std::filesystem::path& out_dir) {
+  std::vector<std::filesystem::path> dirs;
+  if (std::filesystem::is_directory(out_dir))
+    for (const auto& e : std::filesystem::directory_iterator(out_dir))
+      if (e.is_directory()) dirs.push_back(e.path());
+  EXPECT_EQ(dirs.size(), 1u) << "run directories under " << out_dir;
+  return dirs.empty() ? out_dir / "missing-run-dir" : dirs.front();
+}
+
+std::vector<std::string> read_lines(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  return lines;
 }
 
 }  // namespace moesweep::test

@@ -3,6 +3,7 @@
 // the tiny twin every engine test uses (built once, then taken from the cache).
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace moesweep::test {
 
@@ -22,5 +23,22 @@ std::filesystem::path scratch_dir();
 
 // The tiny kimi-k2.5 twin at the given quant (default Q4_K_S), built once.
 std::filesystem::path tiny_twin(const std::string& quant = "Q4_K_S");
+
+// One `moesweep` invocation shared by every test that reads its results: ctest
+// runs each test in its own process, so the run is kept on disk under
+// build/test-tmp/shared/<name>-<key> (key: the args and this moesweep binary)
+// and made once, under a file lock, by whichever test gets there first.
+// `args` must not contain --out-dir: the run lands in `out_dir`.
+struct SharedRun {
+  CommandResult cli;
+  std::filesystem::path out_dir;  // what was passed as --out-dir
+};
+SharedRun shared_cli_run(const std::string& name, const std::string& args);
+
+// The single run directory under `out_dir` (fails the test if there is not exactly one).
+std::filesystem::path only_run_dir(const std::filesystem::path& out_dir);
+
+// Non-empty lines of a text file.
+std::vector<std::string> read_lines(const std::filesystem::path& path);
 
 }  // namespace moesweep::test
