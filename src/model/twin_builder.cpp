@@ -116,6 +116,8 @@ TwinResult ensure_twin(const TwinSpec& spec, const std::filesystem::path& out, b
   const auto start = std::chrono::steady_clock::now();
   const std::filesystem::path dir = twin_cache_dir();
   ensure_writable_dir(dir);
+  // Refuse an unwritable --out before the build, not after minutes of it.
+  if (!out.empty()) ensure_writable_dir(out.parent_path().empty() ? "." : out.parent_path());
   const std::filesystem::path cached = dir / (spec.file_stem() + ".gguf");
   TwinResult result;
   {
