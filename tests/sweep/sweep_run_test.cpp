@@ -1,0 +1,209 @@
+// A real sweep through the CLI on the tiny twin (made once, shared by the
+// tests below): the run directory, the records with sweep-bench's keys, the
+// samples, the CSV and the tables people compare with published ones.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "support/test_support.hpp"
+#include "util/hash.hpp"
+
+namespace moesweep {
+namespace {
+
+constexpr int kDepths[] = {0, 256, 512};
+constexpr int kThreads[] = {1, 2};
+constexpr size_t kPoints = 6;
+
+const test::SharedRun& main_run() {
+  static const test::SharedRun run = test::shared_cli_run(
+      "sweep-main",
+      "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1,2 --depths 0,256,512 -c 1024 -ub 256 -n 4 "
+      "-r 2 --counters none --no-db --quiet");
+  return run;
+}
+
+std::filesystem::path run_dir() {
+  return test::only_run_dir(main_run().out_dir);
+}
+
+nlohmann::json read_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+std::vector<nlohmann::json> records() {
+  std::vector<nlohmann::json> out;
+  for (const std::string& line : test::read_lines(run_dir() / "records.jsonl"))
+    out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && s.front() == ' ') s.erase(s.begin());
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// The cells of every Markdown table row in `text` whose first cell is `first`.
+std::vector<std::vector<std::string>> rows_starting_with(const std::string& text,
+                                                         const std::string& first) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.size() < 2 || line.front() != '|') continue;
+    std::vector<std::string> cells;
+    std::istringstream cells_in(line.substr(1));
+    for (std::string cell; std::getline(cells_in, cell, '|');) cells.push_back(trim(cell));
+    if (!cells.empty() && cells[0] == first) rows.push_back(cells);
+  }
+  return rows;
+}
+
+TEST(SweepRun, ExitsZeroWithACompleteRunDirectory) {
+  const test::SharedRun& run = main_run();
+  ASSERT_EQ(run.cli.exit_code, 0) << run.cli.err;
+  const std::filesystem::path dir = run_dir();
+  for (const char* file :
+       {"meta.json", "records.jsonl", "samples.jsonl", "records.csv", "tables.md"})
+    EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;
+  const nlohmann::json meta = read_json(dir / "meta.json");
+  EXPECT_EQ(meta["status"], "complete");
+  EXPECT_EQ(meta["outcome"]["planned_points"], kPoints);
+  EXPECT_EQ(meta["outcome"]["ok_points"], kPoints);
+  EXPECT_EQ(meta["outcome"]["failed_points"], 0);
+  EXPECT_EQ(meta["run_id"], dir.filename().string());
+}
+
+TEST(SweepRun, MetaRecordsEngineCpuModelAndEveryParameter) {
+  const nlohmann::json meta = read_json(run_dir() / "meta.json");
+  EXPECT_EQ(meta["build"]["engine"]["release"], "v0.4.0");
+  EXPECT_EQ(meta["build"]["engine"]["commit"].get<std::string>().size(), 40u);
+  EXPECT_FALSE(meta["build"]["cpu_features"].empty());
+  EXPECT_GT(meta["build"]["cpu"]["logical_cpus"].get<int>(), 0);
+  EXPECT_EQ(meta["settings"]["threads"], "1,2");
+  EXPECT_EQ(meta["spec"]["depths"], nlohmann::json::array({0, 256, 512}));
+  EXPECT_EQ(meta["spec"]["repetitions"], 2);
+  ASSERT_EQ(meta["models"].size(), 1u);
+  const nlohmann::json& model = meta["models"][0];
+  EXPECT_EQ(model["arch"], "deepseek2");
+  const std::filesystem::path twin = test::tiny_twin();
+  EXPECT_EQ(model["path"], twin.string());
+  EXPECT_EQ(model["sha256"], sha256_file(twin));
+  EXPECT_GT(model["n_params"].get<uint64_t>(), 0u);
+}
+
+TEST(SweepRun, OneOkRecordPerDepthAndThreadInPlanOrder) {
+  const auto recs = records();
+  ASSERT_EQ(recs.size(), kPoints);
+  std::set<std::pair<int, int>> cells;
+  for (size_t i = 0; i < recs.size(); ++i) {
+    const nlohmann::json& r = recs[i];
+    SCOPED_TRACE(r.dump());
+    EXPECT_EQ(r["ok"], true);
+    EXPECT_EQ(r["point"], i);
+    EXPECT_EQ(r["n_kv"], kDepths[i / 2]);  // N_KV follows the schedule, depth-major
+    EXPECT_EQ(r["n_threads"], kThreads[i % 2]);
+    EXPECT_EQ(r["n_threads_batch"], kThreads[i % 2]);
+    cells.insert({r["n_kv"].get<int>(), r["n_threads"].get<int>()});
+  }
+  EXPECT_EQ(cells.size(), kPoints);
+}
+
+TEST(SweepRun, RecordsCarrySweepBenchKeysWithTheSweepsValues) {
+  for (const nlohmann::json& r : records()) {
+    SCOPED_TRACE(r.dump());
+    for (const char* key :
+         {"n_kv_max", "n_batch", "n_ubatch", "flash_attn", "n_gpu_layers", "n_threads",
+          "n_threads_batch", "pp", "tg", "n_kv", "t_pp", "speed_pp", "t_tg", "speed_tg"})
+      EXPECT_TRUE(r.contains(key)) << key;
+    EXPECT_EQ(r["n_kv_max"], 1024);
+    EXPECT_EQ(r["n_ubatch"], 256);
+    EXPECT_EQ(r["pp"], 256);  // one ubatch, as sweep-bench times it
+    EXPECT_EQ(r["tg"], 4);
+    EXPECT_EQ(r["flash_attn"], 0);
+    EXPECT_EQ(r["n_gpu_layers"], 0);
+    EXPECT_GT(r["t_pp"].get<double>(), 0.0);
+    EXPECT_GT(r["speed_pp"].get<double>(), 0.0);
+    EXPECT_GT(r["t_tg"].get<double>(), 0.0);
+    EXPECT_GT(r["speed_tg"].get<double>(), 0.0);
+    // every sample kept, and the summary made from them
+    EXPECT_EQ(r["pp_phase"]["samples_s"].size(), 2u);
+    EXPECT_EQ(r["tg_phase"]["samples_ts"].size(), 2u);
+    EXPECT_EQ(r["tg_phase"]["speed"]["n"], 2);
+    EXPECT_TRUE(r["tg_phase"]["speed"].contains("cv"));
+  }
+}
+
+TEST(SweepRun, SamplesLogHoldsEveryRepetitionOfEveryPhase) {
+  const auto lines = test::read_lines(run_dir() / "samples.jsonl");
+  ASSERT_EQ(lines.size(), kPoints * 2 /*reps*/ * 2 /*phases*/);
+  std::map<std::string, int> per_phase;
+  for (const std::string& line : lines) {
+    const nlohmann::json s = nlohmann::json::parse(line);
+    per_phase[s["phase"]]++;
+    EXPECT_GT(s["seconds"].get<double>(), 0.0);
+    EXPECT_EQ(s["tokens"], s["phase"] == "pp" ? 256 : 4);
+    EXPECT_LT(s["point"].get<int>(), static_cast<int>(kPoints));
+  }
+  EXPECT_EQ(per_phase["pp"], 12);
+  EXPECT_EQ(per_phase["tg"], 12);
+}
+
+TEST(SweepRun, CsvHasAHeaderAndOneRowPerPoint) {
+  const auto lines = test::read_lines(run_dir() / "records.csv");
+  ASSERT_EQ(lines.size(), kPoints + 1);
+  for (const char* column : {"n_kv", "n_threads", "speed_pp", "speed_tg"})
+    EXPECT_NE(lines[0].find(column), std::string::npos) << column;
+}
+
+TEST(SweepRun, StdoutHasTheExactSweepBenchColumnsPerThreadConfig) {
+  const std::string& out = main_run().cli.out;
+  const auto headers = rows_starting_with(out, "PP");
+  ASSERT_EQ(headers.size(), 2u) << out;  // one table per thread configuration
+  const std::vector<std::string> sweep_bench = {"PP",       "TG",     "N_KV",    "T_PP s",
+                                                "S_PP t/s", "T_TG s", "S_TG t/s"};
+  for (const auto& h : headers) {
+    ASSERT_GE(h.size(), sweep_bench.size());
+    EXPECT_EQ(std::vector<std::string>(h.begin(), h.begin() + 7), sweep_bench);
+  }
+  // Data rows: PP 256, TG 4, N_KV in schedule order.
+  const auto rows = rows_starting_with(out, "256");
+  ASSERT_EQ(rows.size(), kPoints);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i][1], "4");
+    EXPECT_EQ(rows[i][2], std::to_string(kDepths[i % 3]));
+  }
+}
+
+TEST(SweepRun, StdoutHasAThreadsTableForEachDepth) {
+  const std::string& out = main_run().cli.out;
+  for (int depth : kDepths)
+    EXPECT_NE(out.find("### threads at N_KV " + std::to_string(depth) + " "), std::string::npos)
+        << depth;
+  const auto headers = rows_starting_with(out, "threads");
+  ASSERT_EQ(headers.size(), 3u) << out;
+  EXPECT_EQ(headers[0][2], "PP t/s");
+  EXPECT_EQ(headers[0][3], "TG t/s");
+  // one row per thread count, mean ± sd
+  const auto one = rows_starting_with(out, "1");
+  const auto two = rows_starting_with(out, "2");
+  EXPECT_EQ(one.size(), 3u);
+  EXPECT_EQ(two.size(), 3u);
+  for (const auto& row : one) EXPECT_NE(row.at(2).find(" ± "), std::string::npos) << row.at(2);
+}
+
+TEST(SweepRun, TablesFileHoldsWhatStdoutPrinted) {
+  std::ifstream in(run_dir() / "tables.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string& out = main_run().cli.out;
+  ASSERT_FALSE(out.empty());
+  EXPECT_NE(ss.str().find(out), std::string::npos);
+}
+
+}  // namespace
+}  // namespace moesweep
