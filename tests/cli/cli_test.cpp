@@ -1,0 +1,107 @@
+// The CLI's face: --version names the pinned engine and what it was built
+// for, `list` shows what ships, and the shipped sweep profiles expand into
+// plans with --dry-run on any machine (oversubscription is a warning there).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+
+#include "support/test_support.hpp"
+
+namespace moesweep {
+namespace {
+
+using test::CommandResult;
+
+// The commit of the engine tree this build used, read with git itself.
+std::string engine_tree_commit() {
+  const CommandResult r = test::run_shell(std::string("git -C '") + MOESWEEP_SOURCE_DIR +
+                                          "/third_party/llama.cpp' rev-parse HEAD");
+  return r.exit_code == 0 ? r.out.substr(0, 40) : "";
+}
+
+TEST(CliVersion, NamesEngineReleaseCommitAndCpuFeatures) {
+  const CommandResult r = test::run_cli("--version");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^moesweep \d+\.\d+\.\d+)"))) << r.out;
+  std::smatch commit;
+  ASSERT_TRUE(std::regex_search(
+      r.out, commit, std::regex(R"(engine: llama\.cpp v0\.4\.0 \(commit ([0-9a-f]{40})\))")))
+      << r.out;
+  const std::string tree = engine_tree_commit();
+  if (!tree.empty()) {  // absent when built from a user's MOESWEEP_LLAMA_DIR
+    EXPECT_EQ(commit[1].str(), tree);
+  }
+  std::smatch features;
+  ASSERT_TRUE(std::regex_search(r.out, features, std::regex(R"(cpu features: ([^\n]+))"))) << r.out;
+  // This build is GGML_NATIVE on x86-64: at least the AVX family shows up.
+  EXPECT_NE(features[1].str().find("AVX"), std::string::npos) << features[1];
+  EXPECT_NE(r.out.find("GGML_NATIVE"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("logical CPUs"), std::string::npos) << r.out;
+}
+
+TEST(CliList, ListsModelProfilesSweepProfilesAndQuantTypes) {
+  const CommandResult r = test::run_cli("list");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* name : {"kimi-k2.5", "llama4-scout", "deepseek-v3", "qwen3-moe", "threads-12-16",
+                           "long-context", "default", "Q4_K_S", "Q4_K_M", "Q8_0", "Q6_K", "F16"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name << "\n" << r.out;
+  // The real model's size, from the profile arithmetic.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(kimi-k2\.5[^\n]*\n[^\n]*10[0-9]{2}B total)")))
+      << r.out;
+}
+
+TEST(CliDryRun, Threads12To16ProfileShowsThePlanWithoutRunning) {
+  const std::filesystem::path out = test::scratch_dir() / "runs";
+  const CommandResult r = test::run_cli(
+      "sweep --profile threads-12-16 --dry-run --no-db --out-dir '" + out.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // 2 depths x 4 thread counts, one model load, one context.
+  EXPECT_NE(r.out.find("8 points, 1 model load(s), 1 context(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ctx 8192 b 2048 ub 512 K q8_0 V q8_0 fa on"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("threads (gen/batch): 16/16 14/14 13/13 12/12"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cost: "), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "a dry run made a run directory";
+}
+
+TEST(CliDryRun, LongContextProfileWalksTo128K) {
+  const CommandResult r = test::run_cli("sweep --profile long-context --dry-run --no-db");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("depths 0,16384,32768,49152,65536,81920,98304,114688,131072"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("1 context(s)"), std::string::npos) << r.out;
+}
+
+TEST(CliDryRun, FlagsOverrideTheProfile) {
+  const CommandResult r =
+      test::run_cli("sweep --profile threads-12-16 -t 2 --depths 0 --dry-run --no-db");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 points"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("threads (gen/batch): 2/2\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("K q8_0 V q8_0 fa on"), std::string::npos)
+      << r.out;  // kept from the profile
+}
+
+TEST(CliDryRun, OversubscriptionIsAWarningNotARefusal) {
+  const CommandResult r = test::run_cli("sweep -t 4096 --depths 0 -c 1024 --dry-run --no-db");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("warning: 4096 threads exceed this machine's"), std::string::npos) << r.out;
+}
+
+TEST(CliDryRun, InvalidContextIsShownWithItsRule) {
+  const CommandResult r =
+      test::run_cli("sweep -fa on,off -ctk q8_0 -ctv q8_0 --depths 0 -c 1024 --dry-run --no-db");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("INVALID: -ctv q8_0 needs flash attention"), std::string::npos) << r.out;
+}
+
+TEST(CliErrors, UnknownSubcommandOrFlagIsANonZeroExit) {
+  EXPECT_NE(test::run_cli("frobnicate").exit_code, 0);
+  EXPECT_NE(test::run_cli("sweep --no-such-flag").exit_code, 0);
+  EXPECT_NE(test::run_cli("").exit_code, 0);  // a subcommand is required
+}
+
+}  // namespace
+}  // namespace moesweep
