@@ -52,7 +52,7 @@ double sum_matching(const std::map<std::string, double>& m, const std::regex& re
 
 class LikwidSession : public CounterSession {
  public:
-  LikwidSession(const LikwidBackend& backend) : backend_(backend) {}
+  explicit LikwidSession(const LikwidBackend& backend) : backend_(backend) {}
 
   void start() override {
     const auto& groups = backend_.groups();
@@ -103,13 +103,14 @@ class LikwidSession : public CounterSession {
       const double accesses =
           sum_matching(g.events, std::regex("L3.*(ACCESS|REQUEST|LOOKUP)"), &access);
       if (miss) out["l3_misses_per_token"] = misses / g.tokens;
-      if (hit && miss && hits + misses > 0)
-        out["l3_hit_rate"] = hits / (hits + misses);
-      else if (access && miss && accesses > 0)
-        out["l3_hit_rate"] = (accesses - misses) / accesses;
-      else
+      const double lookups = hit && miss ? hits + misses : accesses;
+      if (!(hit && miss) && !(access && miss))
         out["l3_hit_rate"] =
             unavailable("likwid's L3CACHE group here has no L3 hit/miss or access/miss event pair");
+      else if (lookups <= 0)
+        out["l3_hit_rate"] = unavailable("likwid counted no L3 lookups in this phase");
+      else
+        out["l3_hit_rate"] = (lookups - misses) / lookups;
     }
     if (auto it = groups_.find("MEM"); it != groups_.end() && it->second.wall_s > 0) {
       const GroupTotals& g = it->second;

@@ -1,0 +1,70 @@
+// The acceptance check on the engine: a real sweep on the tiny twin with
+// --counters auto records software metrics as numbers and every hardware
+// metric as a number or an explained "unavailable" — never an invented value.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "counters/derived_metrics.hpp"
+#include "counters/perf_event.hpp"
+#include "support/test_support.hpp"
+
+namespace moesweep::counters {
+namespace {
+
+std::vector<nlohmann::json> read_records(const std::filesystem::path& out_dir) {
+  std::vector<nlohmann::json> records;
+  for (const auto& run : std::filesystem::directory_iterator(out_dir)) {
+    std::ifstream in(run.path() / "records.jsonl");
+    std::string line;
+    while (std::getline(in, line))
+      if (!line.empty()) records.push_back(nlohmann::json::parse(line));
+  }
+  return records;
+}
+
+TEST(EngineSweep, AutoCountersRecordSoftwareNumbersAndHonestHardware) {
+  const auto twin = test::tiny_twin();
+  const auto out = test::scratch_dir();
+  const auto r = test::run_cli("sweep --model " + twin.string() +
+                               " --threads 1 --ctx-size 1024 --depths 0 --n-gen 8 --repetitions 2"
+                               " --counters auto --no-db --quiet --out-dir " +
+                               out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto records = read_records(out);
+  ASSERT_FALSE(records.empty());
+  const bool no_pmu = !hardware_pmu_probe().empty();
+  for (const auto& record : records) {
+    for (const char* phase : {"pp_phase", "tg_phase"}) {
+      ASSERT_TRUE(record.contains(phase)) << record.dump();
+      const auto& c = record[phase]["counters"];
+      for (const auto& def : software_metric_defs())
+        ASSERT_TRUE(c[def.name].is_number()) << phase << " " << def.name << " " << c.dump(2);
+      EXPECT_GT(c["task_clock_s"].get<double>(), 0);
+      for (const std::string& name : hardware_metric_names()) {
+        ASSERT_TRUE(c.contains(name)) << name;
+        if (c[name].is_number()) continue;
+        const std::string why = c[name]["unavailable"];
+        EXPECT_FALSE(why.empty()) << name;
+        if (no_pmu) {
+          EXPECT_TRUE(why.find("not found") != std::string::npos ||
+                      why.find("ENOENT") != std::string::npos)
+              << why;
+        }
+      }
+    }
+  }
+  // The advice is said once on stderr, not once per point or phase.
+  const std::string marker = "moesweep: counters:";
+  const auto first = r.err.find(marker);
+  if (first != std::string::npos && no_pmu) {
+    const auto line_end = r.err.find('\n', first);
+    const std::string line = r.err.substr(first, line_end - first);
+    EXPECT_EQ(r.err.find(line, line_end), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace moesweep::counters
