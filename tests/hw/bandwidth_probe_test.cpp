@@ -58,8 +58,26 @@ TEST(BandwidthProbe, TooManyThreadsIsAUserError) {
   EXPECT_THROW(measure_bandwidth(o), UserError);
 }
 
+// Points the cache at a scratch directory for one test, then puts it back.
+class ScopedCacheDir {
+ public:
+  explicit ScopedCacheDir(const std::filesystem::path& dir) {
+    if (const char* old = std::getenv("MOESWEEP_CACHE_DIR")) old_ = old;
+    setenv("MOESWEEP_CACHE_DIR", dir.c_str(), 1);
+  }
+  ~ScopedCacheDir() {
+    if (old_.empty())
+      unsetenv("MOESWEEP_CACHE_DIR");
+    else
+      setenv("MOESWEEP_CACHE_DIR", old_.c_str(), 1);
+  }
+
+ private:
+  std::string old_;
+};
+
 TEST(BandwidthProbe, CachedPerMachine) {
-  setenv("MOESWEEP_CACHE_DIR", test::scratch_dir().c_str(), 1);
+  const ScopedCacheDir scoped(test::scratch_dir());
   EXPECT_FALSE(load_cached_bandwidth().has_value());
   BandwidthMeasurement m;
   m.points = {{1, 20.5}, {2, 31.0}};

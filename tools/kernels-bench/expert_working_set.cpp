@@ -106,7 +106,7 @@ void register_expert_working_set(const Topology& topo, int threads_asked) {
   const int threads = threads_asked > 0 ? threads_asked : std::max(1, topo.cores);
   const double l3 = static_cast<double>(topo.l3_total_bytes());
   for (ggml_type type : {GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_Q8_0}) {
-    for (int64_t experts = kUsed; experts <= 2048; experts *= 2) {
+    for (int64_t experts = kUsed; experts <= 4096; experts *= 2) {
       const std::string name =
           fmt::format("expert_gemv/{}/experts:{}", ggml_type_name(type), experts);
       benchmark::RegisterBenchmark(

@@ -12,6 +12,7 @@
 #include "hw/bandwidth_probe.hpp"
 #include "hw/build_info.hpp"
 #include "hw/hardware_profile.hpp"
+#include "hw/topology.hpp"
 #include "model/gguf_inspect.hpp"
 #include "model/model_profile.hpp"
 #include "model/quant_types.hpp"
@@ -86,17 +87,24 @@ double median(std::vector<double> v) {
 }
 
 // Efficiencies (S_TG / roofline_tg) recorded by this machine's sweeps.
+// Only records whose active bytes are far past this machine's L3 count: a tiny
+// twin decodes from cache and its "efficiency" says nothing about DRAM.
 std::vector<double> measured_efficiencies(const std::string& runs_dir) {
   std::vector<double> out;
+  const double min_bytes = 4.0 * static_cast<double>(std::max<uint64_t>(
+                                     probe_topology().l3_total_bytes(), 256ull << 20));
   std::error_code ec;
   if (!std::filesystem::is_directory(runs_dir, ec)) return out;
   for (const auto& e : std::filesystem::recursive_directory_iterator(runs_dir, ec)) {
     if (e.path().extension() != ".jsonl") continue;
     try {
-      for (const Record& r : read_records_jsonl(e.path()))
-        if (r.ok && r.extra.contains("efficiency_tg") &&
-            r.extra.value("bandwidth_source", "") == "measured")
-          out.push_back(r.extra["efficiency_tg"].get<double>());
+      for (const Record& r : read_records_jsonl(e.path())) {
+        // The sweep runner nests these under extra.roofline; accept them flat too.
+        const nlohmann::json& f = r.extra.contains("roofline") ? r.extra["roofline"] : r.extra;
+        if (r.ok && f.contains("efficiency_tg") && f.value("bandwidth_source", "") == "measured" &&
+            f.value("active_bytes_per_token", 0.0) > min_bytes)
+          out.push_back(f["efficiency_tg"].get<double>());
+      }
     } catch (const std::exception&) {
       // a file we cannot read is not a calibration source
     }
