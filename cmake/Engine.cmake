@@ -6,6 +6,32 @@ if(NOT EXISTS "${MOESWEEP_LLAMA_DIR}/include/llama.h")
     "Run scripts/setup to fetch the pinned engine, or pass -DMOESWEEP_LLAMA_DIR=/path/to/llama.cpp.")
 endif()
 
+set(MOESWEEP_ENGINE_PREBUILT "" CACHE PATH
+    "A moesweep build directory whose engine/ libraries to link instead of building the engine again")
+
+if(MOESWEEP_ENGINE_PREBUILT)
+  # The sanitizer build links the engine objects of build/ (the engine is never
+  # sanitized), which saves a second engine build in CI.
+  set(_engine ${MOESWEEP_ENGINE_PREBUILT}/engine)
+  if(NOT EXISTS ${_engine}/src/libllama.a)
+    message(FATAL_ERROR "MOESWEEP_ENGINE_PREBUILT=${MOESWEEP_ENGINE_PREBUILT} holds no engine/src/libllama.a: build it first")
+  endif()
+  find_package(OpenMP REQUIRED)
+  find_package(Threads REQUIRED)
+  set(_inc "${MOESWEEP_LLAMA_DIR}/include;${MOESWEEP_LLAMA_DIR}/ggml/include")
+  add_library(ggml-base STATIC IMPORTED GLOBAL)
+  set_target_properties(ggml-base PROPERTIES IMPORTED_LOCATION ${_engine}/ggml/src/libggml-base.a
+    INTERFACE_INCLUDE_DIRECTORIES "${_inc}" INTERFACE_LINK_LIBRARIES "m;Threads::Threads")
+  add_library(ggml-cpu STATIC IMPORTED GLOBAL)
+  set_target_properties(ggml-cpu PROPERTIES IMPORTED_LOCATION ${_engine}/ggml/src/libggml-cpu.a
+    INTERFACE_INCLUDE_DIRECTORIES "${_inc}" INTERFACE_LINK_LIBRARIES "ggml-base;OpenMP::OpenMP_CXX")
+  add_library(ggml STATIC IMPORTED GLOBAL)
+  set_target_properties(ggml PROPERTIES IMPORTED_LOCATION ${_engine}/ggml/src/libggml.a
+    INTERFACE_INCLUDE_DIRECTORIES "${_inc}" INTERFACE_LINK_LIBRARIES "ggml-cpu;ggml-base;dl")
+  add_library(llama STATIC IMPORTED GLOBAL)
+  set_target_properties(llama PROPERTIES IMPORTED_LOCATION ${_engine}/src/libllama.a
+    INTERFACE_INCLUDE_DIRECTORIES "${_inc}" INTERFACE_LINK_LIBRARIES "ggml")
+else()
 set(GGML_NATIVE ON CACHE BOOL "" FORCE)
 set(BUILD_SHARED_LIBS OFF CACHE BOOL "" FORCE)
 foreach(opt LLAMA_BUILD_TESTS LLAMA_BUILD_TOOLS LLAMA_BUILD_EXAMPLES LLAMA_BUILD_SERVER
@@ -13,6 +39,7 @@ foreach(opt LLAMA_BUILD_TESTS LLAMA_BUILD_TOOLS LLAMA_BUILD_EXAMPLES LLAMA_BUILD
   set(${opt} OFF CACHE BOOL "" FORCE)
 endforeach()
 add_subdirectory(${MOESWEEP_LLAMA_DIR} ${CMAKE_BINARY_DIR}/engine EXCLUDE_FROM_ALL)
+endif()
 
 # What --version and every result record state about the engine.
 execute_process(COMMAND git -C ${MOESWEEP_LLAMA_DIR} rev-parse HEAD
