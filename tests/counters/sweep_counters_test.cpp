@@ -66,5 +66,24 @@ TEST(EngineSweep, AutoCountersRecordSoftwareNumbersAndHonestHardware) {
   }
 }
 
+// Under likwid-perfctr -m every phase becomes a marker region. likwid-perfctr
+// cannot run on a CPU its likwid does not know (this VM), so this checks the
+// other half: with the marker environment set, the sweep still runs and
+// records; with a working likwid-perfctr the regions land in its report.
+TEST(EngineSweep, LikwidMarkerEnvironmentKeepsTheSweepWorking) {
+  const auto twin = test::tiny_twin();
+  const auto out = test::scratch_dir();
+  const auto r = test::run_shell(
+      "LIKWID_FILEPATH=" + (out / "likwid-markers.txt").string() +
+      " " MOESWEEP_CLI " sweep --model " + twin.string() +
+      " --threads 1 --ctx-size 1024 --depths 0 --n-gen 4 --repetitions 1 --counters auto --no-db"
+      " --quiet --out-dir " +
+      out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto records = read_records(out);
+  ASSERT_FALSE(records.empty());
+  EXPECT_TRUE(records[0]["tg_phase"]["counters"]["task_clock_s"].is_number());
+}
+
 }  // namespace
 }  // namespace moesweep::counters
