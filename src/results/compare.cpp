@@ -70,11 +70,18 @@ std::pair<int, std::string> key_differences(const std::string& a, const std::str
 }
 
 struct Side {
-  std::map<std::string, const Record*> by_key;
-  std::vector<std::string> order;  // first appearance
+  std::map<std::string, Record> by_key;  // copies: pooled points are merged records
+  std::vector<std::string> order;        // first appearance
   std::vector<std::string> failed;
   int duplicates = 0;
 };
+
+void append_samples(PhaseResult& into, const PhaseResult& from) {
+  into.seconds.insert(into.seconds.end(), from.seconds.begin(), from.seconds.end());
+  into.tokens_per_s.insert(into.tokens_per_s.end(), from.tokens_per_s.begin(),
+                           from.tokens_per_s.end());
+  into.summarize();
+}
 
 Side index_side(const LoadedRun& run, const std::set<std::string>& ignore) {
   Side side;
@@ -84,11 +91,14 @@ Side index_side(const LoadedRun& run, const std::set<std::string>& ignore) {
       side.failed.push_back(key);
       continue;
     }
-    auto [it, inserted] = side.by_key.insert({key, &r});
+    auto [it, inserted] = side.by_key.insert({key, r});
     if (inserted) {
       side.order.push_back(key);
+    } else if (run.pooled_runs > 1) {
+      append_samples(it->second.pp, r.pp);  // the same point in another run of the set
+      append_samples(it->second.tg, r.tg);
     } else {
-      it->second = &r;  // a later measurement of the same point (a resumed retry) wins
+      it->second = r;  // a later measurement of the same point (a resumed retry) wins
       ++side.duplicates;
     }
   }
@@ -243,7 +253,9 @@ Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
                         const CompareOptions& options) {
   Comparison c;
   c.base_label = base.label;
+  if (base.pooled_runs > 1) c.base_label += fmt::format(" ({} runs pooled)", base.pooled_runs);
   c.new_label = fresh.label;
+  if (fresh.pooled_runs > 1) c.new_label += fmt::format(" ({} runs pooled)", fresh.pooled_runs);
   c.options = options;
   const Side sb = index_side(base, options.ignore), sn = index_side(fresh, options.ignore);
   c.failed_base = sb.failed;
@@ -252,8 +264,8 @@ Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
   for (const std::string& key : sb.order) {
     auto other = sn.by_key.find(key);
     if (other == sn.by_key.end()) continue;
-    const Record& rb = *sb.by_key.at(key);
-    const Record& rn = *other->second;
+    const Record& rb = sb.by_key.at(key);
+    const Record& rn = other->second;
     PointComparison pc{key, rb.params, {}};
     for (Metric metric : options.metrics) {
       const bool pp = metric == Metric::kPp;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "results/sqlite_store.hpp"
@@ -63,6 +64,24 @@ LoadedRun load_run(const std::string& what, const std::filesystem::path& db_path
     run.run_id = run.meta.value("run_id", run.label);
     if (std::filesystem::exists(path / "records.jsonl", ec)) {
       run.records = read_records_jsonl(path / "records.jsonl");
+      return run;
+    }
+    // A baseline set: run directories side by side (scripts/regress --update keeps the last few).
+    std::vector<std::filesystem::path> members;
+    for (const auto& e : std::filesystem::directory_iterator(path, ec)) {
+      if (e.is_directory() && std::filesystem::exists(e.path() / "records.jsonl")) {
+        members.push_back(e.path());
+      }
+    }
+    if (!members.empty()) {
+      std::sort(members.begin(), members.end());  // run ids start with their time
+      run.source = fmt::format("baseline set of {} runs", members.size());
+      run.pooled_runs = static_cast<int>(members.size());
+      for (const auto& member : members) {
+        auto records = read_records_jsonl(member / "records.jsonl");
+        run.records.insert(run.records.end(), records.begin(), records.end());
+      }
+      run.meta = read_meta(members.back());
       return run;
     }
     // A directory without records.jsonl: the database may still hold its points.

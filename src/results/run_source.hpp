@@ -20,10 +20,15 @@ struct LoadedRun {
   std::string run_dir;                             // "" unless the run came from a directory
   nlohmann::json meta = nlohmann::json::object();  // meta.json, when there is one
   std::vector<Record> records;                     // in file / plan order
+  // A baseline set (a directory of run directories) holds several runs of the
+  // same sweep; compare pools their samples per point, so the run-to-run
+  // spread of the machine is part of what "noise" means.
+  int pooled_runs = 1;
 };
 
-// Tries, in order: an existing directory, an existing file, a run id (or
-// unique prefix, or run directory path) in the database at `db_path`.
+// Tries, in order: an existing directory (a run directory, or a baseline set:
+// a directory whose subdirectories are run directories), an existing file, a
+// run id (or unique prefix, or run directory path) in the database at `db_path`.
 // Throws UserError naming everything it tried when nothing matches.
 LoadedRun load_run(const std::string& what, const std::filesystem::path& db_path);
 

@@ -128,6 +128,35 @@ TEST(Compare, SingleSamplePublishedTablesAreUntestable) {
   }
 }
 
+// Run-to-run shifts (another tenant, clock changes) are invisible inside one
+// run. A baseline set pools several runs, so a new run inside their spread is
+// noise and one far below all of them is still a regression.
+TEST(Compare, BaselineSetPoolsRunsSoRunLevelShiftsAreNoise) {
+  const auto dir = test::scratch_dir() / "baselines" / "ci";
+  int i = 0;
+  for (double level : {1.0, 0.92, 1.08}) {
+    const auto run_dir = dir / ("2026112" + std::to_string(i) + "-run");
+    std::filesystem::create_directories(run_dir);
+    write_jsonl(make_run("base" + std::to_string(i), 40 + i, level, 5), run_dir / "records.jsonl");
+    ++i;
+  }
+  const LoadedRun set = load_run(dir.string(), "/nonexistent.sqlite");
+  EXPECT_EQ(set.pooled_runs, 3);
+  EXPECT_EQ(set.records.size(), 18u);
+  CompareOptions options;
+  options.metrics = {Metric::kTg};
+  const Comparison inside = compare_runs(set, make_run("new", 50, 0.94, 5), options);
+  EXPECT_EQ(inside.regressions, 0) << comparison_markdown(inside);
+  EXPECT_EQ(inside.points.at(0).metrics.at(0).n_base, 15);
+  EXPECT_EQ(inside.duplicates, 0);
+  // The same new run against the fastest single run alone looks like a regression.
+  LoadedRun fastest;
+  fastest.records = read_records_jsonl(dir / "20261122-run" / "records.jsonl");
+  EXPECT_GT(compare_runs(fastest, make_run("new", 50, 0.94, 5), options).regressions, 0);
+  const Comparison below = compare_runs(set, make_run("slow", 51, 0.7, 5), options);
+  EXPECT_EQ(below.regressions, 6);
+}
+
 TEST(Compare, CliExitsFourOnlyOnARealRegression) {
   const auto dir = test::scratch_dir();
   write_jsonl(make_run("base", 11, 1.0), dir / "base.jsonl");
