@@ -159,23 +159,17 @@ BandwidthMeasurement measure_bandwidth(const BandwidthProbeOptions& options) {
   if (counts.empty())
     for (int n = 1; n <= static_cast<int>(cpus.size()); ++n) counts.push_back(n);
   const int max_threads = *std::max_element(counts.begin(), counts.end());
-  if (max_threads > static_cast<int>(cpus.size()) || counts.front() < 1) {
+  if (max_threads > static_cast<int>(cpus.size()) ||
+      *std::min_element(counts.begin(), counts.end()) < 1) {
     throw UserError(fmt::format("bandwidth probe: {} threads asked, {} CPUs to pin to", max_threads,
                                 cpus.size()),
                     "thread counts from 1 to the number of CPUs", "lower --threads");
   }
   cpus.resize(max_threads);
 
-  uint64_t largest_l3 = 0;
-  for (const auto& d : topo.l3_domains) largest_l3 = std::max(largest_l3, d.size_bytes);
-  uint64_t per_thread = options.bytes_per_thread;
-  if (per_thread == 0) {
-    // Far above what one L3 domain can hold, so a pass measures DRAM, not cache;
-    // but never more than a quarter of RAM for the whole probe.
-    per_thread = std::max<uint64_t>(4 * largest_l3, 64ull << 20);
-    if (topo.memory_bytes > 0)
-      per_thread = std::min<uint64_t>(per_thread, topo.memory_bytes / 4 / max_threads);
-  }
+  const uint64_t per_thread = options.bytes_per_thread > 0
+                                  ? options.bytes_per_thread
+                                  : default_bytes_per_thread(topo, max_threads);
 
   PinnedReaders readers(cpus, per_thread);
   BandwidthMeasurement m;
@@ -203,6 +197,15 @@ BandwidthMeasurement measure_bandwidth(const BandwidthProbeOptions& options) {
   m.cpu_model = cpu_info().model_name;
   m.measured_at = utc_now();
   return m;
+}
+
+uint64_t default_bytes_per_thread(const Topology& topo, int threads) {
+  uint64_t largest_l3 = 0;
+  for (const auto& d : topo.l3_domains) largest_l3 = std::max(largest_l3, d.size_bytes);
+  uint64_t total_cap = 16ull << 30;
+  if (topo.memory_bytes > 0) total_cap = std::min(total_cap, topo.memory_bytes / 4);
+  const uint64_t n = static_cast<uint64_t>(std::max(threads, 1));
+  return std::min(std::max<uint64_t>(4 * largest_l3, 64ull << 20), total_cap / n);
 }
 
 std::string machine_key() {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "hw/topology.hpp"
+
 namespace moesweep {
 
 // Worker threads pinned one to each given CPU, each owning a buffer it
@@ -60,6 +62,9 @@ struct BandwidthMeasurement {
 };
 
 BandwidthMeasurement measure_bandwidth(const BandwidthProbeOptions& options = {});
+// Buffer per thread that measures DRAM, not cache: 4x the largest L3 domain,
+// at least 64 MiB, all threads together at most a quarter of RAM and 16 GiB.
+uint64_t default_bytes_per_thread(const Topology& topo, int threads);
 
 // Identifies this machine (CPU model, CPU count, memory size, host name).
 std::string machine_key();

@@ -18,11 +18,8 @@ namespace {
 PinnedReaders& readers_for(const Topology& topo) {
   static std::unique_ptr<PinnedReaders> readers;
   if (!readers) {
-    uint64_t largest_l3 = 0;
-    for (const auto& d : topo.l3_domains) largest_l3 = std::max(largest_l3, d.size_bytes);
-    uint64_t per_thread = std::max<uint64_t>(4 * largest_l3, 64ull << 20);
-    if (topo.memory_bytes > 0)
-      per_thread = std::min<uint64_t>(per_thread, topo.memory_bytes / 4 / topo.spread_cpus.size());
+    const int threads = static_cast<int>(topo.spread_cpus.size());
+    const uint64_t per_thread = default_bytes_per_thread(topo, threads);
     readers = std::make_unique<PinnedReaders>(topo.spread_cpus, per_thread);
   }
   return *readers;
