@@ -62,7 +62,16 @@ class Settings {
     return has(key) ? split_list(text(key)) : fallback;
   }
   bool boolean(const std::string& key, bool fallback) const {
-    return has(key) ? parse_bool_word(text(key), flag(key)) : fallback;
+    return has(key) ? boolean_word(text(key), key) : fallback;
+  }
+  // parse_bool_word's fix repeats the flag name ("write --fa on"): give it the
+  // bare flag and put the origin in front of the problem only.
+  bool boolean_word(const std::string& word, const std::string& key) const {
+    try {
+      return parse_bool_word(word, "--" + key);
+    } catch (const UserError& e) {
+      throw UserError(fmt::format("{}: {}", origin_, e.problem()), e.expected(), e.fix());
+    }
   }
 
  private:
@@ -154,7 +163,7 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   check_cache_types(spec.type_v, s.flag("cache-type-v"));
   spec.flash_attn.clear();
   for (const std::string& w : s.words("flash-attn", {"off"}))
-    spec.flash_attn.push_back(parse_bool_word(w, s.flag("flash-attn")));
+    spec.flash_attn.push_back(s.boolean_word(w, "flash-attn"));
   spec.threads = s.ints("threads", {1}, 1);
   spec.threads_batch = s.ints("threads-batch", {}, 1);
   spec.cpu_masks = s.words("cpu-mask", {""});

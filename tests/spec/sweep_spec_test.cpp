@@ -107,6 +107,20 @@ TEST(SpecFromSettings, BadValuesNameTheKey) {
             std::string::npos);
 }
 
+TEST(SpecFromSettings, BadOnOffWordSaysHowToWriteTheFlag) {
+  for (const char* key : {"flash-attn", "mlock"}) {
+    try {
+      spec_from_settings({{key, "maybe"}}, "command line");
+      ADD_FAILURE() << key << " maybe accepted";
+    } catch (const UserError& e) {
+      EXPECT_NE(e.problem().find(std::string("command line: --") + key + ": 'maybe'"),
+                std::string::npos)
+          << e.problem();
+      EXPECT_EQ(e.fix(), std::string("write --") + key + " on or --" + key + " off");
+    }
+  }
+}
+
 TEST(DepthsFor, DefaultWalksInUbatchStepsAsDeepAsTheContextAllows) {
   SweepSpec s = spec_from_settings({{"n-gen", 32}}, "t");
   // room = 2048 - 512 (PP = one ubatch) - 32 = 1504: depths 0, 512, 1024

@@ -89,6 +89,7 @@ TEST(SweepBadInput, ProfileWithAnUnknownKey) {
 
 TEST(SweepBadInput, UnknownFlashAttentionValue) {
   expect_refused(kSmall + " -fa maybe", "'maybe' is not on or off");
+  expect_refused(kSmall + " -fa maybe", "fix: write --flash-attn on or --flash-attn off");
 }
 
 TEST(SweepBadInput, UnknownCacheType) {
