@@ -109,52 +109,36 @@ void LiveContext::decode_or_throw(void* batch_ptr, const char* what) {
 }
 
 double LiveContext::prefill(const std::vector<int32_t>& tokens, int pos0) {
-  llama_batch batch = llama_batch_init(params_.n_batch, 0, 1);
-  const auto t0 = Clock::now();
-  try {
-    for (size_t first = 0; first < tokens.size(); first += params_.n_batch) {
-      const size_t n = std::min(tokens.size() - first, static_cast<size_t>(params_.n_batch));
-      batch.n_tokens = static_cast<int32_t>(n);
-      for (size_t i = 0; i < n; ++i) {
-        batch.token[i] = tokens[first + i];
-        batch.pos[i] = pos0 + static_cast<int>(first + i);
-        batch.n_seq_id[i] = 1;
-        batch.seq_id[i][0] = 0;
-        batch.logits[i] = (first + i + 1 == tokens.size());
-      }
-      decode_or_throw(&batch, "prefill");
-    }
-    llama_synchronize(ctx_);
-  } catch (...) {
-    llama_batch_free(batch);
-    throw;
-  }
-  const double s = seconds_since(t0);
-  llama_batch_free(batch);
-  return s;
+  return decode_timed(tokens, pos0, static_cast<size_t>(params_.n_batch), "prefill");
 }
 
 double LiveContext::generate(const std::vector<int32_t>& tokens, int pos0) {
-  llama_batch batch = llama_batch_init(1, 0, 1);
+  return decode_timed(tokens, pos0, 1, "generation");
+}
+
+double LiveContext::decode_timed(const std::vector<int32_t>& tokens, int pos0, size_t chunk,
+                                 const char* what) {
+  struct BatchOwner {
+    llama_batch batch;
+    ~BatchOwner() { llama_batch_free(batch); }
+  } owner{llama_batch_init(static_cast<int32_t>(chunk), 0, 1)};
+  llama_batch& batch = owner.batch;
   const auto t0 = Clock::now();
-  try {
-    for (size_t i = 0; i < tokens.size(); ++i) {
-      batch.n_tokens = 1;
-      batch.token[0] = tokens[i];
-      batch.pos[0] = pos0 + static_cast<int>(i);
-      batch.n_seq_id[0] = 1;
-      batch.seq_id[0][0] = 0;
-      batch.logits[0] = true;
-      decode_or_throw(&batch, "generation");
-      llama_synchronize(ctx_);
+  for (size_t first = 0; first < tokens.size(); first += chunk) {
+    const size_t n = std::min(tokens.size() - first, chunk);
+    batch.n_tokens = static_cast<int32_t>(n);
+    for (size_t i = 0; i < n; ++i) {
+      batch.token[i] = tokens[first + i];
+      batch.pos[i] = pos0 + static_cast<int>(first + i);
+      batch.n_seq_id[i] = 1;
+      batch.seq_id[i][0] = 0;
+      // generation wants logits for every token; prefill only for the last
+      batch.logits[i] = chunk == 1 || first + i + 1 == tokens.size();
     }
-  } catch (...) {
-    llama_batch_free(batch);
-    throw;
+    decode_or_throw(&batch, what);
+    llama_synchronize(ctx_);
   }
-  const double s = seconds_since(t0);
-  llama_batch_free(batch);
-  return s;
+  return seconds_since(t0);
 }
 
 void LiveContext::rewind_to(int n_kv) {

@@ -90,6 +90,8 @@ class LiveContext {
 
  private:
   void decode_or_throw(void* batch, const char* what);
+  // Decodes `tokens` in chunks of `chunk` (1 = one generation step each).
+  double decode_timed(const std::vector<int32_t>& tokens, int pos0, size_t chunk, const char* what);
   const LoadedModel& model_;
   ContextParams params_;
   llama_context* ctx_ = nullptr;

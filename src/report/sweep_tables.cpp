@@ -71,7 +71,7 @@ std::string sweep_bench_tables(const std::vector<Record>& records) {
   return out;
 }
 
-std::string threads_tables(const std::vector<Record>& records) {
+std::string threads_tables(const std::vector<Record>& records, const SweetSpotOptions& keep) {
   // (context label, depth) -> rows by thread config, in run order
   std::map<std::pair<std::string, int>, std::vector<const Record*>> groups;
   std::vector<std::pair<std::string, int>> order;
@@ -97,7 +97,7 @@ std::string threads_tables(const std::vector<Record>& records) {
       points.push_back({r->params.n_threads, r->pp.speed.mean, r->tg.speed.mean});
     }
     out += fmt::format("### threads at N_KV {} | {}\n\n{}", key.second, key.first, t.render());
-    if (points.size() > 1) out += fmt::format("\n{}\n", find_sweet_spot(points).summary);
+    if (points.size() > 1) out += fmt::format("\n{}\n", find_sweet_spot(points, keep).summary);
     out += "\n";
   }
   return out;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "report/sweet_spot.hpp"
 #include "results/record.hpp"
 
 namespace moesweep {
@@ -14,6 +15,7 @@ inline constexpr double kHighCv = 0.05;  // CV above this is flagged "!" in tabl
 // Configuration label: every parameter except depth (one table per label).
 std::string config_label(const PointParams& p);
 std::string sweep_bench_tables(const std::vector<Record>& records);
-std::string threads_tables(const std::vector<Record>& records);
+// keep: the sweet spot's fractions of the best S_PP / S_TG (the seeds' 90%).
+std::string threads_tables(const std::vector<Record>& records, const SweetSpotOptions& keep = {});
 
 }  // namespace moesweep

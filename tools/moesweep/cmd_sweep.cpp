@@ -148,7 +148,8 @@ int run_sweep(const SweepOptions& opts) {
 
   const std::vector<Record> records = load_records(dir.file("records.jsonl"));
   const std::string tables = "## sweep-bench\n\n" + sweep_bench_tables(records) +
-                             "\n## threads\n\n" + threads_tables(records);
+                             "\n## threads\n\n" +
+                             threads_tables(records, {opts.keep_pp, opts.keep_tg, 0});
   std::ofstream(dir.file("tables.md")) << "# " << dir.run_id() << "\n\n" << tables;
   std::fflush(stderr);
   fmt::print("{}", tables);

@@ -63,6 +63,14 @@ void SweepOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--resume", resume, "continue an interrupted run (its directory)");
   cmd.add_flag("--dry-run", dry_run, "print the expanded plan and its estimated cost, run nothing");
   cmd.add_flag("--quiet", quiet, "no progress line on stderr");
+  cmd.add_option("--keep-pp", keep_pp,
+                 "sweet spot: fraction of the best S_PP to keep (0 ignores prefill)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd.add_option("--keep-tg", keep_tg,
+                 "sweet spot: fraction of the best S_TG to keep (0 ignores decode)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   for (const ValueFlag& f : kValueFlags)
     value_options.push_back(cmd.add_option(f.names, values[f.key], f.help));
   value_options.push_back(cmd.add_option("--override-tensor", repeated["override-tensor"],
