@@ -44,7 +44,7 @@ void phase_from_json(const nlohmann::json& j, PhaseResult& p) {
 
 }  // namespace
 
-nlohmann::json record_to_json(const Record& r) {
+nlohmann::ordered_json record_to_json(const Record& r) {
   const PointParams& p = r.params;
   nlohmann::ordered_json j;
   // sweep-bench's keys, same names and meaning (times are means, seconds).

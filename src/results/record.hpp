@@ -68,7 +68,7 @@ struct Record {
 };
 
 // sweep-bench's keys first (n_kv_max, n_batch, ..., speed_tg), then ours.
-nlohmann::json record_to_json(const Record& r);
+nlohmann::ordered_json record_to_json(const Record& r);
 Record record_from_json(const nlohmann::json& j);
 
 }  // namespace moesweep

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "model/quant_types.hpp"
 #include "model/twin_spec.hpp"
 #include "util/error.hpp"
 
@@ -34,7 +35,7 @@ TwinSpec twin_spec_of(const ModelChoice& choice, const SweepSpec& spec) {
   const bool custom = o.layers || o.hidden || o.heads || o.expert_ff || o.dense_ff || o.vocab ||
                       o.experts || o.experts_used;
   t.scale = custom ? spec.twin_scale + "+custom" : spec.twin_scale;
-  t.quant = choice.quant;
+  t.quant = find_quant_type(choice.quant).name;  // refuses an unknown type before anything runs
   t.seed = spec.twin_seed;
   return t;
 }

@@ -111,6 +111,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
                         {"n_layer", f.n_layer},
                         {"n_vocab", f.n_vocab},
                         {"sha256", model_fingerprint(f.path)}});
+  observer_.on_model_loaded(out.models.back());
   for (PlannedPoint& p : plan_.points)
     if (p.model == mi) p.params.model_type = f.description;
 

@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "util/error.hpp"
+#include "util/paths.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace moesweep {
 namespace {
@@ -49,7 +52,7 @@ std::string sha256_hex(std::string_view bytes) {
   return to_hex(digest, len);
 }
 
-std::string model_fingerprint(const std::filesystem::path& path) {
+std::string compute_model_fingerprint(const std::filesystem::path& path) {
   constexpr uint64_t kFullLimit = uint64_t{8} << 30;
   constexpr uint64_t kSample = uint64_t{256} << 20;
   std::error_code ec;
@@ -84,6 +87,35 @@ uint64_t fnv1a64(std::string_view bytes, uint64_t seed) {
     h *= 0x100000001b3ULL;
   }
   return h;
+}
+
+}  // namespace moesweep
+
+namespace moesweep {
+
+// Hashing a big model on every run would cost minutes: remember the result
+// per (path, size, mtime) in the user cache; a rewritten file gets a new key.
+std::string model_fingerprint(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto abs = std::filesystem::absolute(path, ec);
+  const auto size = std::filesystem::file_size(path, ec);
+  const auto mtime = std::filesystem::last_write_time(path, ec).time_since_epoch().count();
+  if (ec) return compute_model_fingerprint(path);  // throws the readable error
+  const std::string key = fmt::format("{}|{}|{}", abs.string(), size, mtime);
+  const std::filesystem::path store = cache_dir() / "fingerprints.jsonl";
+  {
+    std::ifstream in(store);
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_object() && j.value("key", "") == key) return j.value("fingerprint", "");
+    }
+  }
+  const std::string fp = compute_model_fingerprint(path);
+  std::filesystem::create_directories(store.parent_path(), ec);
+  std::ofstream(store, std::ios::app)
+      << nlohmann::json({{"key", key}, {"fingerprint", fp}}).dump() << "\n";
+  return fp;
 }
 
 }  // namespace moesweep

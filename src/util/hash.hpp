@@ -19,5 +19,7 @@ namespace moesweep {
 // Identity of a model file for meta.json and resume: the full sha256 up to
 // 8 GiB; above that "sha256-head-tail:" + sha256 of the size and the first and
 // last 256 MiB (hashing 500 GiB would take longer than many sweeps).
+// Cached per (path, size, mtime) in the user cache dir.
 std::string model_fingerprint(const std::filesystem::path& path);
+std::string compute_model_fingerprint(const std::filesystem::path& path);  // uncached
 }  // namespace moesweep

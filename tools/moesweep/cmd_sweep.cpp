@@ -32,6 +32,25 @@ extern "C" void on_interrupt(int) {
   std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once
 }
 
+// Keeps meta.json current while the run goes: the models as they load, so a
+// run killed midway still names (and can resume against) what it measured.
+class MetaKeeper : public RunObserver {
+ public:
+  MetaKeeper(const RunDirectory& dir, nlohmann::json& meta) : dir_(dir), meta_(meta) {}
+  void on_model_loaded(const nlohmann::json& facts) override {
+    nlohmann::json& models = meta_["models"];
+    if (!models.is_array()) models = nlohmann::json::array();
+    for (const auto& m : models)
+      if (m.value("path", "") == facts.value("path", "")) return;
+    models.push_back(facts);
+    dir_.write_meta(meta_);
+  }
+
+ private:
+  const RunDirectory& dir_;
+  nlohmann::json& meta_;
+};
+
 std::string timestamp_now() {
   std::time_t now = std::time(nullptr);
   char buf[32];
@@ -120,6 +139,8 @@ int run_sweep(const SweepOptions& opts) {
   ObserverSet observers;
   observers.push(&progress);
   observers.push(&samples);
+  MetaKeeper meta_keeper(dir, meta);
+  observers.push(&meta_keeper);
   SweepRunner runner(plan, sinks, *counters, observers, dir.run_id());
   runner.skip_points(done_keys);
   const BandwidthFigure bandwidth =
@@ -132,13 +153,21 @@ int run_sweep(const SweepOptions& opts) {
   g_stop = false;
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
-  const RunOutcome outcome = runner.run(g_stop);
+  RunOutcome outcome;
+  try {
+    outcome = runner.run(g_stop);
+  } catch (const std::exception& e) {  // e.g. a model file that cannot be loaded
+    meta["status"] = "failed";
+    meta["error"] = e.what();
+    meta["finished_at"] = timestamp_now();
+    dir.write_meta(meta);
+    throw;
+  }
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 
   meta["status"] = run_status_name(outcome.status);
   meta["finished_at"] = timestamp_now();
-  meta["models"] = outcome.models;
   meta["outcome"] = {{"ok_points", outcome.ok_points},
                      {"failed_points", outcome.failed_points},
                      {"skipped_points", outcome.skipped_points},

@@ -41,6 +41,9 @@ void ObserverSet::on_sample(const PlannedPoint& p, const char* phase, int rep, d
                             int tokens) {
   for (auto* o : observers_) o->on_sample(p, phase, rep, s, tokens);
 }
+void ObserverSet::on_model_loaded(const nlohmann::json& facts) {
+  for (auto* o : observers_) o->on_model_loaded(facts);
+}
 void ObserverSet::on_record(const Record& r, int done, int total) {
   for (auto* o : observers_) o->on_record(r, done, total);
 }

@@ -27,6 +27,7 @@ class ObserverSet : public RunObserver {
   void on_note(const std::string& m) override;
   void on_sample(const PlannedPoint& p, const char* phase, int rep, double s, int tokens) override;
   void on_record(const Record& r, int done, int total) override;
+  void on_model_loaded(const nlohmann::json& facts) override;
 
  private:
   std::vector<RunObserver*> observers_;
