@@ -8,24 +8,13 @@
 
 #include "counters/counter_backend.hpp"
 #include "engine/llama_engine.hpp"
+#include "support/engine_fixtures.hpp"
 #include "support/test_support.hpp"
 #include "sweep/kv_walk.hpp"
 #include "sweep/runner.hpp"
 
 namespace moesweep {
 namespace {
-
-ModelLoadParams load_params(const std::string& path) {
-  ModelLoadParams p;
-  p.path = path;
-  return p;
-}
-
-ThreadSettings threads(int n) {
-  ThreadSettings t;
-  t.n_threads = t.n_threads_batch = n;
-  return t;
-}
 
 ContextParams small_context() {
   ContextParams cp;
@@ -36,9 +25,9 @@ ContextParams small_context() {
 }
 
 TEST(KvRewind, CacheHoldsExactlyTheDepthAfterGenerateAndPrefill) {
-  const LoadedModel model(load_params(test::tiny_twin().string()));
+  const LoadedModel model(test::load_params(test::tiny_twin().string()));
   LiveContext ctx(model, small_context());
-  ctx.set_threads(threads(1));
+  ctx.set_threads(test::threads(1));
   const auto tokens = random_tokens(99, model.facts().n_vocab, 400);
   const int depth = 200;  // more than one n_batch: the prefill is chunked
   ctx.prefill({tokens.begin(), tokens.begin() + depth}, 0);
@@ -64,12 +53,12 @@ TEST(KvRewind, CacheHoldsExactlyTheDepthAfterGenerateAndPrefill) {
 }
 
 TEST(KvRewind, ThreadSwitchOnTheLiveContextKeepsTheCache) {
-  const LoadedModel model(load_params(test::tiny_twin().string()));
+  const LoadedModel model(test::load_params(test::tiny_twin().string()));
   LiveContext ctx(model, small_context());
-  ctx.set_threads(threads(1));
+  ctx.set_threads(test::threads(1));
   const auto tokens = random_tokens(5, model.facts().n_vocab, 64);
   ctx.prefill(tokens, 0);
-  ctx.set_threads(threads(2));
+  ctx.set_threads(test::threads(2));
   EXPECT_EQ(ctx.cached_tokens(), 64);
   ctx.generate({tokens[0]}, 64);
   EXPECT_EQ(ctx.cached_tokens(), 65);
@@ -103,7 +92,7 @@ WalkResult walk(const std::function<bool(const PlannedPoint&)>& wanted) {
                                             "test");
   const Plan plan = make_plan(spec, 2);
   const ContextGroup& group = plan.models.at(0).contexts.at(0);
-  const LoadedModel model(load_params(test::tiny_twin().string()));
+  const LoadedModel model(test::load_params(test::tiny_twin().string()));
   LiveContext ctx(model, group.params);
   const auto tokens = random_tokens(spec.token_seed, model.facts().n_vocab, 192 + 64 + 2);
   auto counters = counters::make_counter_backend("none");

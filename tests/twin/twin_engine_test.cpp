@@ -8,23 +8,12 @@
 
 #include "engine/llama_engine.hpp"
 #include "model/model_profile.hpp"
+#include "support/engine_fixtures.hpp"
 #include "support/test_support.hpp"
 #include "util/hash.hpp"
 
 namespace moesweep {
 namespace {
-
-ModelLoadParams load_params(const std::string& path) {
-  ModelLoadParams p;
-  p.path = path;
-  return p;
-}
-
-ThreadSettings threads(int n) {
-  ThreadSettings t;
-  t.n_threads = t.n_threads_batch = n;
-  return t;
-}
 
 using test::CommandResult;
 
@@ -35,7 +24,7 @@ TEST(TinyTwin, EngineLoadsItWithTheTwinsShape) {
   EXPECT_GT(size, 50u << 20);  // "tiny" is ~100-300 MB at Q4_K_S
   EXPECT_LT(size, 300u << 20);
 
-  const LoadedModel model(load_params(path.string()));
+  const LoadedModel model(test::load_params(path.string()));
   const ModelFacts& f = model.facts();
   const ModelProfile tiny = scale_profile(load_model_profile("kimi-k2.5"), "tiny", {});
   EXPECT_EQ(f.arch, "deepseek2");
@@ -49,13 +38,13 @@ TEST(TinyTwin, EngineLoadsItWithTheTwinsShape) {
 }
 
 TEST(TinyTwin, DecodesPromptAndGeneratedTokens) {
-  const LoadedModel model(load_params(test::tiny_twin().string()));
+  const LoadedModel model(test::load_params(test::tiny_twin().string()));
   ContextParams cp;
   cp.n_ctx = 256;
   cp.n_batch = 64;
   cp.n_ubatch = 64;
   LiveContext ctx(model, cp);
-  ctx.set_threads(threads(1));
+  ctx.set_threads(test::threads(1));
   EXPECT_EQ(ctx.n_ctx(), 256);
   EXPECT_EQ(ctx.cached_tokens(), 0);
   const std::vector<int32_t> prompt = {1, 17, 300, 42, 5, 767, 99, 250, 12, 600};
