@@ -50,7 +50,6 @@ std::string model_display_name(const ModelChoice& choice, const SweepSpec& spec)
 Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
   Plan plan;
   plan.spec = spec;
-  plan.logical_cpus = logical_cpus;
   // Thread configurations (switched on a live context).
   std::vector<ThreadSettings> threads;
   for (const std::string& mask : spec.cpu_masks)

@@ -35,7 +35,6 @@ struct Plan {
   SweepSpec spec;
   std::vector<ModelGroup> models;
   std::vector<PlannedPoint> points;  // in run order
-  int logical_cpus = 0;
   std::vector<std::string> warnings;  // e.g. oversubscription shown by --dry-run
 
   // Estimated seconds (for --dry-run): tokens to process / a rough rate.

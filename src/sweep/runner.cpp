@@ -110,6 +110,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
                         {"n_params", f.n_params},
                         {"n_layer", f.n_layer},
                         {"n_vocab", f.n_vocab},
+                        {"n_ctx_train", f.n_ctx_train},
                         {"sha256", model_fingerprint(f.path)}});
   observer_.on_model_loaded(out.models.back());
   for (PlannedPoint& p : plan_.points)

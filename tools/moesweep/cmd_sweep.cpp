@@ -148,7 +148,7 @@ int run_sweep(const SweepOptions& opts) {
   meta["bandwidth"] = {{"gbps", bandwidth.gbps}, {"source", bandwidth.source}};
   RooflineAnnotator roofline(bandwidth);
   runner.annotate_with(&roofline);
-  if (resumed) check_models_unchanged(meta, plan);
+  if (resumed) check_models_unchanged(meta);
 
   g_stop = false;
   std::signal(SIGINT, on_interrupt);

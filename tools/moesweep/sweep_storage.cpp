@@ -49,7 +49,7 @@ void check_resumable(const nlohmann::json& meta) {
   }
 }
 
-void check_models_unchanged(const nlohmann::json& meta, const Plan&) {
+void check_models_unchanged(const nlohmann::json& meta) {
   if (!meta.contains("models")) return;  // killed before a model was recorded: nothing to compare
   for (const auto& m : meta["models"]) {
     const std::string path = m.value("path", "");

@@ -20,7 +20,7 @@ std::set<std::string> finished_keys(const std::filesystem::path& jsonl);
 // Refuses a run made by another engine build, or one that already completed.
 void check_resumable(const nlohmann::json& meta);
 // Refuses when a model file of the earlier run changed (sha256).
-void check_models_unchanged(const nlohmann::json& meta, const Plan& plan);
+void check_models_unchanged(const nlohmann::json& meta);
 // Seconds the plan would take at the mean speeds of earlier runs (same model
 // names) found under results/runs; nullopt when there are none.
 std::optional<double> estimate_seconds(const Plan& plan,
