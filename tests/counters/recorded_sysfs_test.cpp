@@ -101,7 +101,7 @@ TEST_P(RecordedSysfsMachine, PlanHasOneCounterPerInstanceFieldMapAndCpu) {
 TEST_P(RecordedSysfsMachine, SweepRecordsSoftwareNumbersAndTheTreesReasons) {
   const CounterProfile profile = expected_profile();
   const auto twin = moesweep::test::tiny_twin();
-  const auto out = moesweep::test::scratch_dir();
+  const auto out = moesweep::test::scratch_dir() / "runs";  // run_shell keeps _cmd/ beside it
   const auto r = moesweep::test::run_shell(
       "MOESWEEP_COUNTERS_SYSFS_ROOT=" + tree().string() + " MOESWEEP_COUNTERS_CPUINFO=" +
       (tree() / "proc-cpuinfo").string() + " " MOESWEEP_CLI " sweep --model " + twin.string() +

@@ -28,7 +28,8 @@ std::vector<nlohmann::json> read_records(const std::filesystem::path& out_dir) {
 
 nlohmann::json read_meta(const std::filesystem::path& out_dir) {
   for (const auto& run : std::filesystem::directory_iterator(out_dir))
-    return nlohmann::json::parse(std::ifstream(run.path() / "meta.json"));
+    if (std::filesystem::exists(run.path() / "meta.json"))
+      return nlohmann::json::parse(std::ifstream(run.path() / "meta.json"));
   return {};
 }
 
