@@ -179,6 +179,18 @@ std::vector<std::string> PerfBackend::advice() const {
   facts.paranoid = read_perf_event_paranoid();
   facts.cap_perfmon = has_perfmon_capability();
   if (!with_hardware_) return {};
+  if (pmus_.root() != "/sys") {
+    // A recorded machine: what its tree and cpuinfo say, not this kernel's facts.
+    facts.hardware_probe_failure.clear();
+    facts.permission_denied = false;
+    facts.paranoid.reset();
+    std::vector<std::string> lines = perf_advice(facts);
+    lines.insert(lines.begin(),
+                 fmt::format("{} is a recorded sysfs copy: its events are encoded and shown, "
+                             "never opened here; run moesweep on that machine to count them",
+                             pmus_.root().string()));
+    return lines;
+  }
   if (hardware_measurable() && !facts.permission_denied) return {};
   return perf_advice(facts);
 }

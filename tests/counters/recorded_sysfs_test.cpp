@@ -73,6 +73,16 @@ TEST_P(RecordedSysfsMachine, AvailabilityFollowsTheProfileAndTheRecordedPmus) {
   honest::expect_hardware_metrics_honest(r, availability, GetParam());
   honest::expect_reasons_explained_by_profile(r, backend.profile(), GetParam());
   if (profile) honest::expect_recorded_tree_reasons(r, *profile, SysfsPmus(tree()), GetParam());
+  // The advice speaks of the recorded machine, not of this kernel.
+  const auto advice = backend.advice();
+  ASSERT_FALSE(advice.empty());
+  EXPECT_NE(advice[0].find("recorded sysfs copy"), std::string::npos) << advice[0];
+  const bool vm_without_pmu =
+      read_cpu_identity(tree() / "proc-cpuinfo").hypervisor && !SysfsPmus(tree()).find("cpu");
+  bool says_vm = false;
+  for (const auto& line : advice)
+    says_vm = says_vm || line.find("virtual machine") != std::string::npos;
+  EXPECT_EQ(says_vm, vm_without_pmu && profile.has_value()) << GetParam();
   // Never opened: no hardware metric of another machine becomes a number here.
   for (const std::string& name : hardware_metric_names())
     EXPECT_TRUE(r[name].is_object()) << name << " = " << r[name].dump();
