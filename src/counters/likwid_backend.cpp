@@ -186,6 +186,17 @@ LikwidBackend::LikwidBackend(const CounterOptions& options)
     unavailable_reason_ = no_profile;
     return;
   }
+  init_perfmon();
+#else
+  unavailable_reason_ =
+      "moesweep was built without liblikwid (install liblikwid-dev and reconfigure)";
+#endif
+}
+
+#ifdef MOESWEEP_HAVE_LIKWID
+// perfmon_init on every hardware thread, then the planned groups; each group
+// likwid does not have for this CPU leaves its metrics unavailable with why.
+void LikwidBackend::init_perfmon() {
   StderrCapture capture;
   topology_init();
   const CpuTopology_t topo = get_cpuTopology();
@@ -219,11 +230,8 @@ LikwidBackend::LikwidBackend(const CounterOptions& options)
         "likwid has none of the groups profile {} names for this CPU: perfmon_addEventSet failed "
         "for {}",
         profile_->name, failures);
-#else
-  unavailable_reason_ =
-      "moesweep was built without liblikwid (install liblikwid-dev and reconfigure)";
-#endif
 }
+#endif
 
 std::string LikwidBackend::metric_unavailable(const std::string& metric) const {
   if (!usable()) return unavailable_reason_;

@@ -42,6 +42,8 @@ class LikwidBackend : public CounterBackend {
   std::string metric_unavailable(const std::string& metric) const;
 
  private:
+  void init_perfmon();  // with liblikwid only
+
   PerfBackend software_;
   std::string version_;             // of the liblikwid actually loaded, e.g. "5.2"
   std::string likwid_min_version_;  // from this CPU's counter profile
