@@ -138,8 +138,13 @@ LikwidSpec parse_likwid(const json& obj, const std::string& origin) {
     spec.groups.push_back(std::move(def));
   }
   const json unavailable = obj.value("unavailable", json::object());
-  for (const auto& [metric, why] : unavailable.items())
+  for (const auto& [metric, why] : unavailable.items()) {
+    if (!why.is_string())
+      throw UserError(fmt::format("{}: likwid.unavailable.{} is not a string", origin, metric),
+                      "the reason likwid cannot give this metric",
+                      fmt::format("correct likwid.unavailable.{} in {}", metric, origin));
     spec.unavailable[metric] = why.get<std::string>();
+  }
   return spec;
 }
 
