@@ -4,9 +4,13 @@
 // threads) go through the same derivation a live likwid session uses.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "counters/counter_profile.hpp"
 #include "counters/derived_metrics.hpp"
 #include "counters/likwid_groups.hpp"
+#include "support/test_support.hpp"
+#include "util/error.hpp"
 #include "util/paths.hpp"
 
 namespace moesweep::counters {
@@ -109,6 +113,29 @@ TEST(LikwidGroups, EveryProfileAccountsForEveryMetric) {
           << e.path().filename() << " " << metric;
     }
   }
+}
+
+// A profile's likwid section is checked when loaded, like its perf events.
+TEST(LikwidGroups, BadLikwidSectionsAreUserErrors) {
+  const auto dir = moesweep::test::scratch_dir();
+  const auto write = [&](const std::string& likwid) {
+    const auto file = dir / "p.json";
+    std::ofstream(file) << R"({"name": "p", "events": {}, "metrics": {}, "likwid": )" << likwid
+                        << "}";
+    return file;
+  };
+  EXPECT_THROW(load_counter_profile(write(R"({"groups": {"MEM": {"events": {"RD": 5}}}})")),
+               UserError);
+  EXPECT_THROW(load_counter_profile(write(
+                   R"({"groups": {"MEM": {"events": {"RD": "CAS_CMD_RD"},
+                       "metrics": {"dram_read_gbps": "WR * 64 / time"}}}})")),
+               UserError);
+  EXPECT_THROW(load_counter_profile(write(R"({"unavailable": {"l3_hit_rate": 1}})")), UserError);
+  const auto ok = load_counter_profile(write(
+      R"({"groups": {"MEM": {"events": {"RD": ["CAS_CMD_RD", "CAS_COUNT_RD"]},
+          "metrics": {"dram_read_gbps": "RD * 64 / time / 1e9"}}}})"));
+  ASSERT_EQ(ok.likwid.groups.size(), 1u);
+  EXPECT_EQ(ok.likwid.groups[0].events.at("RD").size(), 2u);
 }
 
 }  // namespace
