@@ -4,6 +4,8 @@
 // everywhere; describe()["why"] records the choice and what was tried.
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "counters/backends.hpp"
 #include "counters/likwid_backend.hpp"
 #include "counters/perf_backend.hpp"
@@ -65,7 +67,14 @@ std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice,
 }
 
 std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice) {
-  return make_counter_backend(choice, CounterOptions{});
+  // A sweep can be pointed at a recorded machine (tests/data/sysfs/<family>) to
+  // see what it would record there; its events are encoded, never opened.
+  CounterOptions options;
+  if (const char* root = std::getenv("MOESWEEP_COUNTERS_SYSFS_ROOT"); root && *root)
+    options.sysfs_root = root;
+  if (const char* cpuinfo = std::getenv("MOESWEEP_COUNTERS_CPUINFO"); cpuinfo && *cpuinfo)
+    options.cpuinfo = cpuinfo;
+  return make_counter_backend(choice, options);
 }
 
 }  // namespace moesweep::counters

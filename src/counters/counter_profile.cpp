@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include "counters/metric_formula.hpp"
@@ -75,6 +76,78 @@ bool profile_matches(const json& match, const CpuIdentity& cpu) {
   return !match.contains("models") || range_contains(match["models"], cpu.model);
 }
 
+MetricDef parse_metric(const std::string& name, const json& obj, const std::string& where,
+                       const std::set<std::string>& events) {
+  MetricDef m;
+  m.name = name;
+  if (obj.is_string()) {
+    m.formula = obj.get<std::string>();  // likwid groups: just the formula
+  } else {
+    m.unavailable = optional_field<std::string>(obj, "unavailable", "", where);
+    m.formula = m.unavailable.empty() ? require_field<std::string>(obj, "formula", where) : "";
+    m.unit = optional_field<std::string>(obj, "unit", "", where);
+    m.description = optional_field<std::string>(obj, "description", "", where);
+    m.exact_only_in_nps1 = optional_field<bool>(obj, "exact_only_in_nps1", false, where);
+  }
+  try {
+    for (const std::string& id :
+         m.unavailable.empty() ? formula_identifiers(m.formula) : std::vector<std::string>{}) {
+      if (id != "time" && id != "tokens" && id != "repetitions" && !events.count(id))
+        throw UserError(fmt::format("{}: formula names '{}', which is not an event", where, id),
+                        "an event of this profile, 'time', 'tokens' or 'repetitions'",
+                        "define the event");
+    }
+  } catch (const std::invalid_argument& e) {
+    throw UserError(fmt::format("{}: {}", where, e.what()), "+ - * / ( ) names numbers",
+                    "fix the formula");
+  }
+  return m;
+}
+
+std::vector<std::string> string_list(const json& v, const std::string& where) {
+  if (v.is_string()) return {v.get<std::string>()};
+  std::vector<std::string> out;
+  if (v.is_array())
+    for (const auto& s : v)
+      if (s.is_string()) out.push_back(s.get<std::string>());
+  if (out.empty() || (v.is_array() && out.size() != v.size()))
+    throw UserError(
+        fmt::format("{}: {} is not a likwid event name or a list of them", where, v.dump()),
+        "\"L3_CACHE_REQ\" or [\"L3_LOOKUP_STATE_ALL_TYPES\", \"L3_CACHE_REQ\"]",
+        fmt::format("correct {}", where));
+  return out;
+}
+
+LikwidSpec parse_likwid(const json& obj, const std::string& origin) {
+  LikwidSpec spec;
+  const json groups = obj.value("groups", json::object());
+  for (const auto& [name, g] : groups.items()) {
+    const std::string where = fmt::format("{}: likwid.groups.{}", origin, name);
+    LikwidGroupDef def;
+    def.name = name;
+    def.min_version = optional_field<std::string>(g, "min_version", "", where);
+    std::set<std::string> ids;
+    const json events = g.value("events", json::object());  // a copy: keep it alive
+    const json metrics = g.value("metrics", json::object());
+    for (const auto& [ours, theirs] : events.items()) {
+      def.events[ours] = string_list(theirs, where + ".events." + ours);
+      ids.insert(ours);
+    }
+    for (const auto& [metric, m] : metrics.items())
+      def.metrics.push_back(parse_metric(metric, m, where + ".metrics." + metric, ids));
+    spec.groups.push_back(std::move(def));
+  }
+  const json unavailable = obj.value("unavailable", json::object());
+  for (const auto& [metric, why] : unavailable.items()) {
+    if (!why.is_string())
+      throw UserError(fmt::format("{}: likwid.unavailable.{} is not a string", origin, metric),
+                      "the reason likwid cannot give this metric",
+                      fmt::format("correct likwid.unavailable.{} in {}", metric, origin));
+    spec.unavailable[metric] = why.get<std::string>();
+  }
+  return spec;
+}
+
 }  // namespace
 
 CounterProfile load_counter_profile(const fs::path& file) {
@@ -88,31 +161,16 @@ CounterProfile load_counter_profile(const fs::path& file) {
   // value() returns a copy: keep it alive while iterating.
   const json events = doc.value("events", json::object());
   const json metrics = doc.value("metrics", json::object());
-  for (const auto& [name, obj] : events.items())
+  std::set<std::string> names;
+  for (const auto& [name, obj] : events.items()) {
     p.events.emplace(name, parse_event(name, obj, fmt::format("{}: events.{}", origin, name)));
-  for (const auto& [name, obj] : metrics.items()) {
-    const std::string where = fmt::format("{}: metrics.{}", origin, name);
-    MetricDef m;
-    m.name = name;
-    m.unavailable = optional_field<std::string>(obj, "unavailable", "", where);
-    m.formula = m.unavailable.empty() ? require_field<std::string>(obj, "formula", where) : "";
-    m.unit = optional_field<std::string>(obj, "unit", "", where);
-    m.description = optional_field<std::string>(obj, "description", "", where);
-    try {
-      for (const std::string& id :
-           m.unavailable.empty() ? formula_identifiers(m.formula) : std::vector<std::string>{}) {
-        if (id != "time" && id != "tokens" && id != "repetitions" && !p.events.count(id))
-          throw UserError(fmt::format("{}: formula names '{}', which is not an event", where, id),
-                          "an event of this profile, 'time', 'tokens' or 'repetitions'",
-                          "define the event");
-      }
-    } catch (const std::invalid_argument& e) {
-      throw UserError(fmt::format("{}: {}", where, e.what()), "+ - * / ( ) names numbers",
-                      "fix the formula");
-    }
-    p.metrics.push_back(std::move(m));
+    names.insert(name);
   }
+  for (const auto& [name, obj] : metrics.items())
+    p.metrics.push_back(
+        parse_metric(name, obj, fmt::format("{}: metrics.{}", origin, name), names));
   for (const auto& n : doc.value("notes", json::array())) p.notes.push_back(n.get<std::string>());
+  if (doc.contains("likwid")) p.likwid = parse_likwid(doc["likwid"], origin);
   return p;
 }
 

@@ -35,6 +35,26 @@ struct MetricDef {
   // Set when this CPU family cannot measure the metric at all (Zen 3 has no
   // DRAM read/write split): the reason, and the formula is empty.
   std::string unavailable;
+  // The events count exactly only when each socket is one NUMA node (Zen 3's
+  // data fabric in NPS1 mode): with more nodes per socket it is unavailable.
+  bool exact_only_in_nps1 = false;
+};
+
+// One likwid performance group and the exact likwid event names that stand
+// for this profile's quantities (as the perf path names raw codes exactly).
+struct LikwidGroupDef {
+  std::string name;         // L3CACHE, MEM
+  std::string min_version;  // likwid release whose group has these events ("" = any)
+  // our name -> likwid event names; the first one the group counts is used
+  // (likwid renamed events between releases), never a pattern.
+  std::map<std::string, std::vector<std::string>> events;
+  std::vector<MetricDef> metrics;  // formulas over our names, time, tokens
+};
+
+struct LikwidSpec {
+  std::vector<LikwidGroupDef> groups;
+  // Metrics likwid cannot give on this family, and why (no group, another definition).
+  std::map<std::string, std::string> unavailable;
 };
 
 struct CounterProfile {
@@ -45,6 +65,7 @@ struct CounterProfile {
   std::map<std::string, EventDef> events;
   std::vector<MetricDef> metrics;
   std::vector<std::string> notes;
+  LikwidSpec likwid;
 };
 
 // Parses one profile; throws UserError naming the file and field on bad data.

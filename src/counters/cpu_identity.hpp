@@ -2,6 +2,7 @@
 // Which CPU this is, from /proc/cpuinfo: the vendor, family and model pick the
 // counter profile (Zen 4 and Zen 5 differ in where DRAM traffic is counted).
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace moesweep::counters {
@@ -16,5 +17,10 @@ struct CpuIdentity {
 
 // Reads the first processor block; fields that are missing stay at their defaults.
 CpuIdentity read_cpu_identity(const std::filesystem::path& cpuinfo = "/proc/cpuinfo");
+
+// NUMA nodes that hold CPUs, per socket, from <sysfs_root>/devices/system
+// (node*/cpulist, cpu*/topology/physical_package_id): 1 in AMD's NPS1 mode, 2
+// or 4 in NPS2/NPS4. nullopt when the tree does not say.
+std::optional<int> numa_nodes_per_socket(const std::filesystem::path& sysfs_root = "/sys");
 
 }  // namespace moesweep::counters

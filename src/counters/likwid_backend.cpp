@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
-#include <regex>
 
 #include "counters/advice.hpp"
 #include "counters/likwid_probe.hpp"
@@ -31,25 +29,6 @@ std::string first_line(const std::string& text) {
 }
 
 #ifdef MOESWEEP_HAVE_LIKWID
-// One group's raw event sums and metric integrals over the repetitions it ran in.
-struct GroupTotals {
-  int repetitions = 0;
-  double wall_s = 0, tokens = 0;
-  std::map<std::string, double> events;       // event name -> summed over threads and reps
-  std::map<std::string, double> metric_wall;  // rate metric x wall, summed (-> mean rate)
-  std::map<std::string, double> metric_sum;   // volume metrics, summed
-};
-
-double sum_matching(const std::map<std::string, double>& m, const std::regex& re, bool* found) {
-  double sum = 0;
-  for (const auto& [name, value] : m)
-    if (std::regex_search(name, re)) {
-      sum += value;
-      *found = true;
-    }
-  return sum;
-}
-
 class LikwidSession : public CounterSession {
  public:
   explicit LikwidSession(const LikwidBackend& backend) : backend_(backend) {}
@@ -58,8 +37,7 @@ class LikwidSession : public CounterSession {
     const auto& groups = backend_.groups();
     // Groups cannot run together; alternate them over the repetitions.
     group_ = rep_ % static_cast<int>(groups.size());
-    const int id = groups[group_].id;
-    setup_ok_ = perfmon_setupCounters(id) == 0 && perfmon_startCounters() == 0;
+    setup_ok_ = perfmon_setupCounters(groups[group_].id) == 0 && perfmon_startCounters() == 0;
     before_ = backend_.software().read();
   }
 
@@ -72,62 +50,36 @@ class LikwidSession : public CounterSession {
     ++rep_;
     if (!setup_ok_) return;
     perfmon_stopCounters();
-    const int id = backend_.groups()[group_].id;
-    GroupTotals& g = groups_[backend_.groups()[group_].name];
+    const LikwidGroup& group = backend_.groups()[group_];
+    LikwidGroupTotals& g = groups_[group.def.name];
     g.repetitions += 1;
     g.wall_s += wall_s;
     g.tokens += tokens;
+    // Same-named events are summed: one counter per UMC channel or L3 segment,
+    // uncore counts reported on one thread per socket or L3 (the others read 0).
     const int threads = perfmon_getNumberOfThreads();
-    for (int e = 0; e < perfmon_getNumberOfEvents(id); ++e)
+    for (int e = 0; e < perfmon_getNumberOfEvents(group.id); ++e)
       for (int t = 0; t < threads; ++t)
-        g.events[perfmon_getEventName(id, e)] += perfmon_getResult(id, e, t);
-    for (int m = 0; m < perfmon_getNumberOfMetrics(id); ++m)
-      for (int t = 0; t < threads; ++t) {
-        const double v = perfmon_getMetric(id, m, t);
-        if (!std::isfinite(v)) continue;
-        g.metric_wall[perfmon_getMetricName(id, m)] += v * wall_s;
-        g.metric_sum[perfmon_getMetricName(id, m)] += v;
-      }
+        g.events[perfmon_getEventName(group.id, e)] += perfmon_getResult(group.id, e, t);
   }
 
   json result() const override {
     json out = backend_.software().derive(software_);
-    const auto unavailable = [](const std::string& why) { return json{{"unavailable", why}}; };
     for (const std::string& name : hardware_metric_names())
-      out[name] = unavailable("no repetition ran a likwid group that measures it");
-    if (auto it = groups_.find("L3CACHE"); it != groups_.end() && it->second.tokens > 0) {
-      const GroupTotals& g = it->second;
-      bool hit = false, miss = false, access = false;
-      const double hits = sum_matching(g.events, std::regex("L3.*HIT"), &hit);
-      const double misses = sum_matching(g.events, std::regex("L3.*MISS"), &miss);
-      const double accesses =
-          sum_matching(g.events, std::regex("L3.*(ACCESS|REQUEST|LOOKUP)"), &access);
-      if (miss) out["l3_misses_per_token"] = misses / g.tokens;
-      const double lookups = hit && miss ? hits + misses : accesses;
-      if (!(hit && miss) && !(access && miss))
-        out["l3_hit_rate"] =
-            unavailable("likwid's L3CACHE group here has no L3 hit/miss or access/miss event pair");
-      else if (lookups <= 0)
-        out["l3_hit_rate"] = unavailable("likwid counted no L3 lookups in this phase");
-      else
-        out["l3_hit_rate"] = (lookups - misses) / lookups;
-    }
-    if (auto it = groups_.find("MEM"); it != groups_.end() && it->second.wall_s > 0) {
-      const GroupTotals& g = it->second;
-      // likwid's MEM metrics are MBytes/s per thread (non-zero on socket leaders); sum them.
-      bool read = false, write = false, total = false, volume = false;
-      const double rd =
-          sum_matching(g.metric_wall, std::regex("[Rr]ead bandwidth \\[MBytes/s\\]"), &read);
-      const double wr =
-          sum_matching(g.metric_wall, std::regex("[Ww]rite bandwidth \\[MBytes/s\\]"), &write);
-      const double all =
-          sum_matching(g.metric_wall, std::regex("^Memory bandwidth \\[MBytes/s\\]"), &total);
-      const double gbytes =
-          sum_matching(g.metric_sum, std::regex("^Memory data volume \\[GBytes\\]"), &volume);
-      if (read) out["dram_read_gbps"] = rd / g.wall_s / 1e3;
-      if (write) out["dram_write_gbps"] = wr / g.wall_s / 1e3;
-      if (total) out["dram_gbps"] = all / g.wall_s / 1e3;
-      if (volume && g.tokens > 0) out["dram_bytes_per_token"] = gbytes * 1e9 / g.tokens;
+      out[name] = {{"unavailable", backend_.metric_unavailable(name)}};
+    const auto& groups = backend_.groups();
+    for (const LikwidGroup& group : groups) {
+      const auto it = groups_.find(group.def.name);
+      if (it == groups_.end() || it->second.repetitions == 0) {
+        for (const MetricDef& m : group.def.metrics)
+          out[m.name] = {{"unavailable",
+                          fmt::format("no repetition of this phase ran likwid group {} (likwid "
+                                      "runs one group at a time, alternating {} groups over the "
+                                      "repetitions: use at least {} repetitions)",
+                                      group.def.name, groups.size(), groups.size())}};
+        continue;
+      }
+      out.update(derive_likwid_group(group.def, it->second));
     }
     return out;
   }
@@ -136,7 +88,7 @@ class LikwidSession : public CounterSession {
   const LikwidBackend& backend_;
   PerfBackend::Snapshot before_;
   PhaseTotals software_;
-  std::map<std::string, GroupTotals> groups_;
+  std::map<std::string, LikwidGroupTotals> groups_;
   int rep_ = 0, group_ = 0;
   bool setup_ok_ = false;
 };
@@ -189,21 +141,40 @@ LikwidBackend::LikwidBackend(const CounterOptions& options)
   version_ = loaded_likwid_version();
   const auto dir =
       options.profile_dir.empty() ? default_counter_profile_dir() : options.profile_dir;
-  if (const auto profile = find_counter_profile(dir, software_.cpu()))
-    likwid_min_version_ = profile->likwid_min_version;
+  profile_ = find_counter_profile(dir, software_.cpu());
+  if (profile_) {
+    likwid_min_version_ = profile_->likwid_min_version;
+    plan_ = plan_likwid_groups(*profile_, version_);
+  }
 #ifdef MOESWEEP_HAVE_LIKWID
   const CpuIdentity& cpu = software_.cpu();
   const char* force = std::getenv("MOESWEEP_LIKWID_FORCE_PROBE");
+  const bool forced = force && *force == '1';
   if (!version_.empty() && !likwid_min_version_.empty() &&
-      compare_versions(version_, likwid_min_version_) < 0 && !(force && *force == '1')) {
+      compare_versions(version_, likwid_min_version_) < 0 && !forced) {
     unavailable_reason_ = fmt::format(
         "liblikwid {} does not support {} (family {} model {}): likwid >= {} does; perfmon_init "
         "not attempted (this liblikwid exits the process on CPUs it does not know)",
         version_, cpu.model_name, cpu.family, cpu.model, likwid_min_version_);
     return;
   }
+  // Without a profile there are no exact event names to read: nothing to count.
+  const std::string no_profile = fmt::format(
+      "no counter profile in profiles/counters/ matches this CPU ({} family {} model {}), so "
+      "there are no exact likwid event names to read",
+      cpu.vendor, cpu.family, cpu.model);
+  if (!profile_ && !forced) {
+    unavailable_reason_ = no_profile;
+    return;
+  }
+  std::vector<std::string> wanted;
+  for (const LikwidGroupDef& g : plan_.groups) wanted.push_back(g.name);
+  if (profile_ && wanted.empty()) {
+    unavailable_reason_ = fmt::format("profile {} gives likwid no group to program here ({})",
+                                      profile_->name, plan_.unavailable.begin()->second);
+    return;
+  }
   // Ask a child first: a liblikwid that cannot count here may exit() instead of failing.
-  const std::vector<std::string> wanted = {"L3CACHE", "MEM"};
   const LikwidProbeResult probe = probe_likwid_in_child(wanted, std::chrono::seconds(20));
   init_messages_ = probe.messages;
   if (!probe.failure.empty()) {
@@ -211,6 +182,21 @@ LikwidBackend::LikwidBackend(const CounterOptions& options)
     if (!version_.empty()) unavailable_reason_ += fmt::format(" (liblikwid {})", version_);
     return;
   }
+  if (!profile_) {
+    unavailable_reason_ = no_profile;
+    return;
+  }
+  init_perfmon();
+#else
+  unavailable_reason_ =
+      "moesweep was built without liblikwid (install liblikwid-dev and reconfigure)";
+#endif
+}
+
+#ifdef MOESWEEP_HAVE_LIKWID
+// perfmon_init on every hardware thread, then the planned groups; each group
+// likwid does not have for this CPU leaves its metrics unavailable with why.
+void LikwidBackend::init_perfmon() {
   StderrCapture capture;
   topology_init();
   const CpuTopology_t topo = get_cpuTopology();
@@ -227,23 +213,34 @@ LikwidBackend::LikwidBackend(const CounterOptions& options)
   }
   perfmon_initialized_ = true;
   std::string failures;
-  for (const std::string& group : wanted) {
-    const int id = perfmon_addEventSet(group.c_str());
-    if (id >= 0)
+  for (const LikwidGroupDef& group : plan_.groups) {
+    const int id = perfmon_addEventSet(group.name.c_str());
+    if (id >= 0) {
       groups_.push_back({group, id});
-    else
-      failures += fmt::format("{}{} ({})", failures.empty() ? "" : ", ", group, id);
+      continue;
+    }
+    failures += fmt::format("{}{} ({})", failures.empty() ? "" : ", ", group.name, id);
+    for (const MetricDef& m : group.metrics)
+      group_failures_[m.name] = fmt::format(
+          "likwid has no group {} for this CPU: perfmon_addEventSet failed ({})", group.name, id);
   }
   init_messages_ = capture.finish();
   if (groups_.empty())
     unavailable_reason_ = fmt::format(
-        "likwid has neither group L3CACHE nor MEM for this CPU: "
-        "perfmon_addEventSet failed for {}",
-        failures);
-#else
-  unavailable_reason_ =
-      "moesweep was built without liblikwid (install liblikwid-dev and reconfigure)";
+        "likwid has none of the groups profile {} names for this CPU: perfmon_addEventSet failed "
+        "for {}",
+        profile_->name, failures);
+}
 #endif
+
+std::string LikwidBackend::metric_unavailable(const std::string& metric) const {
+  if (!usable()) return unavailable_reason_;
+  for (const LikwidGroup& g : groups_)
+    for (const MetricDef& m : g.def.metrics)
+      if (m.name == metric) return "";
+  if (auto it = group_failures_.find(metric); it != group_failures_.end()) return it->second;
+  if (auto it = plan_.unavailable.find(metric); it != plan_.unavailable.end()) return it->second;
+  return "no likwid group programmed here measures it";
 }
 
 LikwidBackend::~LikwidBackend() {
@@ -277,18 +274,20 @@ json LikwidBackend::describe() const {
   d["likwid_version"] = version_.empty() ? json(nullptr) : json(version_);
   d["perfmon"] = usable() ? json("initialised") : json{{"unavailable", unavailable_reason_}};
   json groups = json::array();
-  for (const auto& g : groups_) groups.push_back(g.name);
+  for (const auto& g : groups_) groups.push_back(g.def.name);
   d["groups"] = groups;
   json metrics = software_.metric_availability();
-  for (const std::string& name : hardware_metric_names())
-    metrics[name] = usable() ? json("measurable if likwid's group has it")
-                             : json{{"unavailable", unavailable_reason_}};
+  for (const std::string& name : hardware_metric_names()) {
+    const std::string why = metric_unavailable(name);
+    metrics[name] = why.empty() ? json("measurable") : json{{"unavailable", why}};
+  }
   d["metrics"] = metrics;
   d["advice"] = advice();
   if (usable())
-    d["notes"] = {
-        "likwid counts every hardware thread of the machine (system-wide), "
-        "and alternates the groups L3CACHE and MEM over the repetitions"};
+    d["notes"] = json::array(
+        {"likwid counts every hardware thread of the machine (system-wide), alternates its "
+         "groups over the repetitions, and reads events by the exact names of profile " +
+         (profile_ ? profile_->name : std::string("?"))});
   return d;
 }
 

@@ -3,18 +3,21 @@
 // MEM, measured on all hardware threads), plus the perf_event software events
 // every backend reports. Debian's liblikwid 5.2.2 knows no Zen 4 or Zen 5; then
 // perfmon_init fails and every hardware metric says so, without crashing.
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "counters/counter_backend.hpp"
+#include "counters/likwid_groups.hpp"
 #include "counters/perf_backend.hpp"
 
 namespace moesweep::counters {
 
 struct LikwidGroup {
-  std::string name;  // L3CACHE, MEM
-  int id = -1;       // from perfmon_addEventSet
+  LikwidGroupDef def;  // from the CPU's profile: exact event names and formulas
+  int id = -1;         // from perfmon_addEventSet
 };
 
 class LikwidBackend : public CounterBackend {
@@ -35,11 +38,18 @@ class LikwidBackend : public CounterBackend {
   void set_why(std::string why) { why_ = std::move(why); }
   const PerfBackend& software() const { return software_; }
   const std::vector<LikwidGroup>& groups() const { return groups_; }
+  // Why `metric` comes from no programmed group ("" when one gives it).
+  std::string metric_unavailable(const std::string& metric) const;
 
  private:
+  void init_perfmon();  // with liblikwid only
+
   PerfBackend software_;
   std::string version_;             // of the liblikwid actually loaded, e.g. "5.2"
   std::string likwid_min_version_;  // from this CPU's counter profile
+  std::optional<CounterProfile> profile_;
+  LikwidGroupPlan plan_;                               // groups this likwid version has
+  std::map<std::string, std::string> group_failures_;  // metric -> perfmon_addEventSet failure
   std::string unavailable_reason_;
   std::string init_messages_;  // what liblikwid printed on stderr during init
   std::vector<LikwidGroup> groups_;

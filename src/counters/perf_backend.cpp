@@ -45,6 +45,7 @@ bool permission_denied(const std::map<std::string, std::string>& reasons) {
 PerfBackend::PerfBackend(const CounterOptions& options, bool with_hardware)
     : options_(options), with_hardware_(with_hardware), pmus_(options.sysfs_root) {
   cpu_ = read_cpu_identity(options_.cpuinfo);
+  nodes_per_socket_ = numa_nodes_per_socket(options_.sysfs_root);
   if (with_hardware_) {
     const auto dir =
         options_.profile_dir.empty() ? default_counter_profile_dir() : options_.profile_dir;
@@ -117,6 +118,12 @@ std::vector<MetricDef> PerfBackend::hardware_metric_defs() const {
       def.unavailable = fmt::format("profile {} does not define {}", profile_->name, name);
       for (const MetricDef& m : profile_->metrics)
         if (m.name == name) def = m;
+      if (def.exact_only_in_nps1 && def.unavailable.empty() && nodes_per_socket_ > 1)
+        def.unavailable = fmt::format(
+            "{}'s events count DRAM traffic exactly only in NPS1 mode (one NUMA node per "
+            "socket); this machine has {} NUMA nodes per socket (NPS{}): select NPS1 in the "
+            "BIOS to measure it",
+            profile_->name, *nodes_per_socket_, *nodes_per_socket_);
     }
     defs.push_back(def);
   }
@@ -172,6 +179,18 @@ std::vector<std::string> PerfBackend::advice() const {
   facts.paranoid = read_perf_event_paranoid();
   facts.cap_perfmon = has_perfmon_capability();
   if (!with_hardware_) return {};
+  if (pmus_.root() != "/sys") {
+    // A recorded machine: what its tree and cpuinfo say, not this kernel's facts.
+    facts.hardware_probe_failure.clear();
+    facts.permission_denied = false;
+    facts.paranoid.reset();
+    std::vector<std::string> lines = perf_advice(facts);
+    lines.insert(lines.begin(),
+                 fmt::format("{} is a recorded sysfs copy: its events are encoded and shown, "
+                             "never opened here; run moesweep on that machine to count them",
+                             pmus_.root().string()));
+    return lines;
+  }
   if (hardware_measurable() && !facts.permission_denied) return {};
   return perf_advice(facts);
 }
@@ -186,6 +205,7 @@ json PerfBackend::describe() const {
               {"model_name", cpu_.model_name},
               {"virtual_machine", cpu_.hypervisor}};
   d["profile"] = profile_ ? json(profile_->name) : json(nullptr);
+  d["numa_nodes_per_socket"] = nodes_per_socket_ ? json(*nodes_per_socket_) : json(nullptr);
   const auto paranoid = read_perf_event_paranoid();
   d["perf_event_paranoid"] = paranoid ? json(*paranoid) : json(nullptr);
   d["cap_perfmon"] = has_perfmon_capability();

@@ -51,6 +51,7 @@ class PerfBackend : public CounterBackend {
   SysfsPmus pmus_;
   CpuIdentity cpu_;
   std::optional<CounterProfile> profile_;
+  std::optional<int> nodes_per_socket_;  // NPS mode on AMD; nullopt when unknown
   std::string hardware_probe_failure_;
   EventCounters system_;   // opened once: uncore PMUs do not care about threads
   EventCounters threads_;  // reopened on threads_changed()

@@ -40,98 +40,99 @@ void open_software_events(EventCounters& into, const std::vector<int>& tids) {
 
 namespace {
 
-// The attr for one field map of `event` on `pmu`, or nullopt after marking the
-// event unavailable. A recorded copy of another machine's sysfs describes PMUs
-// whose type numbers mean something else here: encode (so the encoding is
-// checked and shown) but never open.
-std::optional<perf_event_attr> encoded_attr(EventCounters& into, const EventDef& event,
-                                            const PmuInfo& pmu, const SysfsPmus& pmus,
-                                            const std::map<std::string, std::uint64_t>& fields) {
+// One counter per field map (sum_of) and per CPU of the cpumask (system
+// scope) or one per field map (thread scope, opened on every thread later).
+void plan_on_pmu(EventPlan& plan, const EventDef& event, const PmuInfo& pmu) {
   if (!pmu.type) {
-    into.mark_unavailable(event.name, fmt::format("PMU {} has no type file", pmu.name));
-    return std::nullopt;
+    plan.unavailable.emplace(event.name, fmt::format("PMU {} has no type file", pmu.name));
+    return;
   }
-  RawConfig raw;
-  try {
-    raw = encode_raw_config(pmu, fields);
-  } catch (const std::invalid_argument& e) {
-    into.mark_unavailable(event.name, fmt::format("cannot encode for {}: {}", pmu.name, e.what()));
-    return std::nullopt;
-  }
-  if (pmus.root() != "/sys") {
-    into.mark_unavailable(event.name,
-                          fmt::format("{} comes from a recorded sysfs copy ({}): encoded as "
-                                      "config={:#x} but not opened on this machine",
-                                      pmu.name, pmus.root().string(), raw.config));
-    return std::nullopt;
-  }
-  perf_event_attr attr = counting_attr(*pmu.type, raw.config);
-  attr.config1 = raw.config1;
-  attr.config2 = raw.config2;
-  return attr;
-}
-
-void open_system_wide(EventCounters& into, const EventDef& event, const PmuInfo& pmu,
-                      const SysfsPmus& pmus) {
-  if (pmu.cpumask.empty()) {
-    into.mark_unavailable(event.name, fmt::format("PMU {} has no cpumask: not an uncore PMU, "
-                                                  "cannot count it system-wide",
-                                                  pmu.name));
+  if (event.scope == EventScope::kSystem && pmu.cpumask.empty()) {
+    plan.unavailable.emplace(event.name, fmt::format("PMU {} has no cpumask: not an uncore PMU, "
+                                                     "cannot count it system-wide",
+                                                     pmu.name));
     return;
   }
   for (const auto& fields : event.sum_of) {
-    const auto attr = encoded_attr(into, event, pmu, pmus, fields);
-    if (!attr) return;
-    for (const int cpu : pmu.cpumask) {
-      auto opened = open_perf_event(*attr, -1, cpu);
-      if (auto* err = std::get_if<PerfOpenError>(&opened)) {
-        into.mark_unavailable(event.name,
-                              fmt::format("perf_event_open({} config={:#x}, cpu {}): {}", pmu.name,
-                                          attr->config, cpu, err->reason));
-        return;
-      }
-      into.add(event.name, std::move(std::get<PerfFd>(opened)));
-    }
-  }
-}
-
-void open_per_thread(EventCounters& into, const EventDef& event, const PmuInfo& pmu,
-                     const SysfsPmus& pmus, const std::vector<int>& tids) {
-  for (const auto& fields : event.sum_of) {
-    const auto attr = encoded_attr(into, event, pmu, pmus, fields);
-    if (!attr) return;
-    ThreadAttachResult attached = open_on_threads(*attr, tids);
-    if (attached.error) {
-      into.mark_unavailable(
-          event.name, fmt::format("perf_event_open({} config={:#x}): {}", pmu.name, attr->config,
-                                  attached.error->reason));
+    RawConfig raw;
+    try {
+      raw = encode_raw_config(pmu, fields);
+    } catch (const std::invalid_argument& e) {
+      plan.unavailable.emplace(event.name,
+                               fmt::format("cannot encode for {}: {}", pmu.name, e.what()));
       return;
     }
-    for (PerfFd& fd : attached.fds) into.add(event.name, std::move(fd));
+    PlannedCounter c{event.name, pmu.name, counting_attr(*pmu.type, raw.config), -1};
+    c.attr.config1 = raw.config1;
+    c.attr.config2 = raw.config2;
+    if (event.scope == EventScope::kThread) {
+      plan.counters.push_back(c);
+      continue;
+    }
+    for (const int cpu : pmu.cpumask) {
+      c.cpu = cpu;
+      plan.counters.push_back(c);
+    }
   }
 }
 
 }  // namespace
 
-void open_profile_events(EventCounters& into, const CounterProfile& profile, const SysfsPmus& pmus,
-                         EventScope scope, const std::vector<int>& tids,
-                         const std::string& no_pmu_context) {
+EventPlan plan_profile_events(const CounterProfile& profile, const SysfsPmus& pmus,
+                              EventScope scope, const std::string& no_pmu_context) {
+  EventPlan plan;
   for (const auto& [name, event] : profile.events) {
     if (event.scope != scope) continue;
     const std::vector<PmuInfo> instances = pmus.match(event.pmu);
     if (instances.empty()) {
-      into.mark_unavailable(
+      plan.unavailable.emplace(
           name, fmt::format("PMU {} not found in {}{}", event.pmu,
                             (pmus.root() / "bus/event_source/devices").string(), no_pmu_context));
       continue;
     }
-    for (const PmuInfo& pmu : instances) {
-      if (scope == EventScope::kSystem)
-        open_system_wide(into, event, pmu, pmus);
-      else
-        open_per_thread(into, event, pmu, pmus, tids);
-    }
+    for (const PmuInfo& pmu : instances) plan_on_pmu(plan, event, pmu);
   }
+  return plan;
+}
+
+void open_event_plan(EventCounters& into, const EventPlan& plan, const std::vector<int>& tids,
+                     const PerfOpener& opener) {
+  for (const auto& [event, reason] : plan.unavailable) into.mark_unavailable(event, reason);
+  for (const PlannedCounter& c : plan.counters) {
+    if (plan.unavailable.count(c.event) || into.unavailable().count(c.event)) continue;
+    if (c.cpu >= 0) {
+      auto opened = opener(c.attr, -1, c.cpu);
+      if (auto* err = std::get_if<PerfOpenError>(&opened)) {
+        into.mark_unavailable(c.event, fmt::format("perf_event_open({} config={:#x}, cpu {}): {}",
+                                                   c.pmu, c.attr.config, c.cpu, err->reason));
+        continue;
+      }
+      into.add(c.event, std::move(std::get<PerfFd>(opened)));
+      continue;
+    }
+    ThreadAttachResult attached = open_on_threads(c.attr, tids);
+    if (attached.error) {
+      into.mark_unavailable(c.event, fmt::format("perf_event_open({} config={:#x}): {}", c.pmu,
+                                                 c.attr.config, attached.error->reason));
+      continue;
+    }
+    for (PerfFd& fd : attached.fds) into.add(c.event, std::move(fd));
+  }
+}
+
+void open_profile_events(EventCounters& into, const CounterProfile& profile, const SysfsPmus& pmus,
+                         EventScope scope, const std::vector<int>& tids,
+                         const std::string& no_pmu_context) {
+  const EventPlan plan = plan_profile_events(profile, pmus, scope, no_pmu_context);
+  if (pmus.root() == "/sys") {
+    open_event_plan(into, plan, tids);
+    return;
+  }
+  for (const auto& [event, reason] : plan.unavailable) into.mark_unavailable(event, reason);
+  for (const PlannedCounter& c : plan.counters)  // the first counter of each event is shown
+    into.mark_unavailable(c.event, fmt::format("{} comes from a recorded sysfs copy ({}): encoded "
+                                               "as config={:#x} but not opened on this machine",
+                                               c.pmu, pmus.root().string(), c.attr.config));
 }
 
 }  // namespace moesweep::counters

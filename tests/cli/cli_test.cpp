@@ -5,7 +5,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <sstream>
 
 #include "support/test_support.hpp"
 
@@ -21,6 +23,14 @@ std::string engine_tree_commit() {
   return r.exit_code == 0 ? r.out.substr(0, 40) : "";
 }
 
+// The flags of the first processor in /proc/cpuinfo, space-delimited.
+std::string cpu_flags() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("flags", 0) == 0) return " " + line.substr(line.find(':') + 1) + " ";
+  return "";
+}
+
 TEST(CliVersion, NamesEngineReleaseCommitAndCpuFeatures) {
   const CommandResult r = test::run_cli("--version");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -34,9 +44,30 @@ TEST(CliVersion, NamesEngineReleaseCommitAndCpuFeatures) {
     EXPECT_EQ(commit[1].str(), tree);
   }
   std::smatch features;
-  ASSERT_TRUE(std::regex_search(r.out, features, std::regex(R"(cpu features: ([^\n]+))"))) << r.out;
-  // This build is GGML_NATIVE on x86-64: at least the AVX family shows up.
-  EXPECT_NE(features[1].str().find("AVX"), std::string::npos) << features[1];
+  ASSERT_TRUE(std::regex_search(r.out, features, std::regex(R"(cpu features: ([^\n]*))"))) << r.out;
+  // GGML_NATIVE: every feature the build uses is one this CPU has (any x86-64,
+  // with or without AVX-512; none is required).
+  const std::map<std::string, std::string> flag_of = {{"SSE3", "pni"},
+                                                      {"SSSE3", "ssse3"},
+                                                      {"AVX", "avx"},
+                                                      {"AVX_VNNI", "avx_vnni"},
+                                                      {"AVX2", "avx2"},
+                                                      {"BMI2", "bmi2"},
+                                                      {"F16C", "f16c"},
+                                                      {"FMA", "fma"},
+                                                      {"AVX512", "avx512f"},
+                                                      {"AVX512_VBMI", "avx512vbmi"},
+                                                      {"AVX512_VNNI", "avx512_vnni"},
+                                                      {"AVX512_BF16", "avx512_bf16"},
+                                                      {"AMX_INT8", "amx_int8"}};
+  const std::string flags = cpu_flags();
+  std::istringstream listed(features[1].str());
+  for (std::string f; listed >> f;) {
+    if (f == "LLAMAFILE" || flags.empty()) continue;  // a build option, not a CPU flag
+    ASSERT_TRUE(flag_of.count(f)) << "unknown feature " << f;
+    EXPECT_NE(flags.find(" " + flag_of.at(f) + " "), std::string::npos)
+        << f << " is used by the build but this CPU lacks " << flag_of.at(f);
+  }
   EXPECT_NE(r.out.find("GGML_NATIVE"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("logical CPUs"), std::string::npos) << r.out;
 }

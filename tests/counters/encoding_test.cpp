@@ -3,6 +3,7 @@
 // these are the numbers a bare-metal run would hand to perf_event_open.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <stdexcept>
 
 #include "counters/counter_profile.hpp"
@@ -96,7 +97,7 @@ TEST(RecordedSysfs, RejectsUnknownFieldsAndOverwideValues) {
 TEST(RecordedSysfs, GlobMatchesNumberedInstancesOnly) {
   const SysfsPmus pmus(kSysfs / "amd-zen5");
   const auto umcs = pmus.match("amd_umc_*");
-  ASSERT_EQ(umcs.size(), 2u);
+  ASSERT_EQ(umcs.size(), 12u);  // EPYC 9175F: 12 memory channels
   EXPECT_EQ(umcs[0].name, "amd_umc_0");
   EXPECT_EQ(umcs[0].cpumask, std::vector<int>{0});
   EXPECT_EQ(pmus.find("amd_l3")->cpumask.size(), 16u);
@@ -140,6 +141,31 @@ TEST(CounterProfiles, UnknownCpuHasNoProfile) {
   cpu.family = 6;
   cpu.model = 85;  // Skylake-SP: no profile shipped
   EXPECT_FALSE(find_counter_profile(profiles_dir() / "counters", cpu));
+}
+
+// Family 0x19 as the kernel splits it (arch/x86/kernel/cpu/amd.c): Zen 3 is
+// 0x00-0x0f, 0x20-0x2f and 0x40-0x5f; 0x30-0x3f belongs to Zen 4.
+TEST(CounterProfiles, Family19ModelsMapToZen3OrZen4AsTheKernelDoes) {
+  const std::map<int, std::string> expected = {
+      {0x01, "amd-zen3"}, {0x08, "amd-zen3"}, {0x21, "amd-zen3"}, {0x2f, "amd-zen3"},
+      {0x44, "amd-zen3"}, {0x50, "amd-zen3"}, {0x11, "amd-zen4"}, {0x18, "amd-zen4"},
+      {0x30, "amd-zen4"}, {0x3f, "amd-zen4"}, {0x61, "amd-zen4"}, {0x74, "amd-zen4"},
+      {0xa0, "amd-zen4"}, {0xaf, "amd-zen4"}};
+  for (const auto& [model, name] : expected) {
+    CpuIdentity cpu;
+    cpu.vendor = "AuthenticAMD";
+    cpu.family = 25;
+    cpu.model = model;
+    const auto profile = find_counter_profile(profiles_dir() / "counters", cpu);
+    ASSERT_TRUE(profile) << std::hex << model;
+    EXPECT_EQ(profile->name, name) << "model 0x" << std::hex << model;
+  }
+}
+
+TEST(RecordedSysfs, Zen4DfRemoteReadAndWriteBeats) {
+  // remote_processor_{read,write}_data_beats_cs0: umask 0xbfe / 0xbff.
+  EXPECT_EQ(config_of("amd-zen4", "amd_df", {{"event", 0x1f}, {"umask", 0xbfe}}), 0x0B00FE1Fu);
+  EXPECT_EQ(config_of("amd-zen4", "amd_df", {{"event", 0x2df}, {"umask", 0xbff}}), 0x20B00FFDFull);
 }
 
 TEST(CounterProfiles, ZenProfilesNeverUseGenericCacheEventsForL3) {

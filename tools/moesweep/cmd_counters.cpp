@@ -44,7 +44,7 @@ int run_counters(const CountersOptions& o) {
   const nlohmann::json perf_d = perf.describe();
   const nlohmann::json likwid_d = likwid.describe();
   std::vector<std::string> advice = perf_d["advice"];
-  for (const std::string& line : likwid_d["advice"]) advice.push_back(line);
+  for (const auto& line : likwid_d["advice"]) advice.push_back(line.get<std::string>());
 
   if (o.json) {
     nlohmann::json j = {{"perf", perf_d},
