@@ -83,8 +83,12 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
+// Shell-quoted (appended piecewise: GCC 12 warns -Wrestrict on "'" + s + "'").
 std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
+  std::string out = "'";
+  out += p.string();
+  out += '\'';
+  return out;
 }
 
 TEST(MachineClass, IdIsStableAndIgnoresFeatureOrder) {

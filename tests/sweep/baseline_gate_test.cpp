@@ -24,8 +24,12 @@ fs::path main_run_dir() {
   return test::only_run_dir(run.out_dir);
 }
 
+// Shell-quoted (appended piecewise: GCC 12 warns -Wrestrict on "'" + s + "'").
 std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
+  std::string out = "'";
+  out += p.string();
+  out += '\'';
+  return out;
 }
 
 TEST(BaselineGate, SweepRecordsItsMachineClassAndTheStoreFindsIt) {
