@@ -12,6 +12,17 @@ namespace moesweep {
 namespace {
 
 std::atomic<int> g_level{static_cast<int>(EngineLogLevel::kWarn)};
+std::mutex g_capture_mutex;
+std::string* g_capture = nullptr;  // set while an EngineLogCapture is alive
+
+// True when the text went to the capture instead of the terminal.
+bool captured(int level, const char* text) {
+  if (level > 1) return false;
+  std::lock_guard<std::mutex> lock(g_capture_mutex);
+  if (!g_capture) return false;
+  *g_capture += text;
+  return level == 1;  // errors are captured and still printed
+}
 
 int level_of(ggml_log_level l) {
   switch (l) {
@@ -34,10 +45,30 @@ void log_filter(ggml_log_level level, const char* text, void*) {
   last = l;
   // Twins carry no vocabulary on purpose; the engine warns that it pads one.
   if (l == 1 && g_level.load() < 2 && std::strstr(text, "dummy tokens")) return;
+  if (captured(l, text)) return;
   if (l <= g_level.load()) std::fputs(text, stderr);
 }
 
 }  // namespace
+
+EngineLogCapture::EngineLogCapture() {
+  std::lock_guard<std::mutex> lock(g_capture_mutex);
+  if (g_capture) return;
+  g_capture = new std::string();
+  owner_ = true;
+}
+
+EngineLogCapture::~EngineLogCapture() {
+  if (!owner_) return;
+  std::lock_guard<std::mutex> lock(g_capture_mutex);
+  delete g_capture;
+  g_capture = nullptr;
+}
+
+std::string EngineLogCapture::text() const {
+  std::lock_guard<std::mutex> lock(g_capture_mutex);
+  return g_capture ? *g_capture : std::string();
+}
 
 void set_engine_log_level(EngineLogLevel level) {
   g_level = static_cast<int>(level);

@@ -2,6 +2,8 @@
 // The engine logs every tensor at INFO; our tables must not drown in it.
 // Default: warnings and errors only, to stderr. MOESWEEP_ENGINE_LOG=info|debug
 // (or set_engine_log_level) brings the rest back.
+#include <string>
+
 namespace moesweep {
 
 enum class EngineLogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
@@ -9,5 +11,21 @@ enum class EngineLogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 void set_engine_log_level(EngineLogLevel level);
 // Installs the filter once and initializes the engine backend (idempotent).
 void ensure_engine_initialized();
+
+// While one is alive, the engine's warnings are kept here instead of going to
+// the terminal (errors still print too): a twin's quantization warns once per
+// tensor whose row is not a multiple of the quant's block, which says nothing
+// a user can act on; the caller writes them to a log and summarizes.
+class EngineLogCapture {
+ public:
+  EngineLogCapture();
+  ~EngineLogCapture();
+  EngineLogCapture(const EngineLogCapture&) = delete;
+  EngineLogCapture& operator=(const EngineLogCapture&) = delete;
+  std::string text() const;  // what was captured so far
+
+ private:
+  bool owner_ = false;  // a nested capture shares the outer one's buffer
+};
 
 }  // namespace moesweep

@@ -62,6 +62,10 @@ std::filesystem::path twin_cache_dir() {
   return cache_dir() / "twins";
 }
 
+std::filesystem::path quantize_log_path(const std::filesystem::path& twin) {
+  return twin.parent_path() / (twin.stem().string() + ".quantize.log");
+}
+
 void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
                      const TwinProgress& progress) {
   ensure_engine_initialized();
@@ -99,7 +103,12 @@ void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
   // expert tensor (384 experts x ff x hidden floats) at once.
   qp.max_buf_size = size_t{128} << 20;
   qp.nthread = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const uint32_t rc = llama_model_quantize(skeleton.c_str(), partial.c_str(), &qp);
+  uint32_t rc = 0;
+  {
+    EngineLogCapture capture;  // per-tensor fallback warnings: to the log, summarized by synth
+    rc = llama_model_quantize(skeleton.c_str(), partial.c_str(), &qp);
+    std::ofstream(quantize_log_path(path)) << capture.text();
+  }
   std::filesystem::remove(skeleton);
   if (rc != 0) {
     std::filesystem::remove(partial);
@@ -140,6 +149,12 @@ TwinResult ensure_twin(const TwinSpec& spec, const std::filesystem::path& out, b
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.peak_rss_bytes = peak_rss_bytes();
   result.params = count_params(spec.profile);
+  // Read back from the log, so a twin taken from the cache says it as well.
+  if (std::ifstream log{quantize_log_path(cached)}) {
+    result.engine_log = quantize_log_path(cached);
+    const std::string text{std::istreambuf_iterator<char>(log), {}};
+    result.quant_fallbacks = parse_quant_fallbacks(text);
+  }
   return result;
 }
 

@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "model/quant_fallback.hpp"
 #include "model/twin_spec.hpp"
 
 namespace moesweep {
@@ -15,6 +17,10 @@ struct TwinResult {
   double build_seconds = 0;
   int64_t peak_rss_bytes = 0;  // VmHWM of this process after the build
   ParamCount params;
+  // Tensors quantized to another type than asked (shape not a multiple of the
+  // block), read from the engine's warnings kept in `engine_log`.
+  std::vector<QuantFallback> quant_fallbacks;
+  std::filesystem::path engine_log;  // the quantization's warnings; "" if none kept
 };
 
 using TwinProgress = std::function<void(const std::string& stage)>;
@@ -26,9 +32,12 @@ TwinResult ensure_twin(const TwinSpec& spec, const std::filesystem::path& out = 
                        bool force = false, const TwinProgress& progress = {});
 
 // Builds `spec` into `path` without the cache (atomic: tmp file + rename).
+// The engine's warnings while quantizing go to quantize_log_path(path), not
+// to the terminal.
 void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
                      const TwinProgress& progress = {});
 
 std::filesystem::path twin_cache_dir();
+std::filesystem::path quantize_log_path(const std::filesystem::path& twin);  // NAME.quantize.log
 
 }  // namespace moesweep

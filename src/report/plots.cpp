@@ -14,19 +14,42 @@
 namespace moesweep {
 namespace {
 
+// The decode roofline (tokens/s the measured bandwidth allows) a sweep wrote
+// into the record, or null.
+nlohmann::json roofline_tg(const Record& r) {
+  const nlohmann::json::json_pointer p("/roofline/roofline_tg");
+  return r.extra.is_object() && r.extra.contains(p) && r.extra.at(p).is_number() ? r.extra.at(p)
+                                                                                 : nullptr;
+}
+
 // Error bars are the 95% confidence half-width of the mean (0 with one sample).
+// "roofline_tg" only when some record carries one.
 nlohmann::json series_json(const Series& s, Axis axis, const std::string& prefix) {
   nlohmann::json j;
   j["label"] = prefix + s.label;
   j["reference"] = !prefix.empty();
+  bool any_roofline = false;
   for (const Record* r : s.points) {
     j["x"].push_back(axis == Axis::kNKv ? r->params.n_kv : r->params.n_threads);
     j["s_pp"].push_back(r->pp.speed.mean);
     j["s_pp_err"].push_back(r->pp.speed.ci95);
     j["s_tg"].push_back(r->tg.speed.mean);
     j["s_tg_err"].push_back(r->tg.speed.ci95);
+    j["roofline_tg"].push_back(roofline_tg(*r));
+    any_roofline = any_roofline || !j["roofline_tg"].back().is_null();
   }
+  if (!any_roofline) j.erase("roofline_tg");
   return j;
+}
+
+// Thread counts are whole numbers: the plot's ticks are the counts measured
+// (matplotlib's own choice puts ticks at 1.2, 1.4, ...).
+nlohmann::json thread_ticks(const nlohmann::json& series) {
+  std::set<int> ticks;
+  for (const auto& s : series)
+    if (s.contains("x"))
+      for (const auto& x : s["x"]) ticks.insert(x.get<int>());
+  return ticks;
 }
 
 nlohmann::json counter_series(const std::vector<Series>& by_nkv) {
@@ -96,6 +119,7 @@ nlohmann::json plot_data(const LoadedRun& run, const std::vector<LoadedRun>& ref
       }
     }
   }
+  data["threads_ticks"] = thread_ticks(data["threads"]);
   data["counters"] = counter_series(by_nkv);
   return data;
 }

@@ -134,12 +134,36 @@ bool volatile_fact(const std::string& key) {
   return false;
 }
 
+// A path says where a file was, not what it was (the sha256 says that).
+bool path_fact(const std::string& key) {
+  return key.size() >= 5 && key.compare(key.size() - 5, 5, "/path") == 0;
+}
+
+// Lists (CPU features) are sets: compared as such, not index by index.
+bool list_fact(const std::string& key) {
+  return key.rfind("/build/cpu_features/", 0) == 0 || key.rfind("/machine_class/", 0) == 0;
+}
+
+std::set<std::string> string_set(const nlohmann::json& meta,
+                                 const nlohmann::json::json_pointer& p) {
+  std::set<std::string> out;
+  if (!meta.contains(p) || !meta.at(p).is_array()) return out;
+  for (const auto& v : meta.at(p))
+    if (v.is_string()) out.insert(v.get<std::string>());
+  return out;
+}
+
 std::vector<std::string> environment_differences(const nlohmann::json& a, const nlohmann::json& b) {
   std::vector<std::string> out;
   if (!a.is_object() || !b.is_object() || a.empty() || b.empty()) return out;
+  const nlohmann::json::json_pointer features("/build/cpu_features");
+  const std::string feature_change =
+      feature_set_difference(string_set(a, features), string_set(b, features));
+  if (!feature_change.empty()) out.push_back("/build/cpu_features: " + feature_change);
   const nlohmann::json fa = a.flatten(), fb = b.flatten();
   for (const auto& [key, value] : fa.items()) {
-    if (volatile_fact(key) || !fb.contains(key) || fb[key] == value) continue;
+    if (volatile_fact(key) || path_fact(key) || list_fact(key)) continue;
+    if (!fb.contains(key) || fb[key] == value) continue;
     auto text = [](const nlohmann::json& v) {
       std::string t = v.is_string() ? v.get<std::string>() : v.dump();
       return t.size() > 60 ? t.substr(0, 57) + "..." : t;
@@ -279,9 +303,26 @@ Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
     c.points.push_back(std::move(pc));
   }
   c.environment_differences = environment_differences(base.meta, fresh.meta);
+  c.base_machine = machine_class_from_meta(base.meta);
+  c.new_machine = machine_class_from_meta(fresh.meta);
+  c.machine_differences = machine_class_differences(c.base_machine, c.new_machine);
   c.only_in_base = unmatched(sb, sn);
   c.only_in_new = unmatched(sn, sb);
   return c;
+}
+
+void check_same_machine_class(const Comparison& c) {
+  if (c.machine_differences.empty() || c.options.allow_environment_change) return;
+  std::string what;
+  for (const auto& d : c.machine_differences) what += (what.empty() ? "" : "; ") + d;
+  throw UserError(
+      fmt::format("'{}' and '{}' were measured on different machine classes ({} -> {}): {}",
+                  c.base_label, c.new_label, machine_class_id(c.base_machine),
+                  machine_class_id(c.new_machine), what),
+      "runs of one machine class (CPU vendor/family/model, logical CPUs, L3, build CPU features, "
+      "engine commit): a speed difference between classes is no regression of the code",
+      "compare with a baseline recorded on this machine class (scripts/regress --update records "
+      "one), or pass --allow-environment-change to compare anyway");
 }
 
 }  // namespace moesweep

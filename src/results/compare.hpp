@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "results/machine_class.hpp"
 #include "results/record.hpp"
 #include "results/run_source.hpp"
 #include "results/significance.hpp"
@@ -41,6 +42,9 @@ struct CompareOptions {
   std::vector<Metric> metrics = {Metric::kPp, Metric::kTg};
   TestKind test = TestKind::kAuto;
   std::set<std::string> ignore;  // key fields blanked before joining
+  // Runs of different machine classes are refused (see machine_class.hpp)
+  // unless this is set; then they are compared and the report says so first.
+  bool allow_environment_change = false;
 };
 
 // Parses "pp", "tg" or "both"; and the comma list of --ignore (checked names).
@@ -85,6 +89,10 @@ struct Comparison {
   // meta.json facts that differ ("/engine/commit: a -> b"), volatile ones left
   // out: a CPU or engine change explains a "regression" before anyone digs.
   std::vector<std::string> environment_differences;
+  // Machine class of each side (unknown for a run without meta.json) and what
+  // differs between them; non-empty means the speeds are not comparable.
+  MachineClass base_machine, new_machine;
+  std::vector<std::string> machine_differences;
   int regressions = 0, improvements = 0;
 };
 
@@ -92,5 +100,8 @@ MetricComparison compare_metric(Metric metric, const PhaseResult& base, const Ph
                                 const CompareOptions& options);
 Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
                         const CompareOptions& options);
+// Throws UserError (exit 2) when the two sides differ in machine class and
+// the options do not allow it.
+void check_same_machine_class(const Comparison& c);
 
 }  // namespace moesweep

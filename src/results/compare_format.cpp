@@ -40,11 +40,33 @@ void unmatched_section(std::string& out, const char* title, const std::vector<Un
   }
 }
 
+// First thing a reader sees: whether the two runs are of one machine class.
+std::string machine_class_lines(const Comparison& c) {
+  const std::string base_id = machine_class_id(c.base_machine);
+  const std::string new_id = machine_class_id(c.new_machine);
+  if (!c.machine_differences.empty()) {
+    std::string what;
+    for (const auto& d : c.machine_differences) what += (what.empty() ? "" : "; ") + d;
+    return fmt::format(
+        "**Environment change allowed (--allow-environment-change): base and new were measured "
+        "on different machine classes (`{}` -> `{}`): {}. The differences below include the "
+        "machine's, not only the code's.**\n\n",
+        base_id, new_id, what);
+  }
+  if (!c.base_machine.known || !c.new_machine.known) {
+    return fmt::format(
+        "Machine class: base `{}`, new `{}` (a side without meta.json is not checked).\n\n",
+        base_id, new_id);
+  }
+  return fmt::format("Machine class: `{}` (both).\n\n", new_id);
+}
+
 }  // namespace
 
 std::string comparison_markdown(const Comparison& c) {
   const CompareOptions& o = c.options;
   std::string out = fmt::format("## moesweep compare: {} -> {}\n\n", c.base_label, c.new_label);
+  out += machine_class_lines(c);
   out += fmt::format(
       "Real regression = two-sided p < {} AND new mean at least {:.0f}% below base. Tests on the "
       "kept samples (tokens/s per repetition); test: {}. Ratio = new / base.\n\n",
@@ -165,6 +187,10 @@ nlohmann::json comparison_json(const Comparison& c) {
   j["failed_new"] = c.failed_new;
   j["duplicates"] = c.duplicates;
   j["environment_differences"] = c.environment_differences;
+  j["machine_class"] = {{"base", to_json(c.base_machine)},
+                        {"new", to_json(c.new_machine)},
+                        {"differences", c.machine_differences},
+                        {"environment_change_allowed", c.options.allow_environment_change}};
   return j;
 }
 

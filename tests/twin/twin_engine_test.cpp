@@ -8,6 +8,7 @@
 
 #include "engine/llama_engine.hpp"
 #include "model/model_profile.hpp"
+#include "model/quant_fallback.hpp"
 #include "support/engine_fixtures.hpp"
 #include "support/test_support.hpp"
 #include "util/hash.hpp"
@@ -103,6 +104,59 @@ TEST(SynthSummary, PrintsShapeSizeAndParameterCounts) {
                            "deepseek2: 2 layers", "16 routed, 8 used, 1 shared", "params     total",
                            "active per token", "real model total 1.03T"})
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+}
+
+// The engine warns once per tensor it cannot quantize to the asked type; those
+// lines go to the twin's quantize log, and the summary names them once.
+TEST(SynthSummary, NamesTheTensorsThatFellBackWithoutTheEnginesWarnings) {
+  const std::filesystem::path cache = test::scratch_dir() / "cache";
+  const CommandResult r = synth_into(cache, small_spec(6));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string* stream : {&r.out, &r.err}) {
+    EXPECT_EQ(stream->find("falling back to"), std::string::npos) << *stream;
+    EXPECT_EQ(stream->find("not divisible by"), std::string::npos) << *stream;
+  }
+  const size_t at = r.out.find("fallback   ");
+  ASSERT_NE(at, std::string::npos) << "the tiny twin has tensors narrower than a K-quant block:\n"
+                                   << r.out;
+  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  EXPECT_NE(line.find(" tensors: blk.*."), std::string::npos) << line;
+  EXPECT_NE(line.find("q4_K -> "), std::string::npos) << line;
+  // The log the line names holds the engine's own words.
+  const size_t log_at = line.find("engine log ");
+  ASSERT_NE(log_at, std::string::npos) << line;
+  const std::string log_path = line.substr(log_at + 11, line.size() - log_at - 12);
+  std::ifstream log(log_path);
+  const std::string text{std::istreambuf_iterator<char>(log), {}};
+  EXPECT_NE(text.find("falling back to"), std::string::npos) << log_path;
+  EXPECT_EQ(parse_quant_fallbacks(text).size(), static_cast<size_t>(std::stoi(line.substr(11))));
+  // Taken from the cache, the twin still says it.
+  const CommandResult again = synth_into(cache, small_spec(6));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find(line), std::string::npos) << again.out;
+}
+
+TEST(QuantFallback, ParsesTheEnginesWarningAndFoldsLayers) {
+  // As llama-quant.cpp writes it: in pieces, one of them the F16 last resort.
+  const std::string log =
+      "warning: blk.0.ffn_down_exps.weight          - ncols    128 not divisible by 256 "
+      "(required for type    q4_K) -> falling back to    q5_0\n"
+      "warning: blk.1.ffn_down_exps.weight          - ncols    128 not divisible by 256 "
+      "(required for type    q4_K) -> falling back to    q5_0\n"
+      "warning: output.weight                       - ncols     20 not divisible by 256 "
+      "(required for type    q6_K) (WARNING: must use F16 due to unusual shape) -> falling "
+      "back to     f16\n"
+      "llama_model_quantize_impl: WARNING: 3 of 40 tensor(s) required fallback quantization\n";
+  const auto found = parse_quant_fallbacks(log);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].tensor, "blk.0.ffn_down_exps.weight");
+  EXPECT_EQ(found[0].wanted, "q4_K");
+  EXPECT_EQ(found[0].used, "q5_0");
+  EXPECT_EQ(found[2].used, "f16");
+  EXPECT_EQ(quant_fallback_summary(found),
+            "3 tensors: blk.*.ffn_down_exps.weight (q4_K -> q5_0, x2), output.weight (q6_K -> "
+            "f16, x1)");
+  EXPECT_EQ(quant_fallback_summary({}), "");
 }
 
 // Every bad input: exit 2 (bad input), "error:" with the named problem, and no

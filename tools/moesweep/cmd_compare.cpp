@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "results/baseline_store.hpp"
 #include "results/compare.hpp"
 #include "results/compare_format.hpp"
 #include "results/run_source.hpp"
@@ -25,6 +26,7 @@ struct CompareArgs {
   std::string ignore;
   std::string on;
   bool json = false;
+  bool allow_environment_change = false;
 };
 
 double parse_threshold_percent(std::string text) {
@@ -37,6 +39,24 @@ double parse_threshold_percent(std::string text) {
   }
   throw UserError("--threshold '" + text + "' is not a percentage",
                   "a number from 0 to 100, e.g. 5", "pass --threshold 5 for a 5% minimum effect");
+}
+
+// BASE as given, or, when it is a store of per-class baselines
+// (results/baselines/ci), the class folder of NEW's machine class.
+std::string base_for(const CompareArgs& a, const LoadedRun& fresh) {
+  if (!is_baseline_store(a.base)) return a.base;
+  const MachineClass machine = machine_class_from_meta(fresh.meta);
+  if (!machine.known) {
+    throw UserError(
+        fmt::format("'{}' has no meta.json, so its machine class is unknown", a.fresh),
+        fmt::format("a run directory, whose class picks the baseline in '{}'", a.base),
+        fmt::format("name the run directory, or one class folder of '{}' as BASE", a.base));
+  }
+  if (auto found = find_baseline_class(a.base, machine)) return found->dir.string();
+  const auto classes = baseline_classes(a.base);
+  // Allowed to cross classes and there is only one: use it (the report says so at the top).
+  if (a.allow_environment_change && classes.size() == 1) return classes[0].dir.string();
+  return require_baseline_class(a.base, machine).string();  // throws, naming the classes
 }
 
 int run_compare(const CompareArgs& a) {
@@ -57,9 +77,11 @@ int run_compare(const CompareArgs& a) {
     }
     options.ignore = fields_not_in(parse_ignored_fields(a.on));
   }
-  const LoadedRun base = load_run(a.base, a.db);
+  options.allow_environment_change = a.allow_environment_change;
   const LoadedRun fresh = load_run(a.fresh, a.db);
+  const LoadedRun base = load_run(base_for(a, fresh), a.db);
   const Comparison c = compare_runs(base, fresh, options);
+  check_same_machine_class(c);
   if (a.json) {
     fmt::print("{}\n", comparison_json(c).dump(2));
   } else {
@@ -82,7 +104,8 @@ void add_compare_command(CLI::App& app, CommandRunner& run) {
   CLI::App* cmd = app.add_subcommand(
       "compare", "compare two runs point by point; exit 4 on a statistically real regression");
   cmd->add_option("base", args->base,
-                  "baseline: run directory, records.jsonl / sweep-bench JSONL file, or run id")
+                  "baseline: run directory, baseline set, per-class baseline store, "
+                  "records.jsonl / sweep-bench JSONL file, or run id")
       ->required();
   cmd->add_option("new", args->fresh, "the run to check, same forms as BASE")->required();
   cmd->add_option("--db", args->db, "results database for run ids")->capture_default_str();
@@ -100,6 +123,9 @@ void add_compare_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--on", args->on,
                   "join on these key fields only (e.g. threads, to sit beside a published table)");
   cmd->add_flag("--json", args->json, "print JSON instead of Markdown");
+  cmd->add_flag("--allow-environment-change", args->allow_environment_change,
+                "compare runs of different machine classes (CPU, L3, build features, engine "
+                "commit) instead of refusing; the report says so at the top");
   cmd->callback([&run, args] { run = [args] { return run_compare(*args); }; });
 }
 

@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "counters/counter_backend.hpp"
 #include "hw/build_info.hpp"
+#include "machine_here.hpp"
 #include "report/sweep_tables.hpp"
 #include "results/file_sinks.hpp"
 #include "sweep/run_directory.hpp"
@@ -120,6 +121,7 @@ int run_sweep(const SweepOptions& opts) {
             {"started_at", timestamp_now()}, {"command_line", command_line},
             {"settings", settings},          {"spec", spec.to_json()},
             {"plan", plan.summary()},        {"build", build_info_json()}};
+    meta["machine_class"] = to_json(this_machine_class());  // compare refuses across classes
   }
   meta["status"] = "running";
   meta["counters"] = counters->describe();

@@ -47,6 +47,9 @@ void print_summary(const TwinSpec& spec, const TwinResult& r, const ModelProfile
   fmt::print("real model total {} | active per token {}\n", human_count(rc.total),
              human_count(rc.active));
   fmt::print("peak RSS   {}\n", human_bytes(static_cast<uint64_t>(r.peak_rss_bytes)));
+  if (!r.quant_fallbacks.empty())  // the engine's per-tensor warnings went to the log
+    fmt::print("fallback   {} (row length not a multiple of the {} block; engine log {})\n",
+               quant_fallback_summary(r.quant_fallbacks), spec.quant, r.engine_log.string());
 }
 
 }  // namespace

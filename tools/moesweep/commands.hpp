@@ -21,6 +21,7 @@ void add_hw_command(CLI::App& app, CommandRunner& run);
 void add_inspect_command(CLI::App& app, CommandRunner& run);
 void add_predict_command(CLI::App& app, CommandRunner& run);
 void add_compare_command(CLI::App& app, CommandRunner& run);
+void add_baseline_command(CLI::App& app, CommandRunner& run);
 void add_report_command(CLI::App& app, CommandRunner& run);
 void add_export_command(CLI::App& app, CommandRunner& run);
 void add_counters_command(CLI::App& app, CommandRunner& run);

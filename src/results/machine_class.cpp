@@ -1,0 +1,131 @@
+#include "results/machine_class.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "util/hash.hpp"
+
+namespace moesweep {
+namespace {
+
+std::string vendor_short(const std::string& vendor) {
+  if (vendor == "AuthenticAMD") return "amd";
+  if (vendor == "GenuineIntel") return "intel";
+  std::string out;
+  for (char ch : vendor)
+    if (std::isalnum(static_cast<unsigned char>(ch)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out.empty() ? "unknown" : out;
+}
+
+std::string l3_text(const std::optional<uint64_t>& bytes) {
+  if (!bytes) return "na";
+  if (*bytes == 0) return "0";  // a VM that hides its caches
+  if (*bytes % (1ull << 20) == 0) return fmt::format("{}m", *bytes >> 20);
+  return fmt::format("{}k", *bytes >> 10);
+}
+
+std::string l3_human(const std::optional<uint64_t>& bytes) {
+  if (!bytes) return "not recorded";
+  if (*bytes == 0) return "none visible";
+  return fmt::format("{:.4g} MiB", static_cast<double>(*bytes) / (1 << 20));
+}
+
+// Reads the CPU, features and engine commit of a `build` object (meta.json's).
+void read_build(const nlohmann::json& build, MachineClass& c) {
+  if (!build.is_object() || !build.contains("cpu") || !build["cpu"].is_object()) return;
+  const nlohmann::json& cpu = build["cpu"];
+  c.known = true;
+  c.vendor = cpu.value("vendor", "");
+  c.family = cpu.value("family", 0);
+  c.model = cpu.value("model", 0);
+  c.logical_cpus = cpu.value("logical_cpus", 0);
+  if (build.contains("cpu_features") && build["cpu_features"].is_array())
+    for (const auto& f : build["cpu_features"])
+      if (f.is_string()) c.features.insert(f.get<std::string>());
+  if (build.contains("engine") && build["engine"].is_object())
+    c.engine_commit = build["engine"].value("commit", "");
+}
+
+}  // namespace
+
+MachineClass machine_class_from_build(const nlohmann::json& build, uint64_t l3_bytes) {
+  MachineClass c;
+  read_build(build, c);
+  c.l3_bytes = l3_bytes;
+  return c;
+}
+
+MachineClass machine_class_from_meta(const nlohmann::json& meta) {
+  MachineClass c;
+  if (!meta.is_object()) return c;
+  if (meta.contains("machine_class") && meta["machine_class"].is_object()) {
+    const nlohmann::json& j = meta["machine_class"];
+    c.known = true;
+    c.vendor = j.value("vendor", "");
+    c.family = j.value("family", 0);
+    c.model = j.value("model", 0);
+    c.logical_cpus = j.value("logical_cpus", 0);
+    if (j.contains("l3_bytes") && j["l3_bytes"].is_number_unsigned())
+      c.l3_bytes = j["l3_bytes"].get<uint64_t>();
+    if (j.contains("cpu_features") && j["cpu_features"].is_array())
+      for (const auto& f : j["cpu_features"])
+        if (f.is_string()) c.features.insert(f.get<std::string>());
+    c.engine_commit = j.value("engine_commit", "");
+    return c;
+  }
+  if (meta.contains("build")) read_build(meta["build"], c);
+  return c;
+}
+
+std::string machine_class_id(const MachineClass& c) {
+  if (!c.known) return "unknown";
+  std::string hashed;
+  for (const auto& f : c.features) hashed += f + ",";  // std::set: sorted, order-free
+  hashed += "|" + c.engine_commit;
+  return fmt::format("{}-{}-{}-{}cpu-l3_{}-{:08x}", vendor_short(c.vendor), c.family, c.model,
+                     c.logical_cpus, l3_text(c.l3_bytes), fnv1a64(hashed) & 0xffffffffULL);
+}
+
+nlohmann::json to_json(const MachineClass& c) {
+  nlohmann::json j = {{"id", machine_class_id(c)},
+                      {"vendor", c.vendor},
+                      {"family", c.family},
+                      {"model", c.model},
+                      {"logical_cpus", c.logical_cpus},
+                      {"l3_bytes", nullptr},
+                      {"cpu_features", c.features},
+                      {"engine_commit", c.engine_commit}};
+  if (c.l3_bytes) j["l3_bytes"] = *c.l3_bytes;
+  return j;
+}
+
+std::string feature_set_difference(const std::set<std::string>& base,
+                                   const std::set<std::string>& fresh) {
+  std::string out;
+  for (const auto& f : base)
+    if (!fresh.count(f)) out += (out.empty() ? "-" : " -") + f;
+  for (const auto& f : fresh)
+    if (!base.count(f)) out += (out.empty() ? "+" : " +") + f;
+  return out;
+}
+
+std::vector<std::string> machine_class_differences(const MachineClass& a, const MachineClass& b) {
+  std::vector<std::string> out;
+  if (!a.known || !b.known) return out;
+  auto differ = [&out](const char* what, const auto& x, const auto& y) {
+    if (x != y) out.push_back(fmt::format("{}: {} -> {}", what, x, y));
+  };
+  differ("CPU vendor", a.vendor, b.vendor);
+  differ("CPU family", a.family, b.family);
+  differ("CPU model", a.model, b.model);
+  differ("logical CPUs", a.logical_cpus, b.logical_cpus);
+  if (a.l3_bytes && b.l3_bytes) differ("L3", l3_human(a.l3_bytes), l3_human(b.l3_bytes));
+  const std::string features = feature_set_difference(a.features, b.features);
+  if (!features.empty()) out.push_back("build CPU features: " + features);
+  differ("engine commit", a.engine_commit, b.engine_commit);
+  return out;
+}
+
+}  // namespace moesweep

@@ -1,0 +1,50 @@
+#pragma once
+// The machine class a run was measured on: the facts that make speeds of two
+// runs comparable at all. Two runs of one class may be compared for a
+// regression; runs of different classes differ by the machine, not the code.
+//
+// Class = CPU vendor, family, model, logical CPUs, total L3 bytes, the CPU
+// features the engine was built for (a set), and the engine commit. Its id
+// (`amd-26-2-2cpu-l3_32m-1a2b3c4d`) names the baseline folder of that class:
+// results/baselines/NAME/<class id>/<run id>/.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace moesweep {
+
+struct MachineClass {
+  bool known = false;  // false: the run carries no build facts (a published table)
+  std::string vendor;  // /proc/cpuinfo vendor_id, e.g. AuthenticAMD
+  int family = 0, model = 0;
+  int logical_cpus = 0;
+  std::optional<uint64_t> l3_bytes;  // nullopt: not recorded (runs older than this field)
+  std::set<std::string> features;    // build CPU features, compared as a set
+  std::string engine_commit;
+};
+
+// From a run's meta.json: its "machine_class" object when the sweep wrote
+// one, else the "build" facts (older runs: L3 not recorded).
+MachineClass machine_class_from_meta(const nlohmann::json& meta);
+// From a `build_info_json()` object and the machine's total L3 bytes.
+MachineClass machine_class_from_build(const nlohmann::json& build, uint64_t l3_bytes);
+
+// Short, stable folder name: vendor-family-model-<n>cpu-l3_<size>-<hash>,
+// hash = 8 hex of fnv1a64 over the sorted features and the engine commit.
+std::string machine_class_id(const MachineClass& c);
+nlohmann::json to_json(const MachineClass& c);  // the fields plus "id"
+
+// What differs, one line per fact ("CPU family: 26 -> 6", "build CPU
+// features: -AVX512 +AMX_INT8"). An L3 size recorded on one side only is no
+// difference (older runs did not record it). Empty: same class.
+std::vector<std::string> machine_class_differences(const MachineClass& base,
+                                                   const MachineClass& fresh);
+// "+A -B" for two feature sets; "" when equal.
+std::string feature_set_difference(const std::set<std::string>& base,
+                                   const std::set<std::string>& fresh);
+
+}  // namespace moesweep
