@@ -81,6 +81,42 @@ TEST(LlamaBenchExport, JsonHasLlamaBenchFieldsInOrder) {
                 3);
 }
 
+// What llama-bench writes for the same settings (llama-bench.cpp get_values):
+// the requested flash-attn and load mode as given (-1, "auto"), -ncmoe in its
+// own column, "0x0" for no CPU mask, "CPU" as the backend of a CPU build.
+TEST(LlamaBenchExport, KeyColumnsAreWhatLlamaBenchWritesForTheSameSettings) {
+  LoadedRun run = two_point_run();
+  PointParams& p = run.records[0].params;
+  p.flash_attn = -1;
+  p.load_mode = "auto";
+  p.n_gpu_layers = -1;
+  p.tensor_overrides = "exps=CPU;n-cpu-moe=3";
+  PointParams& q = run.records[1].params;
+  q.flash_attn = 0;
+  q.load_mode = "mmap+mlock";
+  q.n_gpu_layers = 0;
+  q.cpu_mask = "0xff";
+  const auto j = llama_bench_json(run);
+  ASSERT_EQ(j.size(), 4u);
+  EXPECT_EQ(j[0]["flash_attn"], -1);
+  EXPECT_EQ(j[0]["load_mode"], "auto");
+  EXPECT_EQ(j[0]["n_gpu_layers"], -1);
+  EXPECT_EQ(j[0]["backends"], "CPU");
+  EXPECT_EQ(j[0]["n_cpu_moe"], 3);
+  EXPECT_EQ(j[0]["tensor_buft_overrides"], "exps=CPU");
+  EXPECT_EQ(j[0]["cpu_mask"], "0x0");
+  EXPECT_EQ(j[0]["lazy_mode"], "auto");
+  EXPECT_EQ(j[2]["flash_attn"], 0);
+  EXPECT_EQ(j[2]["load_mode"], "mmap+mlock");
+  EXPECT_EQ(j[2]["n_gpu_layers"], 0);
+  EXPECT_EQ(j[2]["n_cpu_moe"], 0);
+  EXPECT_EQ(j[2]["tensor_buft_overrides"], "none");
+  EXPECT_EQ(j[2]["cpu_mask"], "0xff");
+  // the SQL says the same: flash_attn an INTEGER -1, load_mode the text
+  const std::string sql = llama_bench_sql(run);
+  EXPECT_NE(sql.find("'-1', 'auto', '0.00', 'exps=CPU', 'auto'"), std::string::npos) << sql;
+}
+
 TEST(LlamaBenchExport, SqlLoadsIntoSqlite) {
   const std::string sql = llama_bench_sql(two_point_run());
   sqlite3* db = nullptr;
