@@ -113,7 +113,9 @@ BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
   const std::string model_type =
       meta_text(model, {"/description"}, p.model_type.empty() ? p.quant : p.model_type);
   t.values = {
-      {"build_commit", meta_text(m, {"/build/engine/commit", "/engine/commit"}, "unknown")},
+      // llama-bench writes the engine tree's `git rev-parse --short HEAD`; meta.json the full hash.
+      {"build_commit",
+       meta_text(m, {"/build/engine/commit", "/engine/commit"}, "unknown").substr(0, 7)},
       {"build_number", meta_text(m, {"/build/engine/build_number", "/engine/build_number"}, "0")},
       {"cpu_info", meta_text(m, {"/build/cpu/model_name", "/cpu/model_name"}, "")},
       {"gpu_info", ""},

@@ -66,6 +66,9 @@ TEST(LlamaBenchExport, JsonHasLlamaBenchFieldsInOrder) {
   EXPECT_EQ(j[1]["n_gen"], 16);
   EXPECT_EQ(j[3]["n_depth"], 256);
   EXPECT_EQ(j[0]["build_commit"], "80fb11a");
+  LoadedRun full = two_point_run();  // meta.json keeps the full hash; llama-bench the short one
+  full.meta["build"]["engine"]["commit"] = "80fb11ac73e66d89eae2c6a91d8a77428fa733ed";
+  EXPECT_EQ(llama_bench_json(full)[0]["build_commit"], "80fb11a");
   EXPECT_EQ(j[0]["cpu_info"], "AMD EPYC 9175F");
   EXPECT_EQ(j[0]["model_size"], 180188224);
   EXPECT_EQ(j[0]["model_n_params"], 316939024);
