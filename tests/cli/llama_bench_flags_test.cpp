@@ -2,6 +2,10 @@
 // real CLI (issue 9): -d/--n-depth, -fa auto|on|off|-1|1|0, -lm/--load-mode,
 // the older -mmp, and the context sized from the depths when -c is not given.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <regex>
 
 #include "support/test_support.hpp"
 
@@ -54,6 +58,29 @@ TEST(LlamaBenchFlags, LoadModeAndItsOlderSpellingsAreAccepted) {
   EXPECT_NE(bad.err.find("mmap+mlock"), std::string::npos) << bad.err;
   const CommandResult both = test::run_cli("sweep -lm mmap --mlock -d 0 --dry-run --no-db");
   EXPECT_EQ(both.exit_code, 2) << both.err;
+}
+
+// A run started before the defaults became llama-bench's would, resumed now,
+// match none of its measured points (its unset -fa/-ngl/-lm/-c meant others).
+TEST(LlamaBenchFlags, ResumingARunMadeWithTheOlderDefaultsIsRefused) {
+  const CommandResult version = test::run_cli("--version");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(version.out, m, std::regex(R"(\(commit ([0-9a-f]+|unknown)\))")))
+      << version.out;
+  const std::filesystem::path run = test::scratch_dir() / "20261129-120000-old";
+  std::filesystem::create_directories(run);
+  const nlohmann::json meta = {
+      {"run_id", "20261129-120000-old"},
+      {"status", "interrupted"},
+      {"build", {{"engine", {{"commit", m[1].str()}}}}},
+      {"settings", {{"depths", "0"}}},
+      {"spec", {{"use_mmap", true}, {"use_mlock", false}, {"flash_attn", {0}}}}};
+  std::ofstream(run / "meta.json") << meta.dump();
+  const CommandResult r = test::run_cli("sweep --no-db --resume '" + run.string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("older moesweep whose defaults were not llama-bench's"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("start a new sweep"), std::string::npos) << r.err;
 }
 
 }  // namespace
