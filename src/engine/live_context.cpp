@@ -25,10 +25,12 @@ bool is_quantized_cache(const std::string& type) {
 
 LiveContext::LiveContext(const LoadedModel& model, const ContextParams& p)
     : model_(model), params_(p) {
-  if (is_quantized_cache(p.type_v) && !p.flash_attn) {
+  // The engine's rule (llama_init_from_model): a quantized V cache needs flash
+  // attention; "auto" turns it on for one, only "off" is refused.
+  if (is_quantized_cache(p.type_v) && p.flash_attn == 0) {
     throw EngineError(fmt::format(
         "-ctv {} needs flash attention: this engine cannot create a quantized V cache without it "
-        "(use -fa on, or -ctv f16)",
+        "(use -fa on or auto, or -ctv f16)",
         p.type_v));
   }
   if (p.n_ubatch > p.n_batch) {
@@ -52,15 +54,15 @@ LiveContext::LiveContext(const LoadedModel& model, const ContextParams& p)
   cp.n_seq_max = 1;
   cp.type_k = static_cast<ggml_type>(parse_ggml_type(p.type_k, "-ctk"));
   cp.type_v = static_cast<ggml_type>(parse_ggml_type(p.type_v, "-ctv"));
-  cp.flash_attn_type =
-      p.flash_attn ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+  cp.flash_attn_type = static_cast<llama_flash_attn_type>(p.flash_attn);  // same numbering
   cp.no_perf = true;
   ctx_ = llama_init_from_model(model.get(), cp);
   if (!ctx_) {
     throw EngineError(fmt::format(
         "the engine could not create a context (n_ctx {}, batch {}/{}, K {} V {}, fa {}); "
         "MOESWEEP_ENGINE_LOG=info shows its reason",
-        p.n_ctx, p.n_batch, p.n_ubatch, p.type_k, p.type_v, p.flash_attn ? "on" : "off"));
+        p.n_ctx, p.n_batch, p.n_ubatch, p.type_k, p.type_v,
+        llama_flash_attn_type_name(cp.flash_attn_type)));
   }
 }
 

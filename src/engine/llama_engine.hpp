@@ -23,9 +23,8 @@ class EngineError : public std::runtime_error {
 
 struct ModelLoadParams {
   std::string path;
-  bool use_mmap = true;
-  bool use_mlock = false;
-  int n_gpu_layers = 0;
+  std::string load_mode = "auto";  // llama_load_mode_from_str's names
+  int n_gpu_layers = -1;
   std::vector<std::string> tensor_overrides;  // "regex=BUFT"
   int n_cpu_moe = 0;                          // experts of the first N layers on CPU
   std::string numa = "disabled";
@@ -57,7 +56,7 @@ class LoadedModel {
 struct ContextParams {
   int n_ctx = 4096, n_batch = 2048, n_ubatch = 512;
   std::string type_k = "f16", type_v = "f16";
-  bool flash_attn = false;
+  int flash_attn = -1;  // llama_flash_attn_type: -1 auto, 0 off, 1 on
 };
 
 struct ThreadSettings {

@@ -72,8 +72,7 @@ LoadedModel::LoadedModel(const ModelLoadParams& p) {
   }
   llama_model_params mp = llama_model_default_params();
   mp.n_gpu_layers = p.n_gpu_layers;
-  mp.load_mode = p.use_mmap ? (p.use_mlock ? LLAMA_LOAD_MODE_MMAP_MLOCK : LLAMA_LOAD_MODE_MMAP)
-                            : (p.use_mlock ? LLAMA_LOAD_MODE_MLOCK : LLAMA_LOAD_MODE_NONE);
+  mp.load_mode = llama_load_mode_from_str(p.load_mode.c_str());  // names checked by the spec
   std::vector<llama_model_tensor_buft_override> overrides;
   for (const std::string& ot : p.tensor_overrides) {
     const size_t eq = ot.rfind('=');

@@ -20,8 +20,7 @@ const std::vector<Field>& fields() {
   static const std::vector<Field> list = {
       {"model", [](const PointParams& p) { return p.model_name; }, false},
       {"quant", [](const PointParams& p) { return p.quant; }, false},
-      {"mmap", [](const PointParams& p) { return std::to_string(p.use_mmap); }, false},
-      {"mlock", [](const PointParams& p) { return std::to_string(p.use_mlock); }, false},
+      {"load_mode", [](const PointParams& p) { return p.load_mode; }, false},
       {"ngl", [](const PointParams& p) { return std::to_string(p.n_gpu_layers); }, false},
       {"ot", [](const PointParams& p) { return p.tensor_overrides; }, false},
       {"n_ctx", [](const PointParams& p) { return std::to_string(p.n_ctx); }, false},
@@ -29,7 +28,7 @@ const std::vector<Field>& fields() {
       {"ub", [](const PointParams& p) { return std::to_string(p.n_ubatch); }, false},
       {"ctk", [](const PointParams& p) { return p.type_k; }, false},
       {"ctv", [](const PointParams& p) { return p.type_v; }, false},
-      {"fa", [](const PointParams& p) { return std::to_string(p.flash_attn); }, false},
+      {"fa", [](const PointParams& p) { return flash_attn_name(p.flash_attn); }, false},
       {"threads", [](const PointParams& p) { return std::to_string(p.n_threads); }, true},
       {"threads_batch", [](const PointParams& p) { return std::to_string(p.n_threads_batch); },
        true},

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <map>
 
 #include "report/markdown_table.hpp"
@@ -21,7 +22,7 @@ std::string mean_sd(const Stats& s) {
 // Label without the thread settings: rows of a threads table share it.
 std::string context_label(const PointParams& p) {
   return fmt::format("{} | ctx {} b {} ub {} | K {} V {} | fa {}{}", p.model_name, p.n_ctx,
-                     p.n_batch, p.n_ubatch, p.type_k, p.type_v, p.flash_attn ? "on" : "off",
+                     p.n_batch, p.n_ubatch, p.type_k, p.type_v, flash_attn_name(p.flash_attn),
                      p.tensor_overrides.empty() ? "" : " | -ot " + p.tensor_overrides);
 }
 
@@ -69,6 +70,50 @@ std::string sweep_bench_tables(const std::vector<Record>& records) {
     out += fmt::format("`!`: coefficient of variation above {:.0f}%: noisy, rerun with more -r.\n",
                        100 * kHighCv);
   return out;
+}
+
+namespace {
+
+// A file name from a label: letters, digits and ".-+" kept, the rest '_'.
+std::string file_slug(const std::string& label) {
+  std::string out;
+  for (char c : label) {
+    const bool keep =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+';
+    if (keep)
+      out += c;
+    else if (!out.empty() && out.back() != '_')
+      out += '_';
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out.substr(0, 120);  // well under NAME_MAX with the prefix
+}
+
+}  // namespace
+
+std::vector<SweepBenchFile> sweep_bench_files(const std::vector<Record>& records) {
+  std::map<std::string, MarkdownTable> tables;
+  std::vector<std::string> order;
+  for (const Record& r : records) {
+    if (!r.ok) continue;
+    const std::string label = config_label(r.params);
+    if (!tables.count(label)) {
+      order.push_back(label);
+      tables.emplace(
+          label, MarkdownTable({"PP", "TG", "N_KV", "T_PP s", "S_PP t/s", "T_TG s", "S_TG t/s"}));
+    }
+    const PointParams& p = r.params;
+    tables.at(label).add_row(
+        {std::to_string(p.pp), std::to_string(p.tg), std::to_string(p.n_kv),
+         fmt::format("{:.3f}", r.pp.t.mean), fmt::format("{:.2f}", r.pp.speed.mean),
+         fmt::format("{:.3f}", r.tg.t.mean), fmt::format("{:.2f}", r.tg.speed.mean)});
+  }
+  std::vector<SweepBenchFile> files;
+  for (size_t i = 0; i < order.size(); ++i) {
+    files.push_back({fmt::format("{:02}-{}.md", i + 1, file_slug(order[i])), order[i],
+                     tables.at(order[i]).render()});
+  }
+  return files;
 }
 
 std::string threads_tables(const std::vector<Record>& records, const SweetSpotOptions& keep) {

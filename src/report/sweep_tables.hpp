@@ -15,6 +15,17 @@ inline constexpr double kHighCv = 0.05;  // CV above this is flagged "!" in tabl
 // Configuration label: every parameter except depth (one table per label).
 std::string config_label(const PointParams& p);
 std::string sweep_bench_tables(const std::vector<Record>& records);
+
+// One plain sweep-bench table per configuration, as sweep-bench itself prints
+// it: exactly its seven columns, numbers only, no title, failed points left
+// out, so ik_llama.cpp's sweep-bench-plot.py reads each file (the richer
+// tables above stay in tables.md). file: a name unique within the run.
+struct SweepBenchFile {
+  std::string file;
+  std::string label;  // config_label of its points
+  std::string text;
+};
+std::vector<SweepBenchFile> sweep_bench_files(const std::vector<Record>& records);
 // keep: the sweet spot's fractions of the best S_PP / S_TG (the seeds' 90%).
 std::string threads_tables(const std::vector<Record>& records, const SweetSpotOptions& keep = {});
 

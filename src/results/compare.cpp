@@ -18,8 +18,7 @@ const std::vector<std::pair<std::string, Blank>>& blankers() {
   static const std::vector<std::pair<std::string, Blank>> table = {
       {"model", [](PointParams& p) { p.model_name.clear(); }},
       {"quant", [](PointParams& p) { p.quant.clear(); }},
-      {"mmap", [](PointParams& p) { p.use_mmap = true; }},
-      {"mlock", [](PointParams& p) { p.use_mlock = false; }},
+      {"load_mode", [](PointParams& p) { p.load_mode.clear(); }},
       {"ngl", [](PointParams& p) { p.n_gpu_layers = 0; }},
       {"ot", [](PointParams& p) { p.tensor_overrides.clear(); }},
       {"n_ctx", [](PointParams& p) { p.n_ctx = 0; }},
@@ -27,7 +26,7 @@ const std::vector<std::pair<std::string, Blank>>& blankers() {
       {"n_ubatch", [](PointParams& p) { p.n_ubatch = 0; }},
       {"type_k", [](PointParams& p) { p.type_k.clear(); }},
       {"type_v", [](PointParams& p) { p.type_v.clear(); }},
-      {"fa", [](PointParams& p) { p.flash_attn = false; }},
+      {"fa", [](PointParams& p) { p.flash_attn = 0; }},
       {"threads", [](PointParams& p) { p.n_threads = 0; }},
       {"threads_batch", [](PointParams& p) { p.n_threads_batch = 0; }},
       {"cpu_mask", [](PointParams& p) { p.cpu_mask.clear(); }},

@@ -87,7 +87,7 @@ std::string comparison_markdown(const Comparison& c) {
     const PointParams& p = pc.params;
     out +=
         fmt::format("| {} | {} | {} | {} | {}/{} | {} | {} |", p.model_name, p.quant, p.n_threads,
-                    p.n_ubatch, p.type_k, p.type_v, p.flash_attn ? "on" : "off", p.n_kv);
+                    p.n_ubatch, p.type_k, p.type_v, flash_attn_name(p.flash_attn), p.n_kv);
     for (Metric want : o.metrics) {
       const MetricComparison* m = nullptr;
       for (const auto& candidate : pc.metrics) {

@@ -57,7 +57,7 @@ std::string csv_row(const Record& r) {
       ","
       "{:.3f},{:.4f},{},{}",
       r.run_id, r.point_index, r.ok ? 1 : 0, csv_quote(p.model_name), p.quant, p.n_ctx, p.n_batch,
-      p.n_ubatch, p.type_k, p.type_v, p.flash_attn ? 1 : 0, p.n_threads, p.n_threads_batch,
+      p.n_ubatch, p.type_k, p.type_v, p.flash_attn, p.n_threads, p.n_threads_batch,
       csv_quote(p.cpu_mask), p.pp, p.tg, p.n_kv, r.pp.t.mean, r.pp.speed.mean, r.pp.speed.sd,
       r.pp.speed.cv, r.tg.t.mean, r.tg.speed.mean, r.tg.speed.sd, r.tg.speed.cv,
       std::max(r.pp.speed.n, r.tg.speed.n), csv_quote(r.error));

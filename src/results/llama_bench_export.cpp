@@ -4,8 +4,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <numeric>
+
+#include "util/parse_list.hpp"
 
 namespace moesweep {
 namespace {
@@ -71,6 +74,20 @@ nlohmann::json model_entry(const nlohmann::json& meta, const PointParams& p) {
   return meta["models"].size() == 1 ? meta["models"][0] : nlohmann::json::object();
 }
 
+// Our tensor_overrides text carries -ncmoe as "n-cpu-moe=N" after the -ot
+// patterns; llama-bench keeps the two apart (n_cpu_moe, tensor_buft_overrides).
+std::pair<std::string, int> split_overrides(const std::string& joined) {
+  std::string rest;
+  int n_cpu_moe = 0;
+  for (const std::string& part : split_list(joined, ';')) {
+    if (part.rfind("n-cpu-moe=", 0) == 0)
+      n_cpu_moe = std::atoi(part.c_str() + 10);
+    else if (!part.empty())
+      rest += (rest.empty() ? "" : ";") + part;
+  }
+  return {rest, n_cpu_moe};
+}
+
 BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
   const PointParams& p = r.params;
   const PhaseResult& phase = prompt_phase ? r.pp : r.tg;
@@ -88,8 +105,7 @@ BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
                             : std::accumulate(t.samples_ts.begin(), t.samples_ts.end(), 0.0) /
                                   static_cast<double>(t.samples_ts.size());
   const int threads = prompt_phase && p.n_threads_batch > 0 ? p.n_threads_batch : p.n_threads;
-  const std::string load_mode =
-      p.use_mmap ? (p.use_mlock ? "mmap+mlock" : "mmap") : (p.use_mlock ? "mlock" : "none");
+  const auto [overrides, n_cpu_moe] = split_overrides(p.tensor_overrides);
   const nlohmann::json model = model_entry(m, p);
   const std::string model_size = meta_text(model, {"/size_bytes", "/file_size"}, "0");
   const std::string n_params = meta_text(model, {"/n_params"}, "0");
@@ -97,11 +113,15 @@ BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
   const std::string model_type =
       meta_text(model, {"/description"}, p.model_type.empty() ? p.quant : p.model_type);
   t.values = {
-      {"build_commit", meta_text(m, {"/build/engine/commit", "/engine/commit"}, "unknown")},
+      // llama-bench writes the engine tree's `git rev-parse --short HEAD`; meta.json the full hash.
+      {"build_commit",
+       meta_text(m, {"/build/engine/commit", "/engine/commit"}, "unknown").substr(0, 7)},
       {"build_number", meta_text(m, {"/build/engine/build_number", "/engine/build_number"}, "0")},
       {"cpu_info", meta_text(m, {"/build/cpu/model_name", "/cpu/model_name"}, "")},
       {"gpu_info", ""},
-      {"backends", p.n_gpu_layers > 0 ? "CPU,GPU" : "CPU"},
+      // llama-bench names the registered non-CPU backends, else "CPU"; the
+      // engine moesweep links registers the CPU backend only.
+      {"backends", meta_text(m, {"/build/engine/backends"}, "CPU")},
       {"model_filename", p.model_path.empty() ? p.model_name : p.model_path},
       {"model_type", model_type},
       {"model_size", model_size},
@@ -115,15 +135,15 @@ BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
       {"type_k", p.type_k},
       {"type_v", p.type_v},
       {"n_gpu_layers", std::to_string(p.n_gpu_layers)},
-      {"n_cpu_moe", "0"},
+      {"n_cpu_moe", std::to_string(n_cpu_moe)},
       {"split_mode", "layer"},
       {"main_gpu", "0"},
       {"no_kv_offload", "0"},
-      {"flash_attn", p.flash_attn ? "1" : "0"},
+      {"flash_attn", std::to_string(p.flash_attn)},  // (int) llama_flash_attn_type: -1 = auto
       {"devices", "auto"},
       {"tensor_split", "0.00"},
-      {"tensor_buft_overrides", p.tensor_overrides.empty() ? "none" : p.tensor_overrides},
-      {"load_mode", load_mode},
+      {"tensor_buft_overrides", overrides.empty() ? "none" : overrides},
+      {"load_mode", p.load_mode},  // llama_load_mode_name: "auto" stays "auto" as in llama-bench
       {"lazy_mode", "auto"},
       {"embeddings", "0"},
       {"no_op_offload", "0"},

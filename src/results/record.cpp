@@ -2,16 +2,27 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace moesweep {
 
 std::string PointParams::key_string() const {
   return fmt::format(
-      "model={};quant={};mmap={};mlock={};ngl={};ot={};n_ctx={};n_batch={};n_ubatch={};"
+      "model={};quant={};load_mode={};ngl={};ot={};n_ctx={};n_batch={};n_ubatch={};"
       "type_k={};type_v={};fa={};threads={};threads_batch={};cpu_mask={};strict={};poll={};"
       "numa={};pp={};tg={};n_kv={}",
-      model_name, quant, use_mmap, use_mlock, n_gpu_layers, tensor_overrides, n_ctx, n_batch,
-      n_ubatch, type_k, type_v, flash_attn, n_threads, n_threads_batch, cpu_mask, cpu_strict, poll,
-      numa, pp, tg, n_kv);
+      model_name, quant, load_mode, n_gpu_layers, tensor_overrides, n_ctx, n_batch, n_ubatch,
+      type_k, type_v, flash_attn, n_threads, n_threads_batch, cpu_mask, cpu_strict, poll, numa, pp,
+      tg, n_kv);
+}
+
+std::string flash_attn_name(int flash_attn) {
+  return flash_attn < 0 ? "auto" : flash_attn == 0 ? "off" : "on";
+}
+
+std::string load_mode_of(bool use_mmap, bool use_mlock) {
+  if (use_mmap) return use_mlock ? "mmap+mlock" : "mmap";
+  return use_mlock ? "mlock" : "none";
 }
 
 void PhaseResult::summarize() {
@@ -51,7 +62,7 @@ nlohmann::ordered_json record_to_json(const Record& r) {
   j["n_kv_max"] = p.n_ctx;
   j["n_batch"] = p.n_batch;
   j["n_ubatch"] = p.n_ubatch;
-  j["flash_attn"] = p.flash_attn ? 1 : 0;
+  j["flash_attn"] = p.flash_attn;  // llama-bench's integer: -1 auto, 0, 1
   j["n_gpu_layers"] = p.n_gpu_layers;
   j["n_threads"] = p.n_threads;
   j["n_threads_batch"] = p.n_threads_batch;
@@ -74,8 +85,7 @@ nlohmann::ordered_json record_to_json(const Record& r) {
   j["n_ctx"] = p.n_ctx;
   j["type_k"] = p.type_k;
   j["type_v"] = p.type_v;
-  j["use_mmap"] = p.use_mmap;
-  j["use_mlock"] = p.use_mlock;
+  j["load_mode"] = p.load_mode;
   j["tensor_overrides"] = p.tensor_overrides;
   j["cpu_mask"] = p.cpu_mask;
   j["cpu_strict"] = p.cpu_strict;
@@ -93,7 +103,7 @@ Record record_from_json(const nlohmann::json& j) {
   p.n_ctx = j.value("n_kv_max", 0);
   p.n_batch = j.value("n_batch", 0);
   p.n_ubatch = j.value("n_ubatch", 0);
-  p.flash_attn = j.value("flash_attn", 0) != 0;
+  p.flash_attn = std::clamp(j.value("flash_attn", 0), -1, 1);
   p.n_gpu_layers = j.value("n_gpu_layers", 0);
   p.n_threads = j.value("n_threads", 0);
   p.n_threads_batch = j.value("n_threads_batch", 0);
@@ -110,8 +120,10 @@ Record record_from_json(const nlohmann::json& j) {
   p.quant = j.value("quant", "");
   p.type_k = j.value("type_k", "f16");
   p.type_v = j.value("type_v", "f16");
-  p.use_mmap = j.value("use_mmap", true);
-  p.use_mlock = j.value("use_mlock", false);
+  // Records written before load_mode said use_mmap/use_mlock (mmap was the default then).
+  p.load_mode = j.contains("load_mode")
+                    ? j.value("load_mode", "auto")
+                    : load_mode_of(j.value("use_mmap", true), j.value("use_mlock", false));
   p.tensor_overrides = j.value("tensor_overrides", "");
   p.cpu_mask = j.value("cpu_mask", "");
   p.cpu_strict = j.value("cpu_strict", false);

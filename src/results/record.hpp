@@ -15,21 +15,20 @@ namespace moesweep {
 // keys (key_string) measure the same thing and may be compared or resumed.
 struct PointParams {
   // model level
-  std::string model_path;  // the GGUF actually loaded
-  std::string model_name;  // twin id or file stem
-  std::string model_type;  // quant/ftype as the engine names it, e.g. "Q4_K - Small"
-  std::string quant;       // short name, e.g. "Q4_K_S"
-  bool use_mmap = true;
-  bool use_mlock = false;
-  int n_gpu_layers = 0;
-  std::string tensor_overrides;  // -ot patterns, ';'-joined
+  std::string model_path;          // the GGUF actually loaded
+  std::string model_name;          // twin id or file stem
+  std::string model_type;          // quant/ftype as the engine names it, e.g. "Q4_K - Small"
+  std::string quant;               // short name, e.g. "Q4_K_S"
+  std::string load_mode = "auto";  // the engine's: auto, none, mmap, mlock, mmap+mlock, dio
+  int n_gpu_layers = -1;           // llama-bench's default (-1 = all; on a CPU build all on CPU)
+  std::string tensor_overrides;    // -ot patterns, ';'-joined
   // context level
   int n_ctx = 0;
   int n_batch = 0;
   int n_ubatch = 0;
   std::string type_k = "f16";
   std::string type_v = "f16";
-  bool flash_attn = false;
+  int flash_attn = -1;  // llama_flash_attn_type: -1 auto (the engine decides), 0 off, 1 on
   // thread level (switched on the live context)
   int n_threads = 0;
   int n_threads_batch = 0;
@@ -44,6 +43,11 @@ struct PointParams {
 
   std::string key_string() const;  // canonical "k=v;..." of every field above
 };
+
+// "auto", "off" or "on" for a flash_attn value (-1, 0, 1).
+std::string flash_attn_name(int flash_attn);
+// The load mode the older use_mmap/use_mlock pair meant.
+std::string load_mode_of(bool use_mmap, bool use_mlock);
 
 // One phase (PP or TG) of one point: all samples, their summary, counters.
 struct PhaseResult {

@@ -16,11 +16,13 @@ bool quantized(const std::string& type) {
   return type != "f32" && type != "f16" && type != "bf16";
 }
 
+// The engine's own rule (llama_init_from_model): a quantized V cache needs
+// flash attention; with -fa auto the engine turns it on, only -fa off fails.
 std::string context_rule_violation(const ContextParams& c) {
-  if (quantized(c.type_v) && !c.flash_attn)
+  if (quantized(c.type_v) && c.flash_attn == 0)
     return fmt::format(
-        "-ctv {} needs flash attention (-fa on): the engine cannot create a quantized V cache "
-        "without it",
+        "-ctv {} needs flash attention (-fa on or auto): the engine cannot create a quantized V "
+        "cache without it",
         c.type_v);
   if (c.n_ubatch > c.n_batch)
     return fmt::format("-ub {} > -b {}: ubatch must not exceed batch", c.n_ubatch, c.n_batch);
@@ -38,6 +40,26 @@ TwinSpec twin_spec_of(const ModelChoice& choice, const SweepSpec& spec) {
   t.quant = find_quant_type(choice.quant).name;  // refuses an unknown type before anything runs
   t.seed = spec.twin_seed;
   return t;
+}
+
+struct Sizes {
+  int n_ctx, n_batch, n_ubatch;
+};
+
+// (ctx, batch, ubatch) in plan order; without -c each ubatch gets the context
+// its deepest depth needs (SweepSpec::ctx_for).
+std::vector<Sizes> context_sizes(const SweepSpec& spec) {
+  std::vector<Sizes> out;
+  if (!spec.n_ctx.empty()) {
+    for (int n_ctx : spec.n_ctx)
+      for (int n_batch : spec.n_batch)
+        for (int n_ubatch : spec.n_ubatch) out.push_back({n_ctx, n_batch, n_ubatch});
+    return out;
+  }
+  for (int n_batch : spec.n_batch)
+    for (int n_ubatch : spec.n_ubatch)
+      out.push_back({spec.ctx_for(n_ubatch)[0], n_batch, n_ubatch});
+  return out;
 }
 
 }  // namespace
@@ -84,36 +106,36 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
     for (int cpu_moe : n_cpu_moe) {
       ModelGroup mg;
       mg.choice = choice;
-      mg.load = {choice.file,           spec.use_mmap, spec.use_mlock, spec.n_gpu_layers,
-                 spec.tensor_overrides, cpu_moe,       spec.numa};
-      for (int n_ctx : spec.n_ctx)
-        for (int n_batch : spec.n_batch)
-          for (int n_ubatch : spec.n_ubatch)
-            for (const std::string& tk : spec.type_k)
-              for (const std::string& tv : spec.type_v)
-                for (bool fa : spec.flash_attn) {
-                  ContextGroup cg;
-                  cg.params = {n_ctx, n_batch, n_ubatch, tk, tv, fa};
-                  cg.n_prompt = spec.n_prompt > 0 ? spec.n_prompt : n_ubatch;
-                  cg.depths = spec.depths_for(n_ctx, n_ubatch);
-                  cg.threads = threads;
-                  for (int d : cg.depths)
-                    if (d + cg.n_prompt + spec.n_gen > n_ctx) {
-                      throw UserError(
-                          fmt::format("depth {} + PP {} + TG {} = {} tokens do not fit in ctx {}",
-                                      d, cg.n_prompt, spec.n_gen, d + cg.n_prompt + spec.n_gen,
-                                      n_ctx),
-                          "every depth + n-prompt + n-gen <= ctx-size",
-                          fmt::format("raise -c to at least {} or lower --depths/--depth-max",
-                                      d + cg.n_prompt + spec.n_gen));
-                    }
-                  cg.invalid_reason = context_rule_violation(cg.params);
-                  if (cg.invalid_reason.empty())
-                    ++valid_contexts;
-                  else
-                    last_reason = cg.invalid_reason;
-                  mg.contexts.push_back(std::move(cg));
+      mg.load = {choice.file,           spec.load_mode, spec.n_gpu_layers,
+                 spec.tensor_overrides, cpu_moe,        spec.numa};
+      for (const Sizes& z : context_sizes(spec))
+        for (const std::string& tk : spec.type_k)
+          for (const std::string& tv : spec.type_v)
+            for (int fa : spec.flash_attn) {
+              ContextGroup cg;
+              cg.params = {z.n_ctx, z.n_batch, z.n_ubatch, tk, tv, fa};
+              cg.n_prompt = spec.n_prompt > 0 ? spec.n_prompt : z.n_ubatch;
+              cg.depths = spec.depths_for(z.n_ctx, z.n_ubatch);
+              cg.threads = threads;
+              for (int d : cg.depths) {
+                const int64_t need = int64_t{d} + cg.n_prompt + spec.n_gen;
+                if (need > z.n_ctx) {
+                  throw UserError(
+                      fmt::format("depth {} + PP {} + TG {} = {} tokens do not fit in ctx {}", d,
+                                  cg.n_prompt, spec.n_gen, need, z.n_ctx),
+                      "every depth + n-prompt + n-gen <= ctx-size",
+                      fmt::format("raise -c to at least {}, leave -c out (then the context "
+                                  "is sized to fit), or lower --depths/--depth-max",
+                                  need));
                 }
+              }
+              cg.invalid_reason = context_rule_violation(cg.params);
+              if (cg.invalid_reason.empty())
+                ++valid_contexts;
+              else
+                last_reason = cg.invalid_reason;
+              mg.contexts.push_back(std::move(cg));
+            }
       plan.models.push_back(std::move(mg));
     }
   }
@@ -136,8 +158,7 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
           p.model_path = mg.choice.file;
           p.model_name = model_display_name(mg.choice, spec);
           p.quant = mg.choice.quant;
-          p.use_mmap = spec.use_mmap;
-          p.use_mlock = spec.use_mlock;
+          p.load_mode = spec.load_mode;
           p.n_gpu_layers = spec.n_gpu_layers;
           std::string ot;
           for (const std::string& o : spec.tensor_overrides) ot += (ot.empty() ? "" : ";") + o;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "results/record.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 #include "util/parse_list.hpp"
@@ -13,6 +14,9 @@
 
 namespace moesweep {
 namespace {
+
+// The engine's llama_load_mode names (llama-bench -lm).
+const std::vector<std::string> kLoadModes = {"auto", "none", "mmap", "mlock", "mmap+mlock", "dio"};
 
 const std::vector<std::string> kCacheTypes = {"f32",  "f16",    "bf16", "q8_0", "q4_0",
                                               "q4_1", "iq4_nl", "q5_0", "q5_1"};
@@ -88,6 +92,37 @@ void check_cache_types(const std::vector<std::string>& types, const std::string&
     }
 }
 
+// llama-bench's -fa words (common_arg_utils' truthy/falsey/autoy ones):
+// -1 auto, 0 off, 1 on, as llama_flash_attn_type numbers them.
+int flash_attn_word(const std::string& w, const std::string& flag) {
+  if (w == "auto" || w == "-1") return -1;
+  if (w == "on" || w == "1" || w == "true" || w == "enabled" || w == "yes") return 1;
+  if (w == "off" || w == "0" || w == "false" || w == "disabled" || w == "no") return 0;
+  throw UserError(fmt::format("{}: '{}' is not on, off or auto", flag, w),
+                  "auto, on, off (or -1, 1, 0 as llama-bench writes them)",
+                  "write --flash-attn auto, --flash-attn on or --flash-attn off");
+}
+
+// -lm/--load-mode, or the older --mmap on/off and --mlock it replaces (kept
+// as aliases: mmap was on by default, so --mlock alone means mmap+mlock).
+std::string load_mode_setting(const Settings& s) {
+  const bool legacy = s.has("mmap") || s.has("mlock");
+  if (s.has("load-mode") && legacy) {
+    throw UserError(
+        fmt::format("{}: --load-mode given together with --mmap/--mlock", s.flag("load-mode")),
+        "one way to say how the model is loaded", "keep only --load-mode (-lm)");
+  }
+  if (legacy) return load_mode_of(s.boolean("mmap", true), s.boolean("mlock", false));
+  const std::string mode = s.has("load-mode") ? s.text("load-mode") : "auto";
+  if (std::find(kLoadModes.begin(), kLoadModes.end(), mode) == kLoadModes.end()) {
+    throw UserError(
+        fmt::format("{}: unknown load mode '{}'", s.flag("load-mode"), mode),
+        fmt::format("one of {} (the engine's llama-bench -lm)", fmt::join(kLoadModes, ", ")),
+        "write e.g. -lm mmap");
+  }
+  return mode;
+}
+
 }  // namespace
 
 const std::vector<std::string>& known_sweep_keys() {
@@ -99,7 +134,8 @@ const std::vector<std::string>& known_sweep_keys() {
       "ctx-size",   "batch-size",   "ubatch-size",     "cache-type-k", "cache-type-v",
       "flash-attn", "threads",      "threads-batch",   "cpu-mask",     "cpu-strict",
       "poll",       "depths",       "depth-step",      "depth-max",    "n-prompt",
-      "n-gen",      "repetitions",  "token-seed",      "counters",     "allow-oversubscribe"};
+      "n-gen",      "repetitions",  "token-seed",      "counters",     "allow-oversubscribe",
+      "load-mode"};
   return keys;
 }
 
@@ -137,9 +173,8 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
       for (const std::string& q : quants) spec.models.push_back({"", m, q});
     }
   }
-  spec.use_mmap = s.boolean("mmap", true);
-  spec.use_mlock = s.boolean("mlock", false);
-  spec.n_gpu_layers = s.one_int("n-gpu-layers", 0, -1);
+  spec.load_mode = load_mode_setting(s);
+  spec.n_gpu_layers = s.one_int("n-gpu-layers", -1, -1);
   if (s.has("override-tensor")) spec.tensor_overrides = split_list(s.text("override-tensor"), ';');
   for (const std::string& ot : spec.tensor_overrides)
     if (ot.find('=') == std::string::npos) {
@@ -154,7 +189,7 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
     throw UserError(fmt::format("{}: unknown NUMA strategy '{}'", s.flag("numa"), spec.numa),
                     "disabled, distribute, isolate or numactl", "pick one of those");
   }
-  spec.n_ctx = s.ints("ctx-size", {4096}, 64);
+  spec.n_ctx = s.ints("ctx-size", {}, 64);
   spec.n_batch = s.ints("batch-size", {2048}, 1);
   spec.n_ubatch = s.ints("ubatch-size", {512}, 1);
   spec.type_k = s.words("cache-type-k", {"f16"});
@@ -162,8 +197,8 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   check_cache_types(spec.type_k, s.flag("cache-type-k"));
   check_cache_types(spec.type_v, s.flag("cache-type-v"));
   spec.flash_attn.clear();
-  for (const std::string& w : s.words("flash-attn", {"off"}))
-    spec.flash_attn.push_back(s.boolean_word(w, "flash-attn"));
+  for (const std::string& w : s.words("flash-attn", {"auto"}))
+    spec.flash_attn.push_back(flash_attn_word(w, s.flag("flash-attn")));
   spec.threads = s.ints("threads", {1}, 1);
   spec.threads_batch = s.ints("threads-batch", {}, 1);
   spec.cpu_masks = s.words("cpu-mask", {""});
@@ -185,6 +220,22 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   return spec;
 }
 
+std::vector<int> SweepSpec::ctx_for(int ubatch) const {
+  if (!n_ctx.empty()) return n_ctx;
+  const int pp = n_prompt > 0 ? n_prompt : ubatch;
+  int64_t deepest = -1;
+  if (!depths.empty()) {
+    deepest = *std::max_element(depths.begin(), depths.end());
+  } else if (depth_max >= 0) {
+    const int step = depth_step > 0 ? depth_step : ubatch;
+    deepest = depth_max / step * step;  // the walk's last depth
+  }
+  if (deepest < 0) return {kDefaultCtx};
+  // Never below the engine's smallest useful context; the plan refuses what overflows int.
+  const int64_t need = deepest + pp + n_gen;
+  return {static_cast<int>(std::clamp<int64_t>(need, 64, INT32_MAX))};
+}
+
 std::vector<int> SweepSpec::depths_for(int ctx, int ubatch) const {
   if (!depths.empty()) return depths;
   const int pp = n_prompt > 0 ? n_prompt : ubatch;
@@ -201,14 +252,11 @@ nlohmann::json SweepSpec::to_json() const {
   nlohmann::json models_json = nlohmann::json::array();
   for (const ModelChoice& m : models)
     models_json.push_back({{"file", m.file}, {"twin_profile", m.twin_profile}, {"quant", m.quant}});
-  std::vector<int> fa;
-  for (bool b : flash_attn) fa.push_back(b ? 1 : 0);
   return {{"name", name},
           {"models", models_json},
           {"twin_scale", twin_scale},
           {"twin_seed", twin_seed},
-          {"use_mmap", use_mmap},
-          {"use_mlock", use_mlock},
+          {"load_mode", load_mode},
           {"n_gpu_layers", n_gpu_layers},
           {"tensor_overrides", tensor_overrides},
           {"n_cpu_moe", n_cpu_moe},
@@ -218,7 +266,7 @@ nlohmann::json SweepSpec::to_json() const {
           {"n_ubatch", n_ubatch},
           {"type_k", type_k},
           {"type_v", type_v},
-          {"flash_attn", fa},
+          {"flash_attn", flash_attn},
           {"threads", threads},
           {"threads_batch", threads_batch},
           {"cpu_masks", cpu_masks},

@@ -35,17 +35,17 @@ struct SweepSpec {
   std::string twin_scale = "tiny";
   uint64_t twin_seed = 42;
   ShapeOverrides twin_overrides;
-  // model-level axes
-  bool use_mmap = true;
-  bool use_mlock = false;
-  int n_gpu_layers = 0;
+  // model-level axes (defaults: the pinned engine's llama-bench defaults)
+  std::string load_mode = "auto";  // auto, none, mmap, mlock, mmap+mlock, dio (-lm)
+  int n_gpu_layers = -1;
   std::vector<std::string> tensor_overrides;  // "pattern=BUFT", applied together
   std::vector<int> n_cpu_moe;                 // axis; empty = not used
   std::string numa = "disabled";
   // context-level axes
-  std::vector<int> n_ctx, n_batch, n_ubatch;
+  std::vector<int> n_ctx;  // empty = sized per context as llama-bench does (see ctx_for)
+  std::vector<int> n_batch, n_ubatch;
   std::vector<std::string> type_k, type_v;
-  std::vector<bool> flash_attn;
+  std::vector<int> flash_attn;  // -1 auto, 0 off, 1 on (llama_flash_attn_type)
   // thread-level axes
   std::vector<int> threads;
   std::vector<int> threads_batch;  // empty = same as threads
@@ -66,6 +66,11 @@ struct SweepSpec {
 
   // The depth list for one context (validated against n_ctx by the plan).
   std::vector<int> depths_for(int n_ctx, int n_ubatch) const;
+  // The context sizes for one ubatch: -c as given; without -c, llama-bench's
+  // n_prompt + n_gen + n_depth for the deepest depth of --depths/--depth-max,
+  // or kDefaultCtx for the open-ended sweep-bench walk.
+  std::vector<int> ctx_for(int n_ubatch) const;
+  static constexpr int kDefaultCtx = 4096;
   nlohmann::json to_json() const;
 };
 

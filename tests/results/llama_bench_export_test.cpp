@@ -66,6 +66,9 @@ TEST(LlamaBenchExport, JsonHasLlamaBenchFieldsInOrder) {
   EXPECT_EQ(j[1]["n_gen"], 16);
   EXPECT_EQ(j[3]["n_depth"], 256);
   EXPECT_EQ(j[0]["build_commit"], "80fb11a");
+  LoadedRun full = two_point_run();  // meta.json keeps the full hash; llama-bench the short one
+  full.meta["build"]["engine"]["commit"] = "80fb11ac73e66d89eae2c6a91d8a77428fa733ed";
+  EXPECT_EQ(llama_bench_json(full)[0]["build_commit"], "80fb11a");
   EXPECT_EQ(j[0]["cpu_info"], "AMD EPYC 9175F");
   EXPECT_EQ(j[0]["model_size"], 180188224);
   EXPECT_EQ(j[0]["model_n_params"], 316939024);
@@ -79,6 +82,42 @@ TEST(LlamaBenchExport, JsonHasLlamaBenchFieldsInOrder) {
             (j[1]["samples_ns"][0].get<int64_t>() + j[1]["samples_ns"][1].get<int64_t>() +
              j[1]["samples_ns"][2].get<int64_t>()) /
                 3);
+}
+
+// What llama-bench writes for the same settings (llama-bench.cpp get_values):
+// the requested flash-attn and load mode as given (-1, "auto"), -ncmoe in its
+// own column, "0x0" for no CPU mask, "CPU" as the backend of a CPU build.
+TEST(LlamaBenchExport, KeyColumnsAreWhatLlamaBenchWritesForTheSameSettings) {
+  LoadedRun run = two_point_run();
+  PointParams& p = run.records[0].params;
+  p.flash_attn = -1;
+  p.load_mode = "auto";
+  p.n_gpu_layers = -1;
+  p.tensor_overrides = "exps=CPU;n-cpu-moe=3";
+  PointParams& q = run.records[1].params;
+  q.flash_attn = 0;
+  q.load_mode = "mmap+mlock";
+  q.n_gpu_layers = 0;
+  q.cpu_mask = "0xff";
+  const auto j = llama_bench_json(run);
+  ASSERT_EQ(j.size(), 4u);
+  EXPECT_EQ(j[0]["flash_attn"], -1);
+  EXPECT_EQ(j[0]["load_mode"], "auto");
+  EXPECT_EQ(j[0]["n_gpu_layers"], -1);
+  EXPECT_EQ(j[0]["backends"], "CPU");
+  EXPECT_EQ(j[0]["n_cpu_moe"], 3);
+  EXPECT_EQ(j[0]["tensor_buft_overrides"], "exps=CPU");
+  EXPECT_EQ(j[0]["cpu_mask"], "0x0");
+  EXPECT_EQ(j[0]["lazy_mode"], "auto");
+  EXPECT_EQ(j[2]["flash_attn"], 0);
+  EXPECT_EQ(j[2]["load_mode"], "mmap+mlock");
+  EXPECT_EQ(j[2]["n_gpu_layers"], 0);
+  EXPECT_EQ(j[2]["n_cpu_moe"], 0);
+  EXPECT_EQ(j[2]["tensor_buft_overrides"], "none");
+  EXPECT_EQ(j[2]["cpu_mask"], "0xff");
+  // the SQL says the same: flash_attn an INTEGER -1, load_mode the text
+  const std::string sql = llama_bench_sql(run);
+  EXPECT_NE(sql.find("'-1', 'auto', '0.00', 'exps=CPU', 'auto'"), std::string::npos) << sql;
 }
 
 TEST(LlamaBenchExport, SqlLoadsIntoSqlite) {

@@ -39,7 +39,7 @@ inline Record make_record(const std::string& run_id, int index, int threads, int
   p.n_batch = 256;
   p.n_ubatch = 256;
   p.type_k = p.type_v = "q8_0";
-  p.flash_attn = true;
+  p.flash_attn = 1;
   p.n_threads = p.n_threads_batch = threads;
   p.pp = 256;
   p.tg = 16;

@@ -92,7 +92,7 @@ TEST(MakePlan, PointsCarryEveryParameterAndUniqueKeys) {
     EXPECT_EQ(p.n_batch, 512);
     EXPECT_EQ(p.n_ubatch, 256);
     EXPECT_EQ(p.type_k, "q8_0");
-    EXPECT_TRUE(p.flash_attn);
+    EXPECT_EQ(p.flash_attn, 1);
     EXPECT_EQ(p.model_name.rfind("kimi-k2.5-tiny-Q4_K_S-s42-", 0), 0u) << p.model_name;
     keys.insert(p.key_string());
   }
@@ -145,13 +145,56 @@ TEST(MakePlan, QuantizedVWithoutFlashAttentionIsMarkedInvalid) {
       spec_of({{"cache-type-k", "q8_0"}, {"cache-type-v", "q8_0"}, {"flash-attn", "on,off"}}), 64);
   const auto& contexts = plan.models.at(0).contexts;
   ASSERT_EQ(contexts.size(), 2u);
-  EXPECT_TRUE(contexts[0].params.flash_attn);
+  EXPECT_EQ(contexts[0].params.flash_attn, 1);
   EXPECT_TRUE(contexts[0].invalid_reason.empty()) << contexts[0].invalid_reason;
-  EXPECT_FALSE(contexts[1].params.flash_attn);
+  EXPECT_EQ(contexts[1].params.flash_attn, 0);
   EXPECT_NE(contexts[1].invalid_reason.find("-ctv q8_0 needs flash attention"), std::string::npos)
       << contexts[1].invalid_reason;
   EXPECT_EQ(plan.points.size(), 6u);  // the invalid context's points stay, to be recorded failed
   EXPECT_EQ(plan.summary()["contexts"], 1);
+}
+
+// llama_init_from_model turns flash attention on for a quantized V cache when
+// it is "auto"; only an explicit off fails.
+TEST(MakePlan, QuantizedVWithFlashAttnAutoIsValidAsTheEngineEnablesIt) {
+  const Plan plan = make_plan(
+      spec_of({{"cache-type-k", "q8_0"}, {"cache-type-v", "q8_0"}, {"flash-attn", "auto,off"}}),
+      64);
+  const auto& contexts = plan.models.at(0).contexts;
+  ASSERT_EQ(contexts.size(), 2u);
+  EXPECT_EQ(contexts[0].params.flash_attn, -1);
+  EXPECT_TRUE(contexts[0].invalid_reason.empty()) << contexts[0].invalid_reason;
+  EXPECT_NE(contexts[1].invalid_reason.find("needs flash attention"), std::string::npos);
+  // and the default (-fa not given) is auto
+  EXPECT_NO_THROW(make_plan(spec_of({{"cache-type-v", "q4_0"}}), 64));
+}
+
+TEST(MakePlan, PointsCarryLlamaBenchDefaults) {
+  const Plan plan = make_plan(spec_of({}), 64);
+  EXPECT_EQ(plan.models.at(0).load.load_mode, "auto");
+  EXPECT_EQ(plan.models.at(0).load.n_gpu_layers, -1);
+  for (const PlannedPoint& pt : plan.points) {
+    EXPECT_EQ(pt.params.load_mode, "auto");
+    EXPECT_EQ(pt.params.n_gpu_layers, -1);
+    EXPECT_EQ(pt.params.flash_attn, -1);
+  }
+}
+
+TEST(MakePlan, WithoutCtxSizeTheContextIsSizedFromTheDeepestDepth) {
+  // Refused before issue 9: `--depths 0-6144+1024` against a fixed 4096 ctx.
+  SweepSpec spec = spec_of({{"depths", "0-6144+1024"}, {"ubatch-size", "512,256"}});
+  spec.n_ctx.clear();  // -c not given
+  const Plan plan = make_plan(spec, 64);
+  const auto& contexts = plan.models.at(0).contexts;
+  ASSERT_EQ(contexts.size(), 2u);
+  EXPECT_EQ(contexts[0].params.n_ctx, 6144 + 512 + 4);  // deepest + PP (one ubatch) + TG
+  EXPECT_EQ(contexts[1].params.n_ctx, 6144 + 256 + 4);
+  EXPECT_EQ(contexts[0].depths.back(), 6144);
+  for (const PlannedPoint& pt : plan.points)
+    EXPECT_EQ(pt.params.n_ctx, contexts[pt.context].params.n_ctx);
+  // with -c the given size still rules, and is refused when too small
+  spec.n_ctx = {4096};
+  EXPECT_NE(plan_error(spec, 64).fix().find("leave -c out"), std::string::npos);
 }
 
 TEST(MakePlan, QuantizedKAloneNeedsNoFlashAttention) {

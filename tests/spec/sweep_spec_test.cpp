@@ -29,8 +29,52 @@ TEST(SpecFromSettings, DefaultsAreTheTinyKimiTwinAtQ4KS) {
   EXPECT_EQ(s.models[0].quant, "Q4_K_S");
   EXPECT_EQ(s.twin_scale, "tiny");
   EXPECT_EQ(s.threads, std::vector<int>{1});
-  EXPECT_EQ(s.flash_attn, std::vector<bool>{false});
   EXPECT_EQ(s.repetitions, 3);
+}
+
+// llama-bench's defaults, so the same user flags give rows that
+// compare-llama-bench.py joins (issue 9): -fa auto, -ngl -1, -lm auto.
+TEST(SpecFromSettings, DefaultsAreLlamaBenchDefaults) {
+  const SweepSpec s = spec_from_settings({}, "defaults");
+  EXPECT_EQ(s.flash_attn, std::vector<int>{-1});
+  EXPECT_EQ(s.n_gpu_layers, -1);
+  EXPECT_EQ(s.load_mode, "auto");
+  EXPECT_TRUE(s.n_ctx.empty());  // sized per context from the depths (ctx_for)
+}
+
+TEST(SpecFromSettings, FlashAttnTakesLlamaBenchWords) {
+  const SweepSpec s = spec_from_settings({{"flash-attn", "auto,on,off,-1,1,0"}}, "flags");
+  EXPECT_EQ(s.flash_attn, (std::vector<int>{-1, 1, 0, -1, 1, 0}));
+  EXPECT_EQ(spec_from_settings({{"flash-attn", true}}, "profile").flash_attn, std::vector<int>{1});
+  const std::string msg = error_of({{"flash-attn", "maybe"}});
+  EXPECT_NE(msg.find("'maybe' is not on, off or auto"), std::string::npos) << msg;
+}
+
+TEST(SpecFromSettings, LoadModeTakesTheEngineNamesAndTheOlderMmapMlock) {
+  for (const char* mode : {"auto", "none", "mmap", "mlock", "mmap+mlock", "dio"})
+    EXPECT_EQ(spec_from_settings({{"load-mode", mode}}, "flags").load_mode, mode);
+  EXPECT_EQ(spec_from_settings({{"mmap", "on"}}, "flags").load_mode, "mmap");
+  EXPECT_EQ(spec_from_settings({{"mmap", "0"}}, "flags").load_mode, "none");
+  EXPECT_EQ(spec_from_settings({{"mlock", true}}, "flags").load_mode, "mmap+mlock");
+  EXPECT_EQ(spec_from_settings({{"mmap", "off"}, {"mlock", true}}, "flags").load_mode, "mlock");
+  std::string msg = error_of({{"load-mode", "fast"}});
+  EXPECT_NE(msg.find("unknown load mode 'fast'"), std::string::npos) << msg;
+  msg = error_of({{"load-mode", "mmap"}, {"mlock", true}});
+  EXPECT_NE(msg.find("together with --mmap/--mlock"), std::string::npos) << msg;
+}
+
+TEST(CtxFor, WithoutCtxSizeTheContextFitsTheDeepestDepthAsLlamaBenchSizesIt) {
+  // llama-bench: n_ctx = n_prompt + n_gen + n_depth; one context holds the deepest.
+  SweepSpec s = spec_from_settings({{"depths", "0-6144+1024"}, {"n-gen", 32}}, "t");
+  EXPECT_EQ(s.ctx_for(512), std::vector<int>{6144 + 512 + 32});  // PP = one ubatch
+  s = spec_from_settings({{"depths", "0"}, {"n-prompt", 256}, {"n-gen", 16}}, "t");
+  EXPECT_EQ(s.ctx_for(256), std::vector<int>{256 + 16});
+  s = spec_from_settings({{"depth-max", 2500}, {"depth-step", 1000}, {"n-gen", 16}}, "t");
+  EXPECT_EQ(s.ctx_for(512), std::vector<int>{2000 + 512 + 16});  // the walk's last depth
+  s = spec_from_settings({{"n-gen", 16}}, "t");
+  EXPECT_EQ(s.ctx_for(512), std::vector<int>{SweepSpec::kDefaultCtx});  // open walk
+  s = spec_from_settings({{"depths", "0-6144+1024"}, {"ctx-size", 8192}}, "t");
+  EXPECT_EQ(s.ctx_for(512), std::vector<int>{8192});  // -c as given
 }
 
 TEST(SpecFromSettings, FlagStringsAndProfileJsonValuesMeanTheSame) {
@@ -45,7 +89,7 @@ TEST(SpecFromSettings, FlagStringsAndProfileJsonValuesMeanTheSame) {
   EXPECT_EQ(from_flags.threads, (std::vector<int>{12, 13, 14, 15, 16}));
   EXPECT_EQ(from_json.threads, from_flags.threads);
   EXPECT_EQ(from_json.n_ctx, std::vector<int>{8192});
-  EXPECT_EQ(from_json.flash_attn, std::vector<bool>{true});
+  EXPECT_EQ(from_json.flash_attn, std::vector<int>{1});
   EXPECT_EQ(from_json.to_json(), from_flags.to_json());
 }
 
@@ -66,7 +110,7 @@ TEST(SpecFromSettings, EveryAxisTakesAList) {
   EXPECT_EQ(s.n_ctx, (std::vector<int>{4096, 8192}));
   EXPECT_EQ(s.n_ubatch, (std::vector<int>{256, 512, 1024}));
   EXPECT_EQ(s.type_k, (std::vector<std::string>{"f16", "q8_0"}));
-  EXPECT_EQ(s.flash_attn, (std::vector<bool>{true, false}));
+  EXPECT_EQ(s.flash_attn, (std::vector<int>{1, 0}));
   EXPECT_EQ(s.depths, (std::vector<int>{0, 1024, 2048, 3072, 4096}));
   EXPECT_EQ(s.repetitions, 5);
 }
@@ -96,8 +140,6 @@ TEST(SpecFromSettings, BadValuesNameTheKey) {
   EXPECT_NE(error_of({{"cache-type-k", "q9_9"}}).find("unknown KV cache type 'q9_9'"),
             std::string::npos);
   EXPECT_NE(error_of({{"cache-type-v", "f16,int3"}}).find("'int3'"), std::string::npos);
-  EXPECT_NE(error_of({{"flash-attn", "maybe"}}).find("'maybe' is not on or off"),
-            std::string::npos);
   EXPECT_NE(error_of({{"threads", "0"}}).find("--threads"), std::string::npos);
   EXPECT_NE(error_of({{"threads", "two"}}).find("'two' is not a number"), std::string::npos);
   EXPECT_NE(error_of({{"repetitions", "2,3"}}).find("takes one value"), std::string::npos);
@@ -108,7 +150,7 @@ TEST(SpecFromSettings, BadValuesNameTheKey) {
 }
 
 TEST(SpecFromSettings, BadOnOffWordSaysHowToWriteTheFlag) {
-  for (const char* key : {"flash-attn", "mlock"}) {
+  for (const char* key : {"mmap", "mlock"}) {
     try {
       spec_from_settings({{key, "maybe"}}, "command line");
       ADD_FAILURE() << key << " maybe accepted";
@@ -164,7 +206,7 @@ TEST(ShippedSweepProfiles, Threads12To16IsTheSeedsTable) {
   EXPECT_EQ(s.n_ubatch, std::vector<int>{512});
   EXPECT_EQ(s.type_k, std::vector<std::string>{"q8_0"});
   EXPECT_EQ(s.type_v, std::vector<std::string>{"q8_0"});
-  EXPECT_EQ(s.flash_attn, std::vector<bool>{true});
+  EXPECT_EQ(s.flash_attn, std::vector<int>{1});
   ASSERT_EQ(plan.models.size(), 1u);
   ASSERT_EQ(plan.models[0].contexts.size(), 1u);
   EXPECT_TRUE(plan.models[0].contexts[0].invalid_reason.empty());
@@ -179,7 +221,7 @@ TEST(ShippedSweepProfiles, LongContextWalksTo128K) {
   EXPECT_EQ(cg.depths.front(), 0);
   EXPECT_EQ(cg.depths.back(), 131072);
   EXPECT_EQ(cg.depths.size(), 131072u / 16384 + 1);
-  EXPECT_TRUE(cg.params.flash_attn);
+  EXPECT_EQ(cg.params.flash_attn, 1);
   EXPECT_EQ(plan.points.size(), cg.depths.size() * cg.threads.size());
 }
 

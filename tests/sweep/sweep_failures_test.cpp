@@ -88,8 +88,8 @@ TEST(SweepBadInput, ProfileWithAnUnknownKey) {
 }
 
 TEST(SweepBadInput, UnknownFlashAttentionValue) {
-  expect_refused(kSmall + " -fa maybe", "'maybe' is not on or off");
-  expect_refused(kSmall + " -fa maybe", "fix: write --flash-attn on or --flash-attn off");
+  expect_refused(kSmall + " -fa maybe", "'maybe' is not on, off or auto");
+  expect_refused(kSmall + " -fa maybe", "fix: write --flash-attn auto, --flash-attn on or");
 }
 
 TEST(SweepBadInput, UnknownCacheType) {

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "support/sweep_bench_format.hpp"
 #include "support/test_support.hpp"
 #include "util/hash.hpp"
 
@@ -124,8 +125,9 @@ TEST(SweepRun, RecordsCarrySweepBenchKeysWithTheSweepsValues) {
     EXPECT_EQ(r["n_ubatch"], 256);
     EXPECT_EQ(r["pp"], 256);  // one ubatch, as sweep-bench times it
     EXPECT_EQ(r["tg"], 4);
-    EXPECT_EQ(r["flash_attn"], 0);
-    EXPECT_EQ(r["n_gpu_layers"], 0);
+    EXPECT_EQ(r["flash_attn"], -1);    // llama-bench's default: auto
+    EXPECT_EQ(r["n_gpu_layers"], -1);  // llama-bench's default (all; CPU build: on CPU)
+    EXPECT_EQ(r["load_mode"], "auto");
     EXPECT_GT(r["t_pp"].get<double>(), 0.0);
     EXPECT_GT(r["speed_pp"].get<double>(), 0.0);
     EXPECT_GT(r["t_tg"].get<double>(), 0.0);
@@ -194,6 +196,25 @@ TEST(SweepRun, StdoutHasAThreadsTableForEachDepth) {
   EXPECT_EQ(one.size(), 3u);
   EXPECT_EQ(two.size(), 3u);
   for (const auto& row : one) EXPECT_NE(row.at(2).find(" ± "), std::string::npos) << row.at(2);
+}
+
+// One plain sweep-bench table per configuration (here the two thread
+// settings), which ik_llama.cpp's sweep-bench-plot.py reads (issue 9).
+TEST(SweepRun, SweepBenchFilePerConfigurationHasExactlyTheColumnsAndNumericCells) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(run_dir() / "sweep-bench"))
+    files.push_back(e.path());
+  ASSERT_EQ(files.size(), std::size(kThreads));
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    SCOPED_TRACE(file.string() + "\n" + ss.str());
+    EXPECT_EQ(file.extension(), ".md");
+    int rows = 0;
+    EXPECT_EQ(test::sweep_bench_format_problem(ss.str(), &rows), "");
+    EXPECT_EQ(rows, static_cast<int>(std::size(kDepths)));
+  }
 }
 
 TEST(SweepRun, TablesFileHoldsWhatStdoutPrinted) {

@@ -65,8 +65,7 @@ Record sample_record() {
   p.model_name = "kimi-k2.5-tiny-Q4_K_S-s42-abc";
   p.model_type = "deepseek2 ?B Q4_K - Small";
   p.quant = "Q4_K_S";
-  p.use_mmap = false;
-  p.use_mlock = true;
+  p.load_mode = "mlock";
   p.n_gpu_layers = 3;
   p.tensor_overrides = "exps=CPU";
   p.n_ctx = 8192;
@@ -74,7 +73,7 @@ Record sample_record() {
   p.n_ubatch = 512;
   p.type_k = "q8_0";
   p.type_v = "q8_0";
-  p.flash_attn = true;
+  p.flash_attn = 1;
   p.n_threads = 13;
   p.n_threads_batch = 26;
   p.cpu_mask = "0-15";
@@ -132,6 +131,38 @@ TEST(RecordJson, RoundTripKeepsEveryParameterSampleAndCounter) {
   EXPECT_EQ(back.extra, r.extra);
 }
 
+TEST(RecordJson, FlashAttnAutoAndLoadModeAreWrittenAsLlamaBenchDoes) {
+  Record r = sample_record();
+  r.params.flash_attn = -1;
+  r.params.load_mode = "auto";
+  const nlohmann::json j = record_to_json(r);
+  EXPECT_EQ(j["flash_attn"], -1);  // (int) LLAMA_FLASH_ATTN_TYPE_AUTO
+  EXPECT_EQ(j["load_mode"], "auto");
+  const Record back = record_from_json(j);
+  EXPECT_EQ(back.params.flash_attn, -1);
+  EXPECT_EQ(back.params.load_mode, "auto");
+  EXPECT_EQ(flash_attn_name(-1), "auto");
+  EXPECT_EQ(flash_attn_name(0), "off");
+  EXPECT_EQ(flash_attn_name(1), "on");
+}
+
+TEST(RecordJson, OlderRecordsWithUseMmapReadAsTheLoadModeTheyMeant) {
+  nlohmann::json j = record_to_json(sample_record());
+  j.erase("load_mode");
+  j["use_mmap"] = true;
+  j["use_mlock"] = false;
+  EXPECT_EQ(record_from_json(j).params.load_mode, "mmap");
+  j["use_mlock"] = true;
+  EXPECT_EQ(record_from_json(j).params.load_mode, "mmap+mlock");
+  j["use_mmap"] = false;
+  EXPECT_EQ(record_from_json(j).params.load_mode, "mlock");
+  j["use_mlock"] = false;
+  EXPECT_EQ(record_from_json(j).params.load_mode, "none");
+  j.erase("use_mmap");
+  j.erase("use_mlock");
+  EXPECT_EQ(record_from_json(j).params.load_mode, "mmap");  // mmap was the default then
+}
+
 TEST(RecordJson, FailedPointKeepsItsReason) {
   Record r = sample_record();
   r.ok = false;
@@ -152,7 +183,7 @@ TEST(RecordJson, PlainSweepBenchLineReadsAsOneSamplePerPhase) {
                                {"t_tg", 8.0},           {"speed_tg", 16.0}};
   const Record r = record_from_json(line);
   EXPECT_EQ(r.params.n_ctx, 8192);
-  EXPECT_TRUE(r.params.flash_attn);
+  EXPECT_EQ(r.params.flash_attn, 1);
   EXPECT_EQ(r.params.n_kv, 1024);
   ASSERT_EQ(r.pp.seconds.size(), 1u);
   EXPECT_DOUBLE_EQ(r.pp.speed.mean, 204.8);

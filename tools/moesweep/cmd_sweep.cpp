@@ -70,7 +70,7 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
     for (const ContextGroup& cg : mg.contexts) {
       fmt::print("  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}\n",
                  cg.params.n_ctx, cg.params.n_batch, cg.params.n_ubatch, cg.params.type_k,
-                 cg.params.type_v, cg.params.flash_attn ? "on" : "off", fmt::join(cg.depths, ","),
+                 cg.params.type_v, flash_attn_name(cg.params.flash_attn), fmt::join(cg.depths, ","),
                  cg.n_prompt, plan.spec.n_gen, plan.spec.repetitions,
                  cg.invalid_reason.empty() ? "" : "  INVALID: " + cg.invalid_reason);
       std::vector<std::string> threads;
@@ -182,6 +182,7 @@ int run_sweep(const SweepOptions& opts) {
                              "\n## threads\n\n" +
                              threads_tables(records, {opts.keep_pp, opts.keep_tg, 0});
   std::ofstream(dir.file("tables.md")) << "# " << dir.run_id() << "\n\n" << tables;
+  write_sweep_bench_files(dir.path(), records);
   std::fflush(stderr);
   fmt::print("{}", tables);
   std::fflush(stdout);

@@ -24,13 +24,15 @@ const ValueFlag kValueFlags[] = {
     {"--expert-ff", "expert-ff", "twin override: expert FFN size"},
     {"-t,--threads", "threads", "threads for generation: 16,14,13,12 or 12-16"},
     {"--threads-batch", "threads-batch", "threads for prefill (-tb), default = --threads"},
-    {"-c,--ctx-size", "ctx-size", "context size(s)"},
+    {"-c,--ctx-size", "ctx-size",
+     "context size(s) (default: deepest depth + PP + TG as llama-bench; 4096 for the open walk)"},
     {"-b,--batch-size", "batch-size", "logical batch size(s)"},
     {"--ubatch-size", "ubatch-size", "physical batch size(s) (-ub)"},
     {"--cache-type-k", "cache-type-k", "K cache type(s) (-ctk): f16, q8_0, q4_0, ..."},
-    {"--cache-type-v", "cache-type-v", "V cache type(s) (-ctv); quantized V needs -fa on"},
-    {"--flash-attn", "flash-attn", "flash attention (-fa): on, off or on,off"},
-    {"--depths", "depths", "N_KV depths: 0,512,1024 or 0-8192+1024 (default: sweep-bench walk)"},
+    {"--cache-type-v", "cache-type-v", "V cache type(s) (-ctv); quantized V needs -fa on or auto"},
+    {"--flash-attn", "flash-attn", "flash attention (-fa): auto, on, off or a list (default auto)"},
+    {"-d,--depths,--n-depth", "depths",
+     "N_KV depths: 0,512,1024 or 0-8192+1024 (default: sweep-bench walk)"},
     {"--depth-step", "depth-step", "depth step (default: ubatch)"},
     {"--depth-max", "depth-max", "deepest N_KV (default: as deep as ctx allows)"},
     {"-p,--n-prompt", "n-prompt", "PP tokens per measurement (default: one ubatch)"},
@@ -40,15 +42,19 @@ const ValueFlag kValueFlags[] = {
     {"-C,--cpu-mask", "cpu-mask", "CPU mask(s): 0xffff or 0-15 (';' between alternatives)"},
     {"--poll", "poll", "threadpool polling level 0-100"},
     {"--numa", "numa", "NUMA strategy: disabled, distribute, isolate, numactl"},
-    {"--mmap", "mmap", "memory-map the model: on/off"},
-    {"--n-gpu-layers", "n-gpu-layers", "layers to offload (-ngl; needs a GPU build)"},
+    {"--load-mode", "load-mode",
+     "how the engine loads the model (-lm): auto, none, mmap, mlock, mmap+mlock, dio (default "
+     "auto)"},
+    {"--mmap", "mmap", "older spelling (-mmp): on = -lm mmap, off = -lm none"},
+    {"--n-gpu-layers", "n-gpu-layers",
+     "layers to offload (-ngl; default -1 = all, as llama-bench; a CPU build keeps them on CPU)"},
     {"--n-cpu-moe", "n-cpu-moe", "keep the experts of the first N layers on CPU (axis)"},
     {"--counters", "counters", "hardware counters: auto, perf, likwid, none"},
     {"--name", "name", "run name (default: the profile's or 'adhoc')"},
 };
 
 const ValueFlag kBoolFlags[] = {
-    {"--mlock", "mlock", "lock the model in RAM"},
+    {"--mlock", "mlock", "older spelling: lock the model in RAM (= -lm mmap+mlock)"},
     {"--cpu-strict", "cpu-strict", "strict CPU placement"},
     {"--allow-oversubscribe", "allow-oversubscribe", "allow more threads than logical CPUs"},
 };
@@ -102,9 +108,11 @@ std::map<std::string, nlohmann::json> SweepOptions::merged_settings(std::string*
 
 std::vector<std::string> translate_llama_style_flags(int argc, char** argv) {
   static const std::map<std::string, std::string> aliases = {
-      {"-tb", "--threads-batch"},   {"-ub", "--ubatch-size"}, {"-ctk", "--cache-type-k"},
-      {"-ctv", "--cache-type-v"},   {"-fa", "--flash-attn"},  {"-ngl", "--n-gpu-layers"},
-      {"-ot", "--override-tensor"}, {"-ncmoe", "--n-cpu-moe"}};
+      {"-tb", "--threads-batch"},   {"-ub", "--ubatch-size"},
+      {"-ctk", "--cache-type-k"},   {"-ctv", "--cache-type-v"},
+      {"-fa", "--flash-attn"},      {"-ngl", "--n-gpu-layers"},
+      {"-ot", "--override-tensor"}, {"-ncmoe", "--n-cpu-moe"},
+      {"-lm", "--load-mode"},       {"-mmp", "--mmap"}};
   std::vector<std::string> out;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];

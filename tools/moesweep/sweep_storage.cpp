@@ -5,10 +5,12 @@
 #include <map>
 
 #include "hw/build_info.hpp"
+#include "report/sweep_tables.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/json_file.hpp"
 
 namespace moesweep::cli {
 
@@ -29,6 +31,16 @@ std::set<std::string> finished_keys(const std::filesystem::path& jsonl) {
   return keys;
 }
 
+void write_sweep_bench_files(const std::filesystem::path& run_dir,
+                             const std::vector<Record>& records) {
+  const std::filesystem::path dir = run_dir / "sweep-bench";
+  std::filesystem::remove_all(dir);  // a resumed run rewrites them all from records.jsonl
+  const std::vector<SweepBenchFile> files = sweep_bench_files(records);
+  if (files.empty()) return;
+  std::filesystem::create_directories(dir);
+  for (const SweepBenchFile& f : files) write_file_atomically(dir / f.file, f.text);
+}
+
 void check_resumable(const nlohmann::json& meta) {
   const std::string status = meta.value("status", "");
   if (status == "complete") {
@@ -46,6 +58,15 @@ void check_resumable(const nlohmann::json& meta) {
   if (!meta.contains("settings")) {
     throw UserError("meta.json has no 'settings' to resume from", "a run made by moesweep sweep",
                     "start a new sweep");
+  }
+  // Its unset flags meant other defaults then (-fa off, -ngl 0, mmap, ctx 4096):
+  // resumed now, no point would match what it measured.
+  if (meta.contains("spec") && meta["spec"].contains("use_mmap")) {
+    throw UserError(
+        fmt::format("run {} was made by an older moesweep whose defaults were not llama-bench's",
+                    meta.value("run_id", "?")),
+        "a run made with today's defaults (-fa auto, -ngl -1, -lm auto, ctx from the depths)",
+        "start a new sweep with the same flags");
   }
 }
 

@@ -17,6 +17,10 @@ void add_database_sink(SinkSet& sinks, const std::string& db_path);
 std::vector<Record> load_records(const std::filesystem::path& jsonl);
 // Keys of the points a run already measured successfully.
 std::set<std::string> finished_keys(const std::filesystem::path& jsonl);
+// RUN/sweep-bench/NN-<config>.md: sweep-bench's plain table per configuration
+// (report/sweep_tables.hpp), rewritten whole from the run's records.
+void write_sweep_bench_files(const std::filesystem::path& run_dir,
+                             const std::vector<Record>& records);
 // Refuses a run made by another engine build, or one that already completed.
 void check_resumable(const nlohmann::json& meta);
 // Refuses when a model file of the earlier run changed (sha256).
