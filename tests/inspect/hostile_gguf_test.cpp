@@ -84,5 +84,25 @@ TEST_P(HostileGguf, SweepRefusesItBeforeTheEngineLoadsIt) {
 INSTANTIATE_TEST_SUITE_P(Keys, HostileGguf, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// A depth beyond any context made depth x KV bytes wrap around uint64 and
+// print a plausible number; 2^64-1 is shown as written, never as -1.
+TEST(InspectDepth, DepthsNoContextHoldsAreRefused) {
+  const std::filesystem::path file = hostile_file({"Valid", {}, ""});
+  const std::string cmd = "inspect '" + file.string() + "' --depth ";
+  ASSERT_EQ(test::run_cli(cmd + "131072").exit_code, 0);
+  const test::CommandResult max = test::run_cli(cmd + "18446744073709551615");
+  EXPECT_EQ(max.exit_code, 2) << max.err;
+  EXPECT_NE(max.err.find("18446744073709551615 is out of range"), std::string::npos) << max.err;
+  EXPECT_EQ(max.err.find("-1"), std::string::npos) << max.err;
+  for (const char* depth : {"9223372036854775807", "16777217", "-1"}) {
+    SCOPED_TRACE(depth);
+    const test::CommandResult r =
+        test::run_cli("inspect '" + file.string() + "' --depth=" + depth);  // = for "-1"
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("is not one depth a context can hold"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("expected: one number from 0 to 16777216"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace moesweep
