@@ -120,10 +120,13 @@ double LiveContext::generate(const std::vector<int32_t>& tokens, int pos0) {
 
 double LiveContext::decode_timed(const std::vector<int32_t>& tokens, int pos0, size_t chunk,
                                  const char* what) {
+  // Sized for what is decoded, not for -b: a batch of -b slots would
+  // allocate for tokens that never come (and -b is not capped at the context).
   struct BatchOwner {
     llama_batch batch;
     ~BatchOwner() { llama_batch_free(batch); }
-  } owner{llama_batch_init(static_cast<int32_t>(chunk), 0, 1)};
+  } owner{llama_batch_init(
+      static_cast<int32_t>(std::max<size_t>(1, std::min(chunk, tokens.size()))), 0, 1)};
   llama_batch& batch = owner.batch;
   const auto t0 = Clock::now();
   for (size_t first = 0; first < tokens.size(); first += chunk) {

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "engine/engine_log.hpp"
+#include "engine/gguf_sanity.hpp"
 #include "engine/llama_engine.hpp"
 #include "ggml-backend.h"
 #include "llama.h"
@@ -65,6 +66,7 @@ void check_gguf_file(const std::string& path) {
 LoadedModel::LoadedModel(const ModelLoadParams& p) {
   ensure_engine_initialized();
   check_gguf_file(p.path);
+  check_engine_hparams(p.path);  // before the engine could abort on them
   if (p.numa != "disabled") {
     llama_numa_init(p.numa == "distribute" ? GGML_NUMA_STRATEGY_DISTRIBUTE
                     : p.numa == "isolate"  ? GGML_NUMA_STRATEGY_ISOLATE

@@ -9,6 +9,7 @@
 #include <memory>
 #include <regex>
 
+#include "engine/gguf_sanity.hpp"
 #include "gguf.h"
 #include "model/quant_types.hpp"
 #include "util/error.hpp"
@@ -69,8 +70,8 @@ int64_t int_value(const gguf_context* ctx, int64_t id) {
       return gguf_get_val_u32(ctx, id);
     case GGUF_TYPE_INT32:
       return gguf_get_val_i32(ctx, id);
-    case GGUF_TYPE_UINT64:
-      return static_cast<int64_t>(gguf_get_val_u64(ctx, id));
+    case GGUF_TYPE_UINT64:  // clamped: 2^64-1 must not read as -1
+      return static_cast<int64_t>(std::min<uint64_t>(gguf_get_val_u64(ctx, id), INT64_MAX));
     case GGUF_TYPE_INT64:
       return gguf_get_val_i64(ctx, id);
     default:
@@ -99,7 +100,8 @@ std::vector<int64_t> int_values(const gguf_context* ctx, const std::string& key)
         out.push_back(static_cast<const int64_t*>(data)[i]);
         break;
       case GGUF_TYPE_UINT64:
-        out.push_back(static_cast<int64_t>(static_cast<const uint64_t*>(data)[i]));
+        out.push_back(static_cast<int64_t>(
+            std::min<uint64_t>(static_cast<const uint64_t*>(data)[i], INT64_MAX)));
         break;
       default:
         return {};
@@ -198,6 +200,7 @@ GgufInspection inspect_gguf(const std::filesystem::path& path) {
   if (m.files.front() != path) first = open_header(m.files.front());  // metadata lives in part 1
 
   const gguf_context* meta = first.get();
+  check_engine_hparams(meta, m.files.front().string());  // also bounds the per-layer loops
   m.arch = str_key(meta, "general.architecture");
   m.model_name = str_key(meta, "general.name");
   const std::string a = m.arch + ".";

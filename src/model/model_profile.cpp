@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "engine/engine_limits.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 #include "util/paths.hpp"
@@ -250,6 +251,13 @@ ModelProfile scale_profile(const ModelProfile& real, const std::string& scale,
                                 m.dense_lead_layers),
                     fmt::format("--layers > {}", m.dense_lead_layers),
                     fmt::format("use --layers {} or more", m.dense_lead_layers + 1));
+  }
+  if (m.layers > engine_limits::kMaxLayers || m.experts > engine_limits::kMaxExperts) {
+    throw UserError(fmt::format("a twin of {} layers and {} experts", m.layers, m.experts),
+                    fmt::format("at most {} layers (LLAMA_MAX_LAYERS) and {} experts "
+                                "(LLAMA_MAX_EXPERTS): the engine cannot load more",
+                                engine_limits::kMaxLayers, engine_limits::kMaxExperts),
+                    "lower --layers / --experts");
   }
   if (m.experts_used > m.experts || m.experts_used <= 0) {
     throw UserError(fmt::format("experts_used={} with experts={}", m.experts_used, m.experts),

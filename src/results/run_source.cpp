@@ -7,6 +7,7 @@
 
 #include "results/sqlite_store.hpp"
 #include "util/error.hpp"
+#include "util/json_file.hpp"
 
 namespace moesweep {
 
@@ -22,7 +23,7 @@ std::vector<Record> read_records_jsonl(const std::filesystem::path& file) {
   }
   std::vector<Record> records;
   for (size_t i = 0; i < lines.size(); ++i) {
-    auto j = nlohmann::json::parse(lines[i], nullptr, /*allow_exceptions=*/false);
+    auto j = parse_json_or_discarded(lines[i]);
     if (j.is_discarded() || !j.is_object()) {
       // A sweep killed mid-write can leave half a last line; everything before it stands.
       if (i + 1 == lines.size() && !lines[i].empty() && lines[i].back() != '}') break;
@@ -40,7 +41,8 @@ namespace {
 nlohmann::json read_meta(const std::filesystem::path& dir) {
   std::ifstream in(dir / "meta.json");
   if (!in) return nlohmann::json::object();
-  auto j = nlohmann::json::parse(in, nullptr, false);
+  auto j = parse_json_or_discarded(
+      std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
   return j.is_object() ? j : nlohmann::json::object();
 }
 

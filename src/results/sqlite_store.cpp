@@ -10,6 +10,7 @@
 #include "results/sqlite_db.hpp"
 #include "results/sqlite_schema.hpp"
 #include "util/error.hpp"
+#include "util/json_file.hpp"
 
 namespace moesweep {
 namespace {
@@ -39,7 +40,8 @@ std::string run_id_in_dir(const std::string& dir) {
   std::filesystem::path meta = std::filesystem::path(dir) / "meta.json";
   if (!std::filesystem::is_regular_file(meta, ec)) return "";
   std::ifstream in(meta);
-  auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const auto j = parse_json_or_discarded(
+      std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
   return j.is_object() ? j.value("run_id", "") : "";
 }
 
@@ -205,7 +207,7 @@ RunInfo run_from_row(const SqliteStmt& st) {
   info.status = st.column_text(3);
   info.started_at = st.column_text(4);
   info.finished_at = st.column_text(5);
-  info.meta = nlohmann::json::parse(st.column_text(6), nullptr, false);
+  info.meta = parse_json_or_discarded(st.column_text(6));
   if (info.meta.is_discarded()) info.meta = nlohmann::json::object();
   info.n_points = static_cast<int>(st.column_int(7));
   info.n_failed = static_cast<int>(st.column_int(8));
@@ -259,7 +261,7 @@ std::vector<Record> SqliteStore::load_records(const std::string& run_id) {
   st.bind(1, run_id);
   std::vector<Record> records;
   while (st.step()) {
-    auto j = nlohmann::json::parse(st.column_text(0), nullptr, false);
+    auto j = parse_json_or_discarded(st.column_text(0));
     if (j.is_discarded()) continue;  // cannot happen for rows we wrote; skip, never guess
     records.push_back(record_from_json(j));
   }

@@ -4,9 +4,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
+#include <sched.h>
+
+#include "engine/engine_limits.hpp"
 #include "model/quant_types.hpp"
 #include "model/twin_spec.hpp"
+#include "sweep/spec_limits.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -27,6 +32,60 @@ std::string context_rule_violation(const ContextParams& c) {
   if (c.n_ubatch > c.n_batch)
     return fmt::format("-ub {} > -b {}: ubatch must not exceed batch", c.n_ubatch, c.n_batch);
   return "";
+}
+
+// The CPUs a threadpool of this process can be pinned to: those it may run
+// on, below the engine's mask size. The engine silently drops any other CPU
+// of a mask (running unpinned) while the record would name the mask.
+std::vector<bool> allowed_cpus() {
+  std::vector<bool> allowed;
+  const int n = engine_limits::kMaxThreads;
+  cpu_set_t* set = CPU_ALLOC(n);
+  const size_t size = CPU_ALLOC_SIZE(n);
+  CPU_ZERO_S(size, set);
+  if (sched_getaffinity(0, size, set) == 0)
+    for (int cpu = 0; cpu < n; ++cpu) allowed.push_back(CPU_ISSET_S(cpu, size, set));
+  CPU_FREE(set);
+  return allowed;
+}
+
+std::string cpu_list_text(const std::vector<bool>& mask) {
+  std::string out;
+  for (size_t i = 0; i < mask.size(); ++i) {
+    if (!mask[i] || (i > 0 && mask[i - 1])) continue;
+    size_t j = i;
+    while (j + 1 < mask.size() && mask[j + 1]) ++j;
+    out += fmt::format("{}{}", out.empty() ? "" : ",",
+                       j == i ? fmt::format("{}", i) : fmt::format("{}-{}", i, j));
+  }
+  return out;
+}
+
+// A mask must parse, name at least one CPU, and name only CPUs this process
+// may use (a warning in a dry run, which may plan for another machine).
+void check_cpu_mask(const std::string& text, bool dry_run, std::vector<std::string>& warnings) {
+  std::vector<bool> mask;
+  const bool parsed = parse_cpu_mask(text, mask);
+  if (!parsed || std::find(mask.begin(), mask.end(), true) == mask.end()) {
+    throw UserError(
+        fmt::format("--cpu-mask '{}' {}", text, parsed ? "names no CPU" : "is not a CPU mask"),
+        "a hex mask like 0xff or a CPU list like 0-7,16 naming at least one CPU",
+        "fix -C, or leave it out to run unpinned");
+  }
+  const std::vector<bool> allowed = allowed_cpus();
+  std::vector<bool> foreign(mask.size(), false);
+  for (size_t cpu = 0; cpu < mask.size(); ++cpu)
+    foreign[cpu] = mask[cpu] && (cpu >= allowed.size() || !allowed[cpu]);
+  if (std::find(foreign.begin(), foreign.end(), true) == foreign.end()) return;
+  const std::string problem =
+      fmt::format("--cpu-mask '{}' names CPU(s) {} that this process cannot be pinned to", text,
+                  cpu_list_text(foreign));
+  const std::string have = fmt::format("CPUs this process may use: {}", cpu_list_text(allowed));
+  if (dry_run) {
+    warnings.push_back(fmt::format("{} ({}); a real run refuses it", problem, have));
+    return;
+  }
+  throw UserError(problem, have, "pin to CPUs this machine has (see `moesweep hw`)");
 }
 
 TwinSpec twin_spec_of(const ModelChoice& choice, const SweepSpec& spec) {
@@ -62,6 +121,21 @@ std::vector<Sizes> context_sizes(const SweepSpec& spec) {
   return out;
 }
 
+// Before the points are expanded: a plan of millions of points would take
+// minutes and gigabytes just to list.
+void check_plan_size(const Plan& plan) {
+  int64_t points = 0;
+  for (const ModelGroup& mg : plan.models)
+    for (const ContextGroup& cg : mg.contexts)
+      points += static_cast<int64_t>(cg.depths.size() * cg.threads.size());
+  if (points > kMaxPoints) {
+    throw UserError(
+        fmt::format("this sweep has {} points (contexts x depths x thread settings)", points),
+        fmt::format("at most {} points per run", kMaxPoints),
+        "split it into several runs, or use fewer depths (--depth-step) or thread counts");
+  }
+}
+
 }  // namespace
 
 std::string model_display_name(const ModelChoice& choice, const SweepSpec& spec) {
@@ -74,7 +148,9 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
   plan.spec = spec;
   // Thread configurations (switched on a live context).
   std::vector<ThreadSettings> threads;
-  for (const std::string& mask : spec.cpu_masks)
+  std::set<std::string> warned;  // a set: a list of thousands of thread counts is no hang
+  for (const std::string& mask : spec.cpu_masks) {
+    if (!mask.empty()) check_cpu_mask(mask, dry_run, plan.warnings);
     for (int t : spec.threads) {
       const std::vector<int> tbs =
           spec.threads_batch.empty() ? std::vector<int>{t} : spec.threads_batch;
@@ -85,8 +161,7 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
                 "{} threads exceed this machine's {} logical CPUs: a real run needs "
                 "a bigger machine or --allow-oversubscribe",
                 n, logical_cpus);
-            if (std::find(plan.warnings.begin(), plan.warnings.end(), w) == plan.warnings.end())
-              plan.warnings.push_back(w);
+            if (warned.insert(w).second) plan.warnings.push_back(w);
           } else if (n > logical_cpus && !spec.allow_oversubscribe) {
             throw UserError(
                 fmt::format("{} threads requested but this machine has {} logical CPUs", n,
@@ -97,6 +172,7 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
         threads.push_back({t, tb, mask, spec.cpu_strict, spec.poll});
       }
     }
+  }
   const std::vector<int> n_cpu_moe = spec.n_cpu_moe.empty() ? std::vector<int>{0} : spec.n_cpu_moe;
   int valid_contexts = 0;
   std::string last_reason;
@@ -145,10 +221,12 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
         "at least one valid combination of cache types, flash attention and batch sizes",
         "change the flags as the rule says (the seeds run -ctk q8_0 -ctv q8_0 -fa on)");
   }
+  check_plan_size(plan);
   // Points, in run order.
   int index = 0;
   for (size_t mi = 0; mi < plan.models.size(); ++mi) {
     const ModelGroup& mg = plan.models[mi];
+    const std::string model_name = model_display_name(mg.choice, spec);  // reads a profile
     for (size_t ci = 0; ci < mg.contexts.size(); ++ci) {
       const ContextGroup& cg = mg.contexts[ci];
       for (size_t di = 0; di < cg.depths.size(); ++di)
@@ -156,7 +234,7 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
           PlannedPoint pt{index++, mi, ci, di, ti, {}};
           PointParams& p = pt.params;
           p.model_path = mg.choice.file;
-          p.model_name = model_display_name(mg.choice, spec);
+          p.model_name = model_name;
           p.quant = mg.choice.quant;
           p.load_mode = spec.load_mode;
           p.n_gpu_layers = spec.n_gpu_layers;

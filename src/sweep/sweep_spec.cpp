@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "results/record.hpp"
+#include "sweep/spec_limits.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 #include "util/parse_list.hpp"
@@ -44,11 +45,23 @@ class Settings {
 
   std::vector<int> ints(const std::string& key, std::vector<int> fallback, int min_value) const {
     if (!has(key)) return fallback;
+    std::vector<int64_t> values;
+    try {
+      values = parse_int_list(text(key), "--" + key);
+    } catch (const UserError& e) {  // the fix names the bare flag, the problem the origin
+      throw UserError(fmt::format("{}: {}", origin_, e.problem()), e.expected(), e.fix());
+    }
+    const ValueLimit limit = value_limit(key);
     std::vector<int> out;
-    for (int64_t v : parse_int_list(text(key), flag(key))) {
+    for (int64_t v : values) {
       if (v < min_value) {
         throw UserError(fmt::format("{}: value {} is too small", flag(key), v),
                         fmt::format("values >= {}", min_value), fmt::format("fix --{}", key));
+      }
+      if (v > limit.max) {
+        throw UserError(fmt::format("{}: value {} is too large", flag(key), v),
+                        fmt::format("values <= {} ({})", limit.max, limit.why),
+                        fmt::format("lower --{}", key));
       }
       out.push_back(static_cast<int>(v));
     }
@@ -62,8 +75,19 @@ class Settings {
     }
     return v[0];
   }
-  std::vector<std::string> words(const std::string& key, std::vector<std::string> fallback) const {
-    return has(key) ? split_list(text(key)) : fallback;
+  // A list of words; given but empty ("-m ''") is refused, never an empty axis.
+  std::vector<std::string> words(const std::string& key, std::vector<std::string> fallback,
+                                 char sep = ',') const {
+    if (!has(key)) return fallback;
+    std::vector<std::string> out;
+    const nlohmann::json& v = s_.at(key);
+    for (const auto& e : v.is_array() ? v : nlohmann::json::array({v}))
+      for (std::string& w : split_list(as_text(e), sep)) out.push_back(std::move(w));
+    if (out.empty()) {
+      throw UserError(fmt::format("{}: no value given", flag(key)), "at least one value",
+                      fmt::format("give --{} a value, or leave it out for the default", key));
+    }
+    return out;
   }
   bool boolean(const std::string& key, bool fallback) const {
     return has(key) ? boolean_word(text(key), key) : fallback;
@@ -155,14 +179,14 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   spec.twin_scale = s.has("scale") ? s.text("scale") : spec.twin_scale;
   spec.twin_seed = static_cast<uint64_t>(s.one_int("seed", 42, 0));
   ShapeOverrides& o = spec.twin_overrides;
-  o.layers = s.one_int("layers", 0, 0);
-  o.hidden = s.one_int("hidden", 0, 0);
-  o.heads = s.one_int("heads", 0, 0);
-  o.expert_ff = s.one_int("expert-ff", 0, 0);
-  o.dense_ff = s.one_int("dense-ff", 0, 0);
-  o.vocab = s.one_int("vocab", 0, 0);
-  o.experts = s.one_int("experts", 0, 0);
-  o.experts_used = s.one_int("experts-used", 0, 0);
+  o.layers = s.one_int("layers", 0, 1);
+  o.hidden = s.one_int("hidden", 0, 1);
+  o.heads = s.one_int("heads", 0, 1);
+  o.expert_ff = s.one_int("expert-ff", 0, 1);
+  o.dense_ff = s.one_int("dense-ff", 0, 1);
+  o.vocab = s.one_int("vocab", 0, 1);
+  o.experts = s.one_int("experts", 0, 1);
+  o.experts_used = s.one_int("experts-used", 0, 1);
 
   const std::vector<std::string> quants = s.words("quant", {"Q4_K_S"});
   for (const std::string& m : s.words("model", {"kimi-k2.5"})) {
@@ -201,7 +225,8 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
     spec.flash_attn.push_back(flash_attn_word(w, s.flag("flash-attn")));
   spec.threads = s.ints("threads", {1}, 1);
   spec.threads_batch = s.ints("threads-batch", {}, 1);
-  spec.cpu_masks = s.words("cpu-mask", {""});
+  // ';' between alternatives: a mask is itself a list ("0-3,8-11").
+  spec.cpu_masks = s.words("cpu-mask", {""}, ';');
   spec.cpu_strict = s.boolean("cpu-strict", false);
   spec.poll = s.one_int("poll", 50, 0);
   spec.depths = s.ints("depths", {}, 0);
@@ -217,6 +242,7 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
     throw UserError(fmt::format("{}: both --n-prompt and --n-gen are 0", origin),
                     "something to measure", "give -n 32 or leave --n-prompt unset (one ubatch)");
   }
+  check_spec_limits(spec, s.has("ctx-size") && s.has("batch-size"), origin);
   return spec;
 }
 
@@ -243,7 +269,15 @@ std::vector<int> SweepSpec::depths_for(int ctx, int ubatch) const {
   const int room = ctx - pp - n_gen;  // the deepest depth that still fits
   const int last = depth_max >= 0 ? std::min(depth_max, room) : room;
   std::vector<int> out;
-  for (int d = 0; d <= last; d += step) out.push_back(d);
+  for (int d = 0; d <= last; d += step) {
+    if (out.size() >= kMaxListValues) {
+      throw UserError(fmt::format("the walk to depth {} in steps of {} has more than {} depths",
+                                  last, step, kMaxListValues),
+                      fmt::format("at most {} depths per context", kMaxListValues),
+                      "raise --depth-step, lower --depth-max, or give --depths explicitly");
+    }
+    out.push_back(d);
+  }
   if (out.empty()) out.push_back(0);  // the plan reports why it does not fit
   return out;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "util/error.hpp"
+#include "util/json_file.hpp"
 #include "util/paths.hpp"
 
 #include <nlohmann/json.hpp>
@@ -107,7 +108,7 @@ std::string model_fingerprint(const std::filesystem::path& path) {
     std::ifstream in(store);
     std::string line;
     while (std::getline(in, line)) {
-      const auto j = nlohmann::json::parse(line, nullptr, false);
+      const auto j = parse_json_or_discarded(line);
       if (j.is_object() && j.value("key", "") == key) return j.value("fingerprint", "");
     }
   }

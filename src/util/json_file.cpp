@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -18,12 +19,50 @@ nlohmann::json read_json_file(const std::filesystem::path& path, std::string_vie
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  try {
-    return nlohmann::json::parse(ss.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw UserError(fmt::format("{} '{}' is not valid JSON: {}", what, path.string(), e.what()),
-                    "a JSON object", "fix the syntax at the byte offset the parser names");
+  return parse_json_text(ss.str(), fmt::format("{} '{}'", what, path.string()));
+}
+
+int json_nesting_depth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
   }
+  return deepest;
+}
+
+nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
+  if (const int depth = json_nesting_depth(text); depth > kMaxJsonDepth) {
+    throw UserError(
+        fmt::format("{} nests arrays/objects {} levels deep", origin, depth),
+        fmt::format("at most {} levels (moesweep's own files use about 5)", kMaxJsonDepth),
+        "check that it is the file you meant; regenerate it or flatten the structure");
+  }
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UserError(fmt::format("{} is not valid JSON: {}", origin, e.what()), "a JSON object",
+                    "fix the syntax at the byte offset the parser names");
+  }
+}
+
+nlohmann::json parse_json_or_discarded(std::string_view text) {
+  if (json_nesting_depth(text) > kMaxJsonDepth)
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
 }
 
 namespace {

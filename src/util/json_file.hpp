@@ -9,7 +9,20 @@
 
 namespace moesweep {
 
+// Deeper than any file of ours (meta.json nests about 5 levels). nlohmann's
+// parser is iterative, but copying, dumping and comparing a value recurse, so
+// a 100k-level file would overflow the stack: it is refused before parsing.
+inline constexpr int kMaxJsonDepth = 64;
+
 nlohmann::json read_json_file(const std::filesystem::path& path, std::string_view what);
+// Parses `text` (from `origin`, named in the error); UserError when it is not
+// JSON or nests deeper than kMaxJsonDepth.
+nlohmann::json parse_json_text(std::string_view text, std::string_view origin);
+// The same without exceptions: a discarded value (is_discarded()) for text
+// that is not JSON or nests too deep, as nlohmann's parse(text, nullptr, false).
+nlohmann::json parse_json_or_discarded(std::string_view text);
+// The deepest nesting of arrays and objects in `text` (strings skipped).
+int json_nesting_depth(std::string_view text);
 
 // Typed field access: a missing or mistyped field is a UserError naming the
 // file (`origin`), the field and the type wanted.

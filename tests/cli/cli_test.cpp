@@ -116,9 +116,11 @@ TEST(CliDryRun, FlagsOverrideTheProfile) {
 }
 
 TEST(CliDryRun, OversubscriptionIsAWarningNotARefusal) {
-  const CommandResult r = test::run_cli("sweep -t 4096 --depths 0 -c 1024 --dry-run --no-db");
+  // 512, the engine's most: a machine with more logical CPUs has nothing to warn about.
+  if (std::stoi(test::run_shell("nproc").out) >= 512) GTEST_SKIP() << "512 or more CPUs";
+  const CommandResult r = test::run_cli("sweep -t 512 --depths 0 -c 1024 --dry-run --no-db");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("warning: 4096 threads exceed this machine's"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("warning: 512 threads exceed this machine's"), std::string::npos) << r.out;
 }
 
 TEST(CliDryRun, InvalidContextIsShownWithItsRule) {

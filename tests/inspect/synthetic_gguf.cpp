@@ -82,6 +82,12 @@ void set_model_keys(gguf_context* g, const SynthShape& s) {
   u32("expert_shared_count", s.shared);
   u32("expert_feed_forward_length", s.expert_ff);
   u32("vocab_size", s.vocab);
+  for (const SynthShape::KeyOverride& o : s.key_overrides) {
+    if (o.u64)
+      gguf_set_val_u64(g, o.key.c_str(), o.value);
+    else
+      gguf_set_val_u32(g, o.key.c_str(), static_cast<uint32_t>(o.value));
+  }
 }
 
 // Header only, then the file is extended to where its tensor table says the

@@ -18,6 +18,14 @@ struct SynthShape {
   int64_t vocab = 163840, nextn = 0;
   ggml_type attn_type = GGML_TYPE_Q8_0, ffn_type = GGML_TYPE_Q6_K, expert_type = GGML_TYPE_Q4_K;
   ggml_type embd_type = GGML_TYPE_Q4_K, output_type = GGML_TYPE_Q6_K;
+  // Written over the keys the shape implies (hostile files: a block_count of
+  // 0, more experts used than exist); `u64` stores the value as UINT64, else UINT32.
+  struct KeyOverride {
+    std::string key;  // e.g. "deepseek2.expert_count"
+    uint64_t value;
+    bool u64 = false;
+  };
+  std::vector<KeyOverride> key_overrides;
 };
 
 struct SynthTensor {

@@ -133,8 +133,9 @@ TEST(SweepBadInput, DepthAboveContext) {
 }
 
 TEST(SweepBadInput, ThreadsAboveTheMachinesCpus) {
-  expect_refused("sweep -m kimi-k2.5 -t 4096 --depths 0 -c 512 -ub 64 -n 2 --no-db --quiet",
-                 "4096 threads requested but this machine has");
+  if (std::stoi(test::run_shell("nproc").out) >= 512) GTEST_SKIP() << "512 or more CPUs";
+  expect_refused("sweep -m kimi-k2.5 -t 512 --depths 0 -c 512 -ub 64 -n 2 --no-db --quiet",
+                 "512 threads requested but this machine has");
 }
 
 TEST(SweepBadInput, ResumeOfSomethingThatIsNotARun) {

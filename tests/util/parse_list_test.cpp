@@ -75,6 +75,26 @@ TEST(ParseIntList, RejectsAnEmptyValue) {
   expect_user_error(" , ", "no values");
 }
 
+TEST(ParseIntList, HugeRangesAreRefusedInsteadOfExpanded) {
+  expect_user_error("1-1000000+1", "'1-1000000+1' expands to more than 4096 values");
+  expect_user_error("0-9223372036854775807", "expands to more than 4096 values");
+  EXPECT_EQ(parse_int_list("1-4096", "-t").size(), kMaxListValues);  // the limit itself
+  std::string list = "1";
+  for (size_t i = 1; i <= kMaxListValues; ++i) list += ",1";
+  expect_user_error(list, "expands to more than 4096 values");
+}
+
+TEST(ParseIntList, RangesEndingNearInt64MaxStopInsteadOfOverflowing) {
+  EXPECT_EQ(parse_int_list("9223372036854775806-9223372036854775807+5", "-t"),
+            (Ints{9223372036854775806}));
+  EXPECT_EQ(parse_int_list("4611686018427387904-9223372036854775807*2", "-t"),
+            (Ints{4611686018427387904}));
+}
+
+TEST(ParseIntList, OutOfRangeNumbersAreShownAsWritten) {
+  expect_user_error("18446744073709551615", "18446744073709551615 is out of range");
+}
+
 TEST(ParseBoolWord, AcceptsTheUsualSpellings) {
   for (const char* on : {"on", "1", "true", "yes"}) EXPECT_TRUE(parse_bool_word(on, "-fa")) << on;
   for (const char* off : {"off", "0", "false", "no"})

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
+#include "util/error.hpp"
+
 namespace moesweep::cli {
 
 void TwinOptions::add_to(CLI::App& cmd, bool model_flag_is_profile) {
@@ -10,18 +14,31 @@ void TwinOptions::add_to(CLI::App& cmd, bool model_flag_is_profile) {
         ->capture_default_str();
   cmd.add_option("--scale", scale, "twin size preset: tiny (tests), small (~1-2 GB), full")
       ->capture_default_str();
-  cmd.add_option("--layers", overrides.layers, "override: number of layers");
-  cmd.add_option("--hidden", overrides.hidden, "override: hidden size (multiple of 256)");
-  cmd.add_option("--heads", overrides.heads, "override: attention heads");
-  cmd.add_option("--expert-ff", overrides.expert_ff, "override: routed expert FFN size");
-  cmd.add_option("--dense-ff", overrides.dense_ff, "override: dense FFN size");
-  cmd.add_option("--vocab", overrides.vocab, "override: vocabulary size");
-  cmd.add_option("--experts", overrides.experts, "override: routed experts");
-  cmd.add_option("--experts-used", overrides.experts_used, "override: experts used per token");
+  const std::pair<const char*, int64_t*> shape_flags[] = {
+      {"--layers", &overrides.layers},     {"--hidden", &overrides.hidden},
+      {"--heads", &overrides.heads},       {"--expert-ff", &overrides.expert_ff},
+      {"--dense-ff", &overrides.dense_ff}, {"--vocab", &overrides.vocab},
+      {"--experts", &overrides.experts},   {"--experts-used", &overrides.experts_used}};
+  const char* helps[] = {"override: number of layers", "override: hidden size (multiple of 256)",
+                         "override: attention heads",  "override: routed expert FFN size",
+                         "override: dense FFN size",   "override: vocabulary size",
+                         "override: routed experts",   "override: experts used per token"};
+  for (size_t i = 0; i < std::size(shape_flags); ++i)
+    given_.push_back({cmd.add_option(shape_flags[i].first, *shape_flags[i].second, helps[i]),
+                      shape_flags[i].second});
   cmd.add_option("--seed", seed, "random seed of the weights")->capture_default_str();
 }
 
 TwinSpec TwinOptions::spec_for(const std::string& quant) const {
+  // 0 means "not overridden" inside ShapeOverrides: a given 0 (or less) must
+  // not silently become the preset's value.
+  for (const auto& [option, value] : given_)
+    if (option->count() > 0 && *value < 1) {
+      throw UserError(
+          fmt::format("{} {}: a twin's shape needs a positive value", option->get_name(), *value),
+          "a number >= 1",
+          fmt::format("fix {}, or leave it out for the preset's value", option->get_name()));
+    }
   TwinSpec spec;
   const ModelProfile real = load_model_profile(model);
   spec.profile = scale_profile(real, scale, overrides);

@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "model/model_profile.hpp"
 #include "model/twin_spec.hpp"
@@ -17,8 +19,11 @@ struct TwinOptions {
   uint64_t seed = 42;
 
   void add_to(CLI::App& cmd, bool model_flag_is_profile = true);
-  // The spec for one quant type.
+  // The spec for one quant type; UserError for a shape flag given as 0 or less.
   TwinSpec spec_for(const std::string& quant) const;
+
+ private:
+  std::vector<std::pair<CLI::Option*, const int64_t*>> given_;  // shape flags, their values
 };
 
 std::string human_count(int64_t n);   // 1.04T, 32.9B, 512M

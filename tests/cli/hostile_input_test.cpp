@@ -1,0 +1,124 @@
+// Hostile values through the real CLI: each once crashed (exit 139), hung, or
+// ran something other than what it recorded. Each must now be refused before
+// anything runs, with the three-part message and exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "support/test_support.hpp"
+
+namespace moesweep {
+namespace {
+
+using test::CommandResult;
+
+// A dry run plans without running, and --no-db keeps the store out of it.
+const std::string kDry = " --depths 0 -c 1024 -ub 64 -n 2 --dry-run --no-db";
+
+void expect_refused(const CommandResult& r, const std::string& in_problem) {
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(in_problem), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("expected: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fix: "), std::string::npos) << r.err;
+}
+
+TEST(HostileInput, DeeplyNestedProfileIsRefusedNotAStackOverflow) {
+  const std::filesystem::path profile = test::scratch_dir() / "deep.json";
+  {
+    std::ofstream out(profile);
+    out << "{\"threads\": " << std::string(100000, '[') << std::string(100000, ']') << "}";
+  }
+  expect_refused(test::run_cli("sweep --profile '" + profile.string() + "'" + kDry),
+                 "nests arrays/objects 100001 levels deep");
+}
+
+TEST(HostileInput, HugeBatchIsRefusedAtSpecTime) {
+  expect_refused(test::run_cli("sweep -b 2147483647" + kDry), "value 2147483647 is too large");
+  expect_refused(test::run_cli("sweep -ub 2147483647 --depths 0 -n 2 --dry-run --no-db"),
+                 "value 2147483647 is too large");
+  expect_refused(test::run_cli("sweep -c 2147483647 --depths 0 --dry-run --no-db"),
+                 "value 2147483647 is too large");
+}
+
+TEST(HostileInput, ThreadsBeyondTheEnginesThreadpoolAreRefusedEvenWhenOversubscribing) {
+  const CommandResult r = test::run_cli("sweep -t 100000 --allow-oversubscribe" + kDry);
+  expect_refused(r, "value 100000 is too large");
+  EXPECT_NE(r.err.find("values <= 512 (the engine's GGML_MAX_N_THREADS)"), std::string::npos)
+      << r.err;
+  // 2^32 + 1 must not wrap to 1 thread.
+  expect_refused(test::run_cli("sweep -t 4294967297" + kDry), "value 4294967297 is too large");
+}
+
+TEST(HostileInput, MillionValueRangeIsRefusedAtOnceInsteadOfExpanded) {
+  const CommandResult r = test::run_cli("sweep -t 1-1000000+1" + kDry);
+  expect_refused(r, "'1-1000000+1' expands to more than 4096 values");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(HostileInput, TooManyPointsAreRefusedBeforeThePlanIsExpanded) {
+  expect_refused(test::run_cli("sweep -t 1-512 -ub 1-256 -c 4096 --depths 0 --dry-run --no-db"),
+                 "make more than 100000 points");
+}
+
+TEST(HostileInput, EmptyCpuMaskIsRefusedNotZeroPoints) {
+  expect_refused(test::run_cli("sweep -C ''" + kDry), "(--cpu-mask): no value given");
+  expect_refused(test::run_cli("sweep -C 0x0" + kDry), "--cpu-mask '0x0' names no CPU");
+}
+
+TEST(HostileInput, CpuMaskNamingACpuThisMachineLacksIsRefused) {
+  // CPU 1000: no machine this runs on has it (the engine pins CPUs < 512 only).
+  const std::string mask = "0x1" + std::string(250, '0');
+  const CommandResult dry = test::run_cli("sweep -C " + mask + kDry);
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;  // a plan for another machine: a warning
+  EXPECT_NE(dry.out.find("names CPU(s) 1000 that this process cannot be pinned to"),
+            std::string::npos)
+      << dry.out;
+  const std::filesystem::path out = test::scratch_dir() / "runs";
+  const CommandResult run = test::run_cli(
+      "sweep -C 1000 --depths 0 -c 1024 -ub 64 -n 2 --no-db --out-dir '" + out.string() + "'");
+  expect_refused(run, "--cpu-mask '1000' names CPU(s) 1000");
+  EXPECT_FALSE(std::filesystem::exists(out)) << "refused after making a run directory";
+}
+
+TEST(HostileInput, CpuMaskAlternativesAreSeparatedBySemicolons) {
+  const CommandResult r = test::run_cli("sweep -C '0;0,0'" + kDry);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("threads (gen/batch): 1/1@0 1/1@0,0\n"), std::string::npos) << r.out;
+}
+
+TEST(HostileInput, BatchLargerThanAnExplicitContextIsRefused) {
+  expect_refused(test::run_cli("sweep -c 1024 -b 4096 --depths 0 -ub 64 -n 2 --dry-run --no-db"),
+                 "-b 4096 is larger than -c 1024");
+}
+
+TEST(HostileInput, HugeGenerationCountIsRefusedNotAnInternalError) {
+  expect_refused(test::run_cli("sweep -n 2147483647 --depths 0 -c 1024 --dry-run --no-db"),
+                 "(--n-gen): value 2147483647 is too large");
+  // The largest accepted value still fails the fits-in-context check honestly.
+  expect_refused(test::run_cli("sweep -n 16777216 --depths 0 -c 1024 --dry-run --no-db"),
+                 "do not fit in ctx 1024");
+}
+
+TEST(HostileInput, EmptyModelNamesTheFlag) {
+  expect_refused(test::run_cli("sweep -m ''" + kDry), "(--model): no value given");
+  expect_refused(test::run_cli("sweep -q ''" + kDry), "(--quant): no value given");
+}
+
+TEST(HostileInput, SynthLayersZeroIsRefusedNotIgnored) {
+  expect_refused(test::run_cli("synth --layers 0"), "--layers 0");
+  expect_refused(test::run_cli("synth --experts-used -1"), "--experts-used -1");
+  expect_refused(test::run_cli("sweep --layers 0" + kDry), "(--layers): value 0 is too small");
+  expect_refused(test::run_cli("synth --layers 100000"), "100000 layers");
+}
+
+TEST(HostileInput, OutOfRangeNumbersAreShownAsWritten) {
+  const CommandResult r = test::run_cli("sweep -r 18446744073709551615" + kDry);
+  expect_refused(r, "18446744073709551615 is out of range");
+  EXPECT_EQ(r.err.find("-1"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace moesweep
