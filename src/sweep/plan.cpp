@@ -176,7 +176,11 @@ nlohmann::json Plan::summary() const {
     for (const ContextGroup& cg : mg.contexts) {
       if (!cg.invalid_reason.empty()) continue;
       ++contexts;
-      fill_tokens += cg.depths.back();
+      for (size_t i = 0; i < cg.depths.size(); ++i) {
+        const int prev = i == 0 ? 0 : cg.depths[i - 1];
+        const bool by_pp = i > 0 && cg.depths[i] == prev + cg.n_prompt;  // kv_walk.hpp
+        if (cg.depths[i] > prev && !by_pp) fill_tokens += cg.depths[i] - prev;
+      }
       switches += 1 + static_cast<int64_t>(cg.depths.size() * (cg.threads.size() - 1));
       timed_tokens += static_cast<int64_t>(cg.depths.size() * cg.threads.size()) *
                       spec.repetitions * (cg.n_prompt + spec.n_gen);

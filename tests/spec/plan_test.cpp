@@ -78,6 +78,15 @@ TEST(MakePlan, RunOrderIsModelThenContextThenDepthThenThreadsInASnake) {
   }
 }
 
+TEST(MakePlan, SummaryCountsTheSnakesSwitchesAndOnlyTheFillsNoTimedPpMakes) {
+  const Plan plan = make_plan(
+      spec_of({{"threads", "1,2,4"}, {"depths", "0,256,512,1024"}, {"ctx-size", 2048}}), 64);
+  const nlohmann::json s = plan.summary();
+  EXPECT_EQ(s["thread_switches"], 1 + 4 * 2);  // 3 settings at depth 0, then 2 more per depth
+  EXPECT_EQ(s["fill_tokens"], 512);            // 0->256->512 are the timed PPs; 512->1024 is not
+  EXPECT_EQ(s["timed_tokens"], 4 * 3 * 3 * (256 + 4));
+}
+
 TEST(MakePlan, PointsCarryEveryParameterAndUniqueKeys) {
   const Plan plan = make_plan(spec_of({{"threads", "1,2"},
                                        {"cache-type-k", "q8_0"},
