@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 
+#include "hw/noise_probe.hpp"
 #include "report/markdown_table.hpp"
 #include "report/sweet_spot.hpp"
 
@@ -13,6 +15,21 @@ namespace {
 
 std::string with_flag(double value, double cv, int decimals) {
   return fmt::format("{:.{}f}{}", value, decimals, cv > kHighCv ? " !" : "");
+}
+
+// The point's steal as a percentage, "*" when above kStealFlagFraction;
+// "n/a" for records without it (older runs, /proc/stat unreadable).
+std::string steal_cell(const Record& r) {
+  const nlohmann::json steal = r.noise.value("steal_fraction", nlohmann::json());
+  if (!steal.is_number()) return "n/a";
+  const double f = steal.get<double>();
+  return fmt::format("{:.1f}%{}", 100 * f, f > kStealFlagFraction ? " *" : "");
+}
+
+// Repetitions taken; "max" when --target-ci was not met within --max-repetitions.
+std::string repetitions_cell(const Record& r) {
+  const int n = std::max(r.pp.speed.n, r.tg.speed.n);
+  return fmt::format("{}{}", n, r.repetitions.target_met ? "" : " max");
 }
 
 std::string mean_sd(const Stats& s) {
@@ -24,6 +41,15 @@ std::string context_label(const PointParams& p) {
   return fmt::format("{} | ctx {} b {} ub {} | K {} V {} | fa {}{}", p.model_name, p.n_ctx,
                      p.n_batch, p.n_ubatch, p.type_k, p.type_v, flash_attn_name(p.flash_attn),
                      p.tensor_overrides.empty() ? "" : " | -ot " + p.tensor_overrides);
+}
+
+std::string legend() {
+  return fmt::format(
+      "`!`: coefficient of variation above {:.0f}%: noisy, rerun with more -r.\n"
+      "`*`: CPU steal above {:.0f}% of the point's wall time x CPUs: the hypervisor ran others "
+      "on this machine's CPUs; distrust the point and rerun it.\n"
+      "`max`: --target-ci not reached within --max-repetitions.\n",
+      100 * kHighCv, 100 * kStealFlagFraction);
 }
 
 }  // namespace
@@ -44,7 +70,7 @@ std::string sweep_bench_tables(const std::vector<Record>& records) {
   std::string out;
   for (const std::string& label : order) {
     MarkdownTable t({"PP", "TG", "N_KV", "T_PP s", "S_PP t/s", "T_TG s", "S_TG t/s", "± S_PP",
-                     "± S_TG", "CV PP", "CV TG", "n"});
+                     "± S_TG", "CV PP", "CV TG", "n", "steal"});
     std::vector<std::string> failures;
     for (const Record* r : by_config[label]) {
       const PointParams& p = r->params;
@@ -58,17 +84,14 @@ std::string sweep_bench_tables(const std::vector<Record>& records) {
            fmt::format("{:.3f}", r->tg.t.mean), with_flag(r->tg.speed.mean, r->tg.speed.cv, 2),
            fmt::format("{:.2f}", r->pp.speed.sd), fmt::format("{:.2f}", r->tg.speed.sd),
            fmt::format("{:.1f}%", 100 * r->pp.speed.cv),
-           fmt::format("{:.1f}%", 100 * r->tg.speed.cv),
-           std::to_string(std::max(r->pp.speed.n, r->tg.speed.n))});
+           fmt::format("{:.1f}%", 100 * r->tg.speed.cv), repetitions_cell(*r), steal_cell(*r)});
     }
     out += fmt::format("### {}\n\n", label);
     if (t.rows() > 0) out += t.render();
     for (const std::string& f : failures) out += fmt::format("\nFAILED {}\n", f);
     out += "\n";
   }
-  if (!out.empty())
-    out += fmt::format("`!`: coefficient of variation above {:.0f}%: noisy, rerun with more -r.\n",
-                       100 * kHighCv);
+  if (!out.empty()) out += legend();
   return out;
 }
 
@@ -120,25 +143,34 @@ std::string threads_tables(const std::vector<Record>& records, const SweetSpotOp
   // (context label, depth) -> rows by thread config, in run order
   std::map<std::pair<std::string, int>, std::vector<const Record*>> groups;
   std::vector<std::pair<std::string, int>> order;
+  // Rows in the order the thread settings first appear (the spec's order):
+  // the walk's snake visits them backwards at every other depth.
+  std::map<std::string, size_t> thread_rank;
   for (const Record& r : records) {
     if (!r.ok) continue;
+    thread_rank.emplace(config_label(r.params), thread_rank.size());
     auto key = std::make_pair(context_label(r.params), r.params.n_kv);
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(&r);
   }
   std::string out;
   for (const auto& key : order) {
-    MarkdownTable t(
-        {"threads", "threads_batch", "PP t/s", "TG t/s", "TG roofline t/s", "TG efficiency"});
+    MarkdownTable t({"threads", "threads_batch", "PP t/s", "TG t/s", "TG roofline t/s",
+                     "TG efficiency", "steal"});
     std::vector<ThreadPoint> points;
-    for (const Record* r : groups[key]) {
+    std::vector<const Record*>& rows = groups[key];
+    std::stable_sort(rows.begin(), rows.end(), [&](const Record* a, const Record* b) {
+      return thread_rank.at(config_label(a->params)) < thread_rank.at(config_label(b->params));
+    });
+    for (const Record* r : rows) {
       const nlohmann::json roof = r->extra.value("roofline", nlohmann::json::object());
       const bool has_roof = roof.contains("roofline_tg") && roof.contains("efficiency_tg");
       t.add_row(
           {std::to_string(r->params.n_threads), std::to_string(r->params.n_threads_batch),
            mean_sd(r->pp.speed), mean_sd(r->tg.speed),
            has_roof ? fmt::format("{:.1f}", roof["roofline_tg"].get<double>()) : "n/a",
-           has_roof ? fmt::format("{:.0f}%", 100 * roof["efficiency_tg"].get<double>()) : "n/a"});
+           has_roof ? fmt::format("{:.0f}%", 100 * roof["efficiency_tg"].get<double>()) : "n/a",
+           steal_cell(*r)});
       points.push_back({r->params.n_threads, r->pp.speed.mean, r->tg.speed.mean});
     }
     out += fmt::format("### threads at N_KV {} | {}\n\n{}", key.second, key.first, t.render());
@@ -146,6 +178,28 @@ std::string threads_tables(const std::vector<Record>& records, const SweetSpotOp
     out += "\n";
   }
   return out;
+}
+
+nlohmann::json noise_summary(const std::vector<Record>& records) {
+  nlohmann::json flagged = nlohmann::json::array();
+  int measured = 0;
+  double max_steal = 0, max_load = 0;
+  for (const Record& r : records) {
+    const nlohmann::json steal = r.noise.value("steal_fraction", nlohmann::json());
+    const nlohmann::json load = r.noise.value("load_1m", nlohmann::json());
+    if (load.is_number()) max_load = std::max(max_load, load.get<double>());
+    if (!steal.is_number()) continue;
+    ++measured;
+    max_steal = std::max(max_steal, steal.get<double>());
+    if (steal.get<double>() > kStealFlagFraction)
+      flagged.push_back({{"point", r.point_index},
+                         {"n_kv", r.params.n_kv},
+                         {"n_threads", r.params.n_threads},
+                         {"steal_fraction", steal}});
+  }
+  return {{"steal_threshold", kStealFlagFraction}, {"points_with_steal", measured},
+          {"flagged_count", flagged.size()},       {"flagged_points", flagged},
+          {"max_steal_fraction", max_steal},       {"max_load_1m", max_load}};
 }
 
 }  // namespace moesweep

@@ -28,5 +28,8 @@ struct SweepBenchFile {
 std::vector<SweepBenchFile> sweep_bench_files(const std::vector<Record>& records);
 // keep: the sweet spot's fractions of the best S_PP / S_TG (the seeds' 90%).
 std::string threads_tables(const std::vector<Record>& records, const SweetSpotOptions& keep = {});
+// For meta.json: the points whose steal was flagged "*" in the tables, their
+// count and the run's worst steal and load.
+nlohmann::json noise_summary(const std::vector<Record>& records);
 
 }  // namespace moesweep

@@ -55,6 +55,12 @@ void phase_from_json(const nlohmann::json& j, PhaseResult& p) {
 
 }  // namespace
 
+nlohmann::json RepetitionOutcome::to_json() const {
+  nlohmann::json j = {{"done", done}, {"target_ci_pct", nullptr}, {"target_met", target_met}};
+  if (target_ci_pct > 0) j["target_ci_pct"] = target_ci_pct;
+  return j;
+}
+
 nlohmann::ordered_json record_to_json(const Record& r) {
   const PointParams& p = r.params;
   nlohmann::ordered_json j;
@@ -93,6 +99,8 @@ nlohmann::ordered_json record_to_json(const Record& r) {
   j["numa"] = p.numa;
   j["pp_phase"] = phase_json(r.pp);
   j["tg_phase"] = phase_json(r.tg);
+  j["repetitions"] = r.repetitions.to_json();
+  j["noise"] = r.noise;
   j["extra"] = r.extra;
   return j;
 }
@@ -143,6 +151,14 @@ Record record_from_json(const nlohmann::json& j) {
     r.tg.tokens_per_s = {j.value("speed_tg", 0.0)};
     r.tg.summarize();
   }
+  nlohmann::json reps = j.contains("repetitions") ? j["repetitions"] : nlohmann::json::object();
+  if (!reps.is_object()) reps = nlohmann::json::object();
+  r.repetitions.done = reps.value("done", std::max(r.pp.speed.n, r.tg.speed.n));
+  r.repetitions.target_ci_pct = reps.contains("target_ci_pct") && reps["target_ci_pct"].is_number()
+                                    ? reps["target_ci_pct"].get<double>()
+                                    : 0.0;
+  r.repetitions.target_met = reps.value("target_met", true);
+  if (j.contains("noise") && j["noise"].is_object()) r.noise = j["noise"];
   r.extra = j.value("extra", nlohmann::json::object());
   return r;
 }

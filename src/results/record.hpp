@@ -60,6 +60,15 @@ struct PhaseResult {
   void summarize();  // fills t and speed from the samples
 };
 
+// How many repetitions a point took, and whether --target-ci was met.
+struct RepetitionOutcome {
+  int done = 0;              // repetitions measured
+  double target_ci_pct = 0;  // --target-ci; 0 = a fixed -r
+  bool target_met = true;    // every phase's 95% CI half-width within the target
+
+  nlohmann::json to_json() const;
+};
+
 struct Record {
   std::string run_id;
   int point_index = 0;  // position in the plan
@@ -68,6 +77,10 @@ struct Record {
   std::string error;  // why the point failed, when !ok
   PhaseResult pp;
   PhaseResult tg;
+  RepetitionOutcome repetitions;
+  // Noise signals of the point (hw/noise_probe.hpp: steal, load, frequency);
+  // empty for records made before they were recorded.
+  nlohmann::json noise = nlohmann::json::object();
   nlohmann::json extra = nlohmann::json::object();  // roofline, bytes/token, ...
 };
 

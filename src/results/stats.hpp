@@ -11,6 +11,9 @@ struct Stats {
   double cv = 0;    // sd / mean: the noise flag in tables
   double ci95 = 0;  // half-width of the 95% confidence interval of the mean (Student t)
 
+  // ci95 as a percentage of the mean: what --target-ci is compared with.
+  double ci95_pct() const { return mean != 0 ? 100.0 * ci95 / mean : 0; }
+
   static Stats of(const std::vector<double>& samples);
 };
 

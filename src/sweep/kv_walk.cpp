@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
+#include "hw/noise_probe.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -43,12 +46,108 @@ void check_cache(const WalkInputs& in, int expected) {
   }
 }
 
+// The CPUs a thread setting may run on (its mask), for the steal reading;
+// empty (all CPUs) when it is not pinned.
+std::vector<int> cpus_of(const ThreadSettings& t) {
+  std::vector<bool> mask;
+  std::vector<int> out;
+  if (t.cpu_mask.empty() || !parse_cpu_mask(t.cpu_mask, mask)) return out;
+  for (size_t i = 0; i < mask.size(); ++i)
+    if (mask[i]) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+bool ci_target_met(const SweepSpec& spec, const Record& rec) {
+  for (const PhaseResult* phase : {&rec.pp, &rec.tg}) {
+    if (phase->tokens_per_s.empty()) continue;
+    const Stats s = Stats::of(phase->tokens_per_s);
+    if (s.n < 2 || s.ci95_pct() > spec.target_ci_pct) return false;
+  }
+  return true;
+}
+
+struct Measured {
+  Record rec;
+  bool kept_fill = false;  // the last timed PP stayed in the cache
+};
+
+// All repetitions of one point at its depth (the cache holds exactly N_KV).
+// keep_fill: leave the last timed PP in the cache as the fill to N_KV + PP.
+// nullopt when stopped by the user.
+std::optional<Measured> measure_point(const WalkInputs& in, const PlannedPoint& point,
+                                      bool keep_fill) {
+  const SweepSpec& spec = in.spec;
+  const int depth = point.params.n_kv;
+  const int n_prompt = in.group.n_prompt;
+  Measured m;
+  m.rec.point_index = point.index;
+  m.rec.params = point.params;
+  const std::string region = fmt::format("p{}", point.index);
+  auto tg_session = in.counters.session("tg", region + "-tg");
+  auto pp_session = in.counters.session("pp", region + "-pp");
+  NoiseProbe noise(cpus_of(in.group.threads[point.thread]));
+  noise.start();
+  int rep = 0;
+  do {
+    if (in.stop.load()) return std::nullopt;
+    if (spec.n_gen > 0) {
+      tg_session->start();
+      const double s = in.ctx.generate(slice(in.tokens, tg_offset(in), spec.n_gen), depth);
+      tg_session->stop(s, spec.n_gen);
+      in.ctx.rewind_to(depth);
+      m.rec.tg.seconds.push_back(s);
+      m.rec.tg.tokens_per_s.push_back(spec.n_gen / s);
+      in.observer.on_sample(point, "tg", rep, s, spec.n_gen);
+    }
+    if (n_prompt > 0) {
+      pp_session->start();
+      const double s = in.ctx.prefill(slice(in.tokens, depth, n_prompt), depth);
+      pp_session->stop(s, n_prompt);
+      m.rec.pp.seconds.push_back(s);
+      m.rec.pp.tokens_per_s.push_back(n_prompt / s);
+      m.kept_fill = keep_fill && !needs_another_repetition(spec, m.rec, rep + 1);
+      if (!m.kept_fill) in.ctx.rewind_to(depth);
+      in.observer.on_sample(point, "pp", rep, s, n_prompt);
+    }
+    ++rep;
+  } while (needs_another_repetition(spec, m.rec, rep));
+  m.rec.noise = noise.finish().to_json();
+  check_cache(in, depth + (m.kept_fill ? n_prompt : 0));
+  m.rec.repetitions = {rep, spec.target_ci_pct,
+                       spec.target_ci_pct <= 0 || ci_target_met(spec, m.rec)};
+  m.rec.pp.counters = pp_session->result();
+  m.rec.tg.counters = tg_session->result();
+  m.rec.pp.summarize();
+  m.rec.tg.summarize();
+  return m;
+}
+
+// Untimed fill (or rewind) to `depth`, on the current threads.
+void reach_depth(const WalkInputs& in, int depth, int& filled, int& current_thread) {
+  if (depth > filled) {
+    if (current_thread < 0) {
+      in.ctx.set_threads(in.group.threads[0]);
+      current_thread = 0;
+    }
+    in.ctx.prefill(slice(in.tokens, filled, depth - filled), filled);
+  } else if (depth < filled) {
+    in.ctx.rewind_to(depth);  // an explicit depth list need not be ascending
+  }
+  filled = depth;
+}
+
 }  // namespace
+
+bool needs_another_repetition(const SweepSpec& spec, const Record& rec, int done) {
+  if (done < spec.repetitions) return true;
+  if (spec.target_ci_pct <= 0 || done >= spec.max_repetitions) return false;
+  return !ci_target_met(spec, rec);
+}
 
 bool run_kv_walk(const WalkInputs& in, const std::vector<const PlannedPoint*>& points,
                  const std::function<bool(const PlannedPoint&)>& wanted, const PointDone& done) {
-  const SweepSpec& spec = in.spec;
   const size_t n_threads = in.group.threads.size();
+  const int n_prompt = in.group.n_prompt;
   size_t last_depth = 0;  // nothing wanted past it: stop walking there
   for (size_t i = 0; i < points.size(); ++i)
     if (wanted(*points[i])) last_depth = i / n_threads + 1;
@@ -57,61 +156,29 @@ bool run_kv_walk(const WalkInputs& in, const std::vector<const PlannedPoint*>& p
   bool warmed = false;
   for (size_t di = 0; di < last_depth; ++di) {
     const int depth = in.group.depths[di];
-    if (depth > filled) {  // untimed fill to the next depth, on the current threads
-      if (current_thread < 0) {
-        in.ctx.set_threads(in.group.threads[0]);
-        current_thread = 0;
-      }
-      in.ctx.prefill(slice(in.tokens, filled, depth - filled), filled);
-      filled = depth;
-    } else if (depth < filled) {
-      in.ctx.rewind_to(depth);  // an explicit depth list need not be ascending
-      filled = depth;
-    }
+    reach_depth(in, depth, filled, current_thread);
+    // The timed PP covers exactly the tokens a fill to depth + PP would add.
+    const bool pp_is_next_fill =
+        n_prompt > 0 && di + 1 < last_depth && in.group.depths[di + 1] == depth + n_prompt;
+    size_t last_wanted = n_threads;
+    for (size_t ti = 0; ti < n_threads; ++ti)
+      if (wanted(*points[di * n_threads + ti])) last_wanted = ti;
     for (size_t ti = 0; ti < n_threads; ++ti) {
       if (in.stop.load()) return false;
       const PlannedPoint& point = *points[di * n_threads + ti];
       if (!wanted(point)) continue;
-      Record rec;
-      rec.point_index = point.index;
-      rec.params = point.params;
-      if (current_thread != static_cast<int>(ti) || !warmed) {
-        in.ctx.set_threads(in.group.threads[ti]);
-        current_thread = static_cast<int>(ti);
+      const int thread = static_cast<int>(point.thread);  // the snake's, not ti
+      if (current_thread != thread || !warmed) {
+        in.ctx.set_threads(in.group.threads[point.thread]);
+        current_thread = thread;
         warm_up(in, depth, !warmed);  // after every context creation and thread switch
         warmed = true;
         in.counters.threads_changed();
       }
-      const std::string region = fmt::format("p{}", point.index);
-      auto tg_session = in.counters.session("tg", region + "-tg");
-      auto pp_session = in.counters.session("pp", region + "-pp");
-      for (int rep = 0; rep < spec.repetitions; ++rep) {
-        if (in.stop.load()) return false;
-        if (spec.n_gen > 0) {
-          tg_session->start();
-          const double s = in.ctx.generate(slice(in.tokens, tg_offset(in), spec.n_gen), depth);
-          tg_session->stop(s, spec.n_gen);
-          in.ctx.rewind_to(depth);
-          rec.tg.seconds.push_back(s);
-          rec.tg.tokens_per_s.push_back(spec.n_gen / s);
-          in.observer.on_sample(point, "tg", rep, s, spec.n_gen);
-        }
-        if (in.group.n_prompt > 0) {
-          pp_session->start();
-          const double s = in.ctx.prefill(slice(in.tokens, depth, in.group.n_prompt), depth);
-          pp_session->stop(s, in.group.n_prompt);
-          in.ctx.rewind_to(depth);
-          rec.pp.seconds.push_back(s);
-          rec.pp.tokens_per_s.push_back(in.group.n_prompt / s);
-          in.observer.on_sample(point, "pp", rep, s, in.group.n_prompt);
-        }
-      }
-      check_cache(in, depth);
-      rec.pp.counters = pp_session->result();
-      rec.tg.counters = tg_session->result();
-      rec.pp.summarize();
-      rec.tg.summarize();
-      done(point, std::move(rec));
+      std::optional<Measured> m = measure_point(in, point, pp_is_next_fill && ti == last_wanted);
+      if (!m) return false;
+      if (m->kept_fill) filled = depth + n_prompt;
+      done(point, std::move(m->rec));
     }
   }
   return true;

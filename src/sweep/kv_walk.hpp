@@ -4,7 +4,10 @@
 // context, then warmed up) and repetition, time TG of n_gen tokens and PP of
 // n_prompt tokens, each rewound to N_KV afterwards; then fill (untimed) to the
 // next depth. A threads x depth table thus costs one walk, not one prefill
-// per cell.
+// per cell. Less untimed work: when the next depth is one PP deeper, the last
+// timed PP at a depth stays in the cache as that fill (as sweep-bench does),
+// and the plan orders thread settings in a snake so consecutive depths share
+// one (no switch and warm-up there).
 #include <atomic>
 #include <functional>
 #include <vector>
@@ -27,11 +30,16 @@ struct WalkInputs {
   const std::atomic<bool>& stop;
 };
 
+// Whether a point needs another repetition after `done` of them: always below
+// -r; with --target-ci until every measured phase's 95% CI half-width of the
+// mean speed is within the target (at least 2 samples), up to --max-repetitions.
+bool needs_another_repetition(const SweepSpec& spec, const Record& rec, int done);
+
 // Called with each finished point (ok or failed); returns false to stop.
 using PointDone = std::function<void(const PlannedPoint&, Record&&)>;
 
 // points: all of the plan's points of this context, in run order (depth-major,
-// thread-minor). Only those `wanted` are measured (resume skips the rest; the
+// thread-minor, threads in a snake). Only those `wanted` are measured (resume skips the rest; the
 // walk still fills through their depths). Returns false if stopped by the user.
 bool run_kv_walk(const WalkInputs& in, const std::vector<const PlannedPoint*>& points,
                  const std::function<bool(const PlannedPoint&)>& wanted, const PointDone& done);

@@ -230,7 +230,10 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
     for (size_t ci = 0; ci < mg.contexts.size(); ++ci) {
       const ContextGroup& cg = mg.contexts[ci];
       for (size_t di = 0; di < cg.depths.size(); ++di)
-        for (size_t ti = 0; ti < cg.threads.size(); ++ti) {
+        for (size_t k = 0; k < cg.threads.size(); ++k) {
+          // A snake (1,2 then 2,1): each depth starts on the thread setting the
+          // previous one ended on, saving a switch and its warm-up per depth.
+          const size_t ti = di % 2 == 0 ? k : cg.threads.size() - 1 - k;
           PlannedPoint pt{index++, mi, ci, di, ti, {}};
           PointParams& p = pt.params;
           p.model_path = mg.choice.file;
@@ -272,8 +275,12 @@ nlohmann::json Plan::summary() const {
     for (const ContextGroup& cg : mg.contexts) {
       if (!cg.invalid_reason.empty()) continue;
       ++contexts;
-      fill_tokens += cg.depths.back();
-      switches += static_cast<int64_t>(cg.depths.size() * cg.threads.size());
+      for (size_t i = 0; i < cg.depths.size(); ++i) {
+        const int prev = i == 0 ? 0 : cg.depths[i - 1];
+        const bool by_pp = i > 0 && cg.depths[i] == prev + cg.n_prompt;  // kv_walk.hpp
+        if (cg.depths[i] > prev && !by_pp) fill_tokens += cg.depths[i] - prev;
+      }
+      switches += 1 + static_cast<int64_t>(cg.depths.size() * (cg.threads.size() - 1));
       timed_tokens += static_cast<int64_t>(cg.depths.size() * cg.threads.size()) *
                       spec.repetitions * (cg.n_prompt + spec.n_gen);
     }

@@ -1,7 +1,8 @@
 #pragma once
 // Plan: the spec expanded into groups ordered to minimise reloads: points
 // grouped by model-level key, then context-level key; within a context one KV
-// walk over the depths, every thread configuration measured at each depth.
+// walk over the depths, every thread configuration measured at each depth, in
+// a snake (1,2 at one depth, 2,1 at the next) so consecutive depths share one.
 #include <string>
 #include <vector>
 
@@ -34,7 +35,7 @@ struct PlannedPoint {
 struct Plan {
   SweepSpec spec;
   std::vector<ModelGroup> models;
-  std::vector<PlannedPoint> points;  // in run order
+  std::vector<PlannedPoint> points;   // in run order
   std::vector<std::string> warnings;  // e.g. oversubscription shown by --dry-run
 
   // Estimated seconds (for --dry-run): tokens to process / a rough rate.

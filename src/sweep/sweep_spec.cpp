@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "results/record.hpp"
@@ -74,6 +75,23 @@ class Settings {
                       "a single number", fmt::format("give --{} one value", key));
     }
     return v[0];
+  }
+  double one_number(const std::string& key, double fallback, double min_value) const {
+    if (!has(key)) return fallback;
+    const std::string t = text(key);
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(t, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != t.size() || !(v >= min_value) || !std::isfinite(v)) {
+      throw UserError(fmt::format("{}: '{}' is not a number >= {}", flag(key), t, min_value),
+                      fmt::format("one number >= {}, e.g. 2", min_value),
+                      fmt::format("fix --{}", key));
+    }
+    return v;
   }
   // A list of words; given but empty ("-m ''") is refused, never an empty axis.
   std::vector<std::string> words(const std::string& key, std::vector<std::string> fallback,
@@ -159,7 +177,7 @@ const std::vector<std::string>& known_sweep_keys() {
       "flash-attn", "threads",      "threads-batch",   "cpu-mask",     "cpu-strict",
       "poll",       "depths",       "depth-step",      "depth-max",    "n-prompt",
       "n-gen",      "repetitions",  "token-seed",      "counters",     "allow-oversubscribe",
-      "load-mode"};
+      "load-mode",  "target-ci",    "max-repetitions"};
   return keys;
 }
 
@@ -235,6 +253,14 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   spec.n_prompt = s.one_int("n-prompt", 0, 0);
   spec.n_gen = s.one_int("n-gen", 32, 0);
   spec.repetitions = s.one_int("repetitions", 3, 1);
+  spec.target_ci_pct = s.one_number("target-ci", 0, 0);
+  spec.max_repetitions = s.one_int("max-repetitions", std::max(20, spec.repetitions), 1);
+  if (spec.max_repetitions < spec.repetitions) {
+    throw UserError(fmt::format("{}: {} is below --repetitions {}", s.flag("max-repetitions"),
+                                spec.max_repetitions, spec.repetitions),
+                    "--max-repetitions >= --repetitions (-r is the minimum)",
+                    "raise --max-repetitions or lower -r");
+  }
   spec.token_seed = static_cast<uint64_t>(s.one_int("token-seed", 1234, 0));
   spec.counters = s.has("counters") ? s.text("counters") : "auto";
   spec.allow_oversubscribe = s.boolean("allow-oversubscribe", false);
@@ -312,6 +338,8 @@ nlohmann::json SweepSpec::to_json() const {
           {"n_prompt", n_prompt},
           {"n_gen", n_gen},
           {"repetitions", repetitions},
+          {"target_ci_pct", target_ci_pct},
+          {"max_repetitions", max_repetitions},
           {"token_seed", token_seed},
           {"counters", counters},
           {"allow_oversubscribe", allow_oversubscribe}};

@@ -58,7 +58,9 @@ struct SweepSpec {
   int depth_max = -1;       // -1 = as deep as the context allows
   int n_prompt = 0;         // PP tokens per measurement; 0 = n_ubatch (sweep-bench)
   int n_gen = 32;
-  int repetitions = 3;
+  int repetitions = 3;       // the minimum with target_ci_pct
+  double target_ci_pct = 0;  // repeat until the 95% CI half-width of the mean is within it; 0 = off
+  int max_repetitions = 20;  // the most repetitions target_ci_pct may take
   uint64_t token_seed = 1234;
   // run
   std::string counters = "auto";

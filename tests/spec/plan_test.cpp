@@ -56,7 +56,7 @@ TEST(MakePlan, ThreadsBatchIsItsOwnAxis) {
   EXPECT_EQ(threads[1].n_threads_batch, 4);
 }
 
-TEST(MakePlan, RunOrderIsModelThenContextThenDepthThenThreads) {
+TEST(MakePlan, RunOrderIsModelThenContextThenDepthThenThreadsInASnake) {
   const SweepSpec spec =
       spec_of({{"quant", "Q4_K_S,Q8_0"}, {"ctx-size", "1024,2048"}, {"threads", "2,1"}});
   const Plan plan = make_plan(spec, 64);
@@ -65,8 +65,9 @@ TEST(MakePlan, RunOrderIsModelThenContextThenDepthThenThreads) {
     const PlannedPoint& p = plan.points[i];
     SCOPED_TRACE(i);
     EXPECT_EQ(p.index, static_cast<int>(i));
-    // thread-minor, then depth, then context, then model
-    EXPECT_EQ(p.thread, i % 2);
+    // thread-minor in a snake (2,1 then 1,2: each depth starts on the thread
+    // setting the previous one ended on), then depth, then context, then model
+    EXPECT_EQ(p.thread, p.depth % 2 == 0 ? i % 2 : 1 - i % 2);
     EXPECT_EQ(p.depth, (i / 2) % 3);
     EXPECT_EQ(p.context, (i / 6) % 2);
     EXPECT_EQ(p.model, i / 12);
@@ -75,6 +76,15 @@ TEST(MakePlan, RunOrderIsModelThenContextThenDepthThenThreads) {
     EXPECT_EQ(p.params.n_ctx, p.context == 0 ? 1024 : 2048);
     EXPECT_EQ(p.params.quant, p.model == 0 ? "Q4_K_S" : "Q8_0");
   }
+}
+
+TEST(MakePlan, SummaryCountsTheSnakesSwitchesAndOnlyTheFillsNoTimedPpMakes) {
+  const Plan plan = make_plan(
+      spec_of({{"threads", "1,2,4"}, {"depths", "0,256,512,1024"}, {"ctx-size", 2048}}), 64);
+  const nlohmann::json s = plan.summary();
+  EXPECT_EQ(s["thread_switches"], 1 + 4 * 2);  // 3 settings at depth 0, then 2 more per depth
+  EXPECT_EQ(s["fill_tokens"], 512);            // 0->256->512 are the timed PPs; 512->1024 is not
+  EXPECT_EQ(s["timed_tokens"], 4 * 3 * 3 * (256 + 4));
 }
 
 TEST(MakePlan, PointsCarryEveryParameterAndUniqueKeys) {

@@ -149,6 +149,25 @@ TEST(SpecFromSettings, BadValuesNameTheKey) {
             std::string::npos);
 }
 
+TEST(SpecFromSettings, TargetCiRepeatsBetweenRepetitionsAndMaxRepetitions) {
+  const SweepSpec off = spec_from_settings({}, "defaults");
+  EXPECT_EQ(off.target_ci_pct, 0.0);
+  EXPECT_EQ(off.max_repetitions, 20);
+  const SweepSpec on = spec_from_settings(
+      {{"target-ci", "2.5"}, {"max-repetitions", "12"}, {"repetitions", "4"}}, "flags");
+  EXPECT_DOUBLE_EQ(on.target_ci_pct, 2.5);
+  EXPECT_EQ(on.max_repetitions, 12);
+  EXPECT_EQ(on.repetitions, 4);
+  EXPECT_DOUBLE_EQ(spec_from_settings({{"target-ci", 2}}, "profile").target_ci_pct, 2.0);
+  // -r above the default maximum raises it rather than refusing
+  EXPECT_EQ(spec_from_settings({{"repetitions", 30}}, "flags").max_repetitions, 30);
+  EXPECT_NE(error_of({{"max-repetitions", 2}, {"repetitions", 3}}).find("below --repetitions"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"target-ci", "two"}}).find("'two' is not a number"), std::string::npos);
+  EXPECT_NE(error_of({{"target-ci", "-1"}}).find("--target-ci"), std::string::npos);
+  EXPECT_NE(error_of({{"target-ci", "nan"}}).find("--target-ci"), std::string::npos);
+}
+
 TEST(SpecFromSettings, BadOnOffWordSaysHowToWriteTheFlag) {
   for (const char* key : {"mmap", "mlock"}) {
     try {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 
 #include "counters/counter_backend.hpp"
 #include "engine/llama_engine.hpp"
@@ -64,11 +65,24 @@ TEST(KvRewind, ThreadSwitchOnTheLiveContextKeepsTheCache) {
   EXPECT_EQ(ctx.cached_tokens(), 65);
 }
 
+// Counts the samples and checks the KV walk's invariant as they come: after a
+// TG the cache holds exactly N_KV (what the next timed PP starts from); after
+// a PP exactly N_KV, or N_KV + PP when that PP stays as the fill to the next
+// depth (the last one at a depth one PP shallower than the next).
 struct SampleCounter : RunObserver {
-  int pp = 0, tg = 0;
-  void on_sample(const PlannedPoint&, const char* phase, int, double seconds, int) override {
+  const LiveContext* ctx = nullptr;
+  int pp = 0, tg = 0, kept_as_fill = 0;
+  void on_sample(const PlannedPoint& p, const char* phase, int, double seconds, int) override {
     EXPECT_GT(seconds, 0.0);
-    (std::string(phase) == "pp" ? pp : tg)++;
+    const bool is_pp = std::string(phase) == "pp";
+    (is_pp ? pp : tg)++;
+    if (!ctx) return;
+    const int held = ctx->cached_tokens();
+    if (is_pp && held == p.params.n_kv + p.params.pp) {
+      ++kept_as_fill;
+      return;
+    }
+    EXPECT_EQ(held, p.params.n_kv) << phase << " of point " << p.index;
   }
 };
 
@@ -79,17 +93,16 @@ struct WalkResult {
   bool finished = false;
 };
 
-// One walk over depths {0, 64, 192} x threads {1, 2} of the tiny twin.
-WalkResult walk(const std::function<bool(const PlannedPoint&)>& wanted) {
-  const SweepSpec spec = spec_from_settings({{"threads", "1,2"},
-                                             {"depths", "0,64,192"},
-                                             {"ctx-size", 512},
-                                             {"batch-size", 128},
-                                             {"ubatch-size", 64},
-                                             {"n-gen", 2},
-                                             {"repetitions", 2},
-                                             {"counters", "none"}},
-                                            "test");
+using Settings = std::map<std::string, nlohmann::json>;
+
+// One walk over depths {0, 64, 192} x threads {1, 2} of the tiny twin (PP 64:
+// 0 -> 64 is one PP deeper, 64 -> 192 is not), with `more` settings on top.
+WalkResult walk(const std::function<bool(const PlannedPoint&)>& wanted, Settings more = {}) {
+  Settings settings = {{"threads", "1,2"},  {"depths", "0,64,192"}, {"ctx-size", 512},
+                       {"batch-size", 128}, {"ubatch-size", 64},    {"n-gen", 2},
+                       {"repetitions", 2},  {"counters", "none"}};
+  for (auto& [k, v] : more) settings[k] = v;
+  const SweepSpec spec = spec_from_settings(settings, "test");
   const Plan plan = make_plan(spec, 2);
   const ContextGroup& group = plan.models.at(0).contexts.at(0);
   const LoadedModel model(test::load_params(test::tiny_twin().string()));
@@ -99,6 +112,7 @@ WalkResult walk(const std::function<bool(const PlannedPoint&)>& wanted) {
   std::vector<const PlannedPoint*> points;
   for (const PlannedPoint& p : plan.points) points.push_back(&p);
   WalkResult out;
+  out.samples.ctx = &ctx;
   const std::atomic<bool> stop{false};
   const WalkInputs in{ctx, group, spec, tokens, *counters, out.samples, stop};
   out.finished = run_kv_walk(in, points, wanted, [&](const PlannedPoint& p, Record&& rec) {
@@ -114,13 +128,18 @@ TEST(KvWalk, MeasuresEveryThreadConfigAtEveryDepthInPlanOrder) {
   EXPECT_TRUE(w.finished);
   ASSERT_EQ(w.records.size(), 6u);
   const int depths[] = {0, 64, 192};
+  const int threads[] = {1, 2, 2, 1, 1, 2};  // a snake: one switch fewer per depth
   for (size_t i = 0; i < w.records.size(); ++i) {
     const Record& r = w.records[i];
     SCOPED_TRACE(i);
     EXPECT_TRUE(r.ok);
     EXPECT_EQ(r.point_index, static_cast<int>(i));
     EXPECT_EQ(r.params.n_kv, depths[i / 2]);
-    EXPECT_EQ(r.params.n_threads, static_cast<int>(i % 2) + 1);
+    EXPECT_EQ(r.params.n_threads, threads[i]);
+    EXPECT_EQ(r.repetitions.done, 2);
+    EXPECT_TRUE(r.repetitions.target_met);
+    EXPECT_TRUE(r.noise.contains("steal_fraction")) << r.noise.dump();
+    EXPECT_TRUE(r.noise.contains("load_1m")) << r.noise.dump();
     EXPECT_EQ(r.pp.seconds.size(), 2u);
     EXPECT_EQ(r.tg.seconds.size(), 2u);
     EXPECT_EQ(r.pp.speed.n, 2);
@@ -129,6 +148,56 @@ TEST(KvWalk, MeasuresEveryThreadConfigAtEveryDepthInPlanOrder) {
   EXPECT_EQ(w.samples.pp, 6 * 2);
   EXPECT_EQ(w.samples.tg, 6 * 2);
   EXPECT_EQ(w.cached_after, 192);  // the last depth, every timed phase rewound
+  // Depth 0 -> 64 is one PP: the last PP at depth 0 (point 1) was that fill.
+  EXPECT_EQ(w.samples.kept_as_fill, 1);
+}
+
+TEST(KvWalk, AWalkWithAnUnreachableCiTargetStopsAtMaxRepetitions) {
+  const WalkResult w = walk([](const PlannedPoint& p) { return p.index < 3; },
+                            {{"repetitions", 1}, {"target-ci", "1e-9"}, {"max-repetitions", 3}});
+  ASSERT_EQ(w.records.size(), 3u);
+  for (const Record& r : w.records) {
+    EXPECT_EQ(r.repetitions.done, 3);
+    EXPECT_EQ(r.pp.seconds.size(), 3u);
+    EXPECT_EQ(r.tg.seconds.size(), 3u);
+    EXPECT_FALSE(r.repetitions.target_met);
+    EXPECT_DOUBLE_EQ(r.repetitions.target_ci_pct, 1e-9);
+  }
+  EXPECT_EQ(w.samples.kept_as_fill, 1);  // still the fill to 64, after the last repetition
+}
+
+TEST(KvWalk, AnEasyCiTargetStopsAtTheTwoSamplesACiNeeds) {
+  // Two samples' CI half-width is at most 12.71 x |a-b| / (a+b) < 1271%.
+  const WalkResult w = walk([](const PlannedPoint& p) { return p.index == 0; },
+                            {{"repetitions", 1}, {"target-ci", 5000}, {"max-repetitions", 9}});
+  ASSERT_EQ(w.records.size(), 1u);
+  EXPECT_EQ(w.records[0].repetitions.done, 2);
+  EXPECT_TRUE(w.records[0].repetitions.target_met);
+}
+
+TEST(Repetitions, MinimumFirstThenUntilTheCiTargetOrTheMaximum) {
+  SweepSpec spec = spec_from_settings({{"repetitions", 2}}, "test");
+  Record rec;
+  rec.pp.tokens_per_s = {100};
+  rec.tg.tokens_per_s = {10};
+  EXPECT_TRUE(needs_another_repetition(spec, rec, 1));  // below -r
+  rec.pp.tokens_per_s = {100, 150};
+  rec.tg.tokens_per_s = {10, 10};
+  EXPECT_FALSE(needs_another_repetition(spec, rec, 2));  // no target: -r is all
+  spec.target_ci_pct = 2;
+  spec.max_repetitions = 5;
+  EXPECT_TRUE(needs_another_repetition(spec, rec, 2));  // PP's CI is far from 2%
+  rec.pp.tokens_per_s = {100, 100.1, 99.9, 100};
+  rec.tg.tokens_per_s = {10, 10.01, 9.99, 10};
+  EXPECT_FALSE(needs_another_repetition(spec, rec, 4));  // both phases within 2%
+  rec.tg.tokens_per_s = {10, 14, 7, 10};
+  EXPECT_TRUE(needs_another_repetition(spec, rec, 4));   // TG is not
+  EXPECT_FALSE(needs_another_repetition(spec, rec, 5));  // the maximum
+  rec.tg.tokens_per_s.clear();                           // -n 0: only PP counts
+  EXPECT_FALSE(needs_another_repetition(spec, rec, 4));
+  spec.repetitions = 1;  // one sample has no interval: never "met"
+  rec.pp.tokens_per_s = {100};
+  EXPECT_TRUE(needs_another_repetition(spec, rec, 1));
 }
 
 TEST(KvWalk, SkippedPointsAreNotMeasuredButTheWalkStillReachesTheirDepths) {

@@ -107,8 +107,9 @@ TEST(SweepRun, OneOkRecordPerDepthAndThreadInPlanOrder) {
     EXPECT_EQ(r["ok"], true);
     EXPECT_EQ(r["point"], i);
     EXPECT_EQ(r["n_kv"], kDepths[i / 2]);  // N_KV follows the schedule, depth-major
-    EXPECT_EQ(r["n_threads"], kThreads[i % 2]);
-    EXPECT_EQ(r["n_threads_batch"], kThreads[i % 2]);
+    const int thread = (i / 2) % 2 == 0 ? kThreads[i % 2] : kThreads[1 - i % 2];  // a snake
+    EXPECT_EQ(r["n_threads"], thread);
+    EXPECT_EQ(r["n_threads_batch"], thread);
     cells.insert({r["n_kv"].get<int>(), r["n_threads"].get<int>()});
   }
   EXPECT_EQ(cells.size(), kPoints);
@@ -215,6 +216,53 @@ TEST(SweepRun, SweepBenchFilePerConfigurationHasExactlyTheColumnsAndNumericCells
     EXPECT_EQ(test::sweep_bench_format_problem(ss.str(), &rows), "");
     EXPECT_EQ(rows, static_cast<int>(std::size(kDepths)));
   }
+}
+
+TEST(SweepRun, EveryPointCarriesItsNoiseAndMetaJsonListsTheFlaggedOnes) {
+  std::set<int> flagged;
+  for (const nlohmann::json& r : records()) {
+    SCOPED_TRACE(r.dump());
+    const nlohmann::json& noise = r["noise"];
+    ASSERT_TRUE(noise["steal_fraction"].is_number());  // Linux always has /proc/stat
+    EXPECT_GE(noise["steal_fraction"].get<double>(), 0.0);
+    EXPECT_GT(noise["wall_s"].get<double>(), 0.0);
+    EXPECT_GT(noise["cpus"].get<int>(), 0);
+    EXPECT_TRUE(noise["load_1m"].is_number());
+    // A VM often has no cpufreq: then a reason, never a made-up number.
+    EXPECT_TRUE(noise["freq_mhz"].is_number() || noise["freq_mhz"].contains("unavailable"));
+    if (noise["steal_flagged"].get<bool>()) flagged.insert(r["point"].get<int>());
+    EXPECT_EQ(r["repetitions"]["done"], 2);
+    EXPECT_TRUE(r["repetitions"]["target_ci_pct"].is_null());
+  }
+  const nlohmann::json meta = read_json(run_dir() / "meta.json");
+  const nlohmann::json& noise = meta["noise"];
+  EXPECT_EQ(noise["steal_threshold"], 0.02);
+  EXPECT_EQ(noise["points_with_steal"], kPoints);
+  EXPECT_EQ(noise["flagged_count"], flagged.size());
+  std::set<int> listed;
+  for (const auto& p : noise["flagged_points"]) listed.insert(p["point"].get<int>());
+  EXPECT_EQ(listed, flagged);
+}
+
+TEST(SweepRun, TablesShowEachPointsStealAndSayWhatTheMarkerMeans) {
+  const std::string& out = main_run().cli.out;
+  for (const auto& h : rows_starting_with(out, "PP")) EXPECT_EQ(h.back(), "steal");
+  for (const auto& row : rows_starting_with(out, "256"))
+    EXPECT_NE(row.back().find('%'), std::string::npos) << row.back();
+  EXPECT_NE(out.find("`*`: CPU steal above 2%"), std::string::npos) << out;
+}
+
+TEST(SweepRun, TargetCiRepeatsUntilMaxRepetitionsAndTheTableSaysItWasNotMet) {
+  // A target no timing meets: every point takes --max-repetitions.
+  const test::CommandResult r = test::run_cli(
+      "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 --depths 0,128 -c 512 -ub 128 -n 2 -r 1 "
+      "--target-ci 1e-9 --max-repetitions 3 --counters none --no-db --quiet --out-dir " +
+      (test::scratch_dir() / "runs").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = rows_starting_with(r.out, "128");
+  ASSERT_EQ(rows.size(), 2u) << r.out;
+  for (const auto& row : rows) EXPECT_EQ(row.at(11), "3 max") << r.out;
+  EXPECT_NE(r.out.find("`max`: --target-ci not reached"), std::string::npos);
 }
 
 TEST(SweepRun, TablesFileHoldsWhatStdoutPrinted) {

@@ -92,6 +92,8 @@ Record sample_record() {
   r.pp.summarize();
   r.tg.summarize();
   r.extra = {{"roofline", {{"efficiency_tg", 0.4}}}};
+  r.repetitions = {3, 2.0, false};
+  r.noise = {{"steal_fraction", 0.031}, {"steal_flagged", true}, {"load_1m", 2.5}};
   return r;
 }
 
@@ -129,6 +131,27 @@ TEST(RecordJson, RoundTripKeepsEveryParameterSampleAndCounter) {
   EXPECT_EQ(back.pp.counters, r.pp.counters);
   EXPECT_EQ(back.tg.counters, r.tg.counters);
   EXPECT_EQ(back.extra, r.extra);
+  EXPECT_EQ(back.repetitions.done, 3);
+  EXPECT_DOUBLE_EQ(back.repetitions.target_ci_pct, 2.0);
+  EXPECT_FALSE(back.repetitions.target_met);
+  EXPECT_EQ(back.noise, r.noise);
+}
+
+TEST(RecordJson, RepetitionsAndNoiseAreRecordedAndOptionalWhenRead) {
+  const nlohmann::json j = record_to_json(sample_record());
+  EXPECT_EQ(j["repetitions"]["done"], 3);
+  EXPECT_EQ(j["repetitions"]["target_ci_pct"], 2.0);
+  EXPECT_EQ(j["repetitions"]["target_met"], false);
+  EXPECT_EQ(j["noise"]["steal_flagged"], true);
+  // A record written before these fields existed reads as a fixed -r, met.
+  nlohmann::json old = j;
+  old.erase("repetitions");
+  old.erase("noise");
+  const Record back = record_from_json(old);
+  EXPECT_EQ(back.repetitions.done, 3);
+  EXPECT_EQ(back.repetitions.target_ci_pct, 0.0);
+  EXPECT_TRUE(back.repetitions.target_met);
+  EXPECT_TRUE(back.noise.empty());
 }
 
 TEST(RecordJson, FlashAttnAutoAndLoadModeAreWrittenAsLlamaBenchDoes) {

@@ -68,10 +68,14 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
     fmt::print("model {}{}\n", model_display_name(mg.choice, plan.spec),
                mg.choice.file.empty() ? " (twin, built on first use)" : "");
     for (const ContextGroup& cg : mg.contexts) {
-      fmt::print("  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}\n",
+      fmt::print("  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}{}\n",
                  cg.params.n_ctx, cg.params.n_batch, cg.params.n_ubatch, cg.params.type_k,
                  cg.params.type_v, flash_attn_name(cg.params.flash_attn), fmt::join(cg.depths, ","),
                  cg.n_prompt, plan.spec.n_gen, plan.spec.repetitions,
+                 plan.spec.target_ci_pct > 0
+                     ? fmt::format("..{} until the 95% CI is within {}%", plan.spec.max_repetitions,
+                                   plan.spec.target_ci_pct)
+                     : "",
                  cg.invalid_reason.empty() ? "" : "  INVALID: " + cg.invalid_reason);
       std::vector<std::string> threads;
       for (const ThreadSettings& t : cg.threads)
@@ -178,6 +182,8 @@ int run_sweep(const SweepOptions& opts) {
   sinks.end(run_meta, outcome.status);
 
   const std::vector<Record> records = load_records(dir.file("records.jsonl"));
+  meta["noise"] = noise_summary(records);  // the points the tables flag for steal
+  dir.write_meta(meta);
   const std::string tables = "## sweep-bench\n\n" + sweep_bench_tables(records) +
                              "\n## threads\n\n" +
                              threads_tables(records, {opts.keep_pp, opts.keep_tg, 0});
