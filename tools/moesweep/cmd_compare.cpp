@@ -55,7 +55,7 @@ int run_compare(const CompareArgs& a) {
       throw UserError("--on and --ignore given together", "one of them",
                       "--on FIELDS joins on those fields only; --ignore FIELDS on all but those");
     }
-    options.ignore = fields_not_in(parse_ignored_fields(a.on));
+    options.ignore = fields_not_in(parse_ignored_fields(a.on, "--on"));
   }
   const LoadedRun base = load_run(a.base, a.db);
   const LoadedRun fresh = load_run(a.fresh, a.db);
