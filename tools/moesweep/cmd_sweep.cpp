@@ -146,33 +146,72 @@ int finish(const SweepOptions& opts, const RunDirectory& dir, const RunOutcome& 
   return outcome.status == RunStatus::kPointsFailed ? exit_code::kPointsFailed : exit_code::kOk;
 }
 
-int run_sweep(const SweepOptions& opts, const CLI::App& cmd) {
+// Where a sweep starts from: the flags and profile, or a run to resume
+// (locked first, so nothing it reads is being written by another sweep).
+struct Start {
   std::string origin;
   std::map<std::string, nlohmann::json> settings;
   std::optional<RunDirectory> resumed;
   std::optional<RunLock> lock;
   nlohmann::json meta = nlohmann::json::object();
   std::set<std::string> done_keys;
-  if (!opts.resume.empty()) {
-    resumed = RunDirectory::open(opts.resume);
-    refuse_flags_on_resume(flags_ignored_on_resume(cmd));
-    if (!opts.dry_run) lock.emplace(resumed->path());  // before reading what another may write
-    meta = resumed->read_meta();
-    check_resumable(meta);
-    for (auto& [k, v] : meta.at("settings").items()) settings[k] = v;
-    origin = "resumed run " + resumed->run_id();
-    done_keys = finished_keys(resumed->file("records.jsonl"));
-  } else {
-    settings = opts.merged_settings(&origin);
+};
+
+Start start_from(const SweepOptions& opts, const CLI::App& cmd) {
+  Start s;
+  if (opts.resume.empty()) {
+    s.settings = opts.merged_settings(&s.origin);
+    return s;
   }
-  SweepSpec spec = spec_from_settings(settings, origin);
+  s.resumed = RunDirectory::open(opts.resume);
+  refuse_flags_on_resume(flags_ignored_on_resume(cmd));
+  if (!opts.dry_run) s.lock.emplace(s.resumed->path());
+  s.meta = s.resumed->read_meta();
+  check_resumable(s.meta);
+  for (auto& [k, v] : s.meta.at("settings").items()) s.settings[k] = v;
+  s.origin = "resumed run " + s.resumed->run_id();
+  s.done_keys = finished_keys(s.resumed->file("records.jsonl"));
+  return s;
+}
+
+// The measuring itself, once every sink has begun.
+RunOutcome measure(Plan& plan, const RunDirectory& dir, nlohmann::json& meta, SinkSet& sinks,
+                   counters::CounterBackend& counters, SweepProgress& progress,
+                   const std::set<std::string>& done_keys) {
+  SampleLog samples(dir.file("samples.jsonl"));
+  MetaKeeper meta_keeper(dir, meta);
+  ObserverSet observers;
+  observers.push(&progress);
+  observers.push(&samples);
+  observers.push(&meta_keeper);
+  SweepRunner runner(plan, sinks, counters, observers, dir.run_id());
+  runner.skip_points(done_keys);
+  const BandwidthFigure bandwidth =
+      machine_bandwidth([&](const std::string& m) { progress.on_note(m); });
+  meta["bandwidth"] = {{"gbps", bandwidth.gbps}, {"source", bandwidth.source}};
+  RooflineAnnotator roofline(bandwidth);
+  runner.annotate_with(&roofline);
+  g_stop = false;
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  const RunOutcome outcome = runner.run(g_stop);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  return outcome;
+}
+
+int run_sweep(const SweepOptions& opts, const CLI::App& cmd) {
+  Start start = start_from(opts, cmd);
+  const bool resumed = start.resumed.has_value();
+  nlohmann::json& meta = start.meta;
+  SweepSpec spec = spec_from_settings(start.settings, start.origin);
   if (spec.name == "adhoc" && !opts.profile.empty())
     spec.name = std::filesystem::path(opts.profile).stem().string();
   if (!resumed) RunDirectory::check_name(spec.name);
   Plan plan = make_plan(spec, cpu_info().logical_cpus, opts.dry_run);
   const std::optional<std::filesystem::path> database = run_database(
       opts, cmd.count("--db") > 0, cmd.count("--no-db") > 0, resumed ? &meta : nullptr);
-  if (opts.dry_run) return print_dry_run(plan, origin);
+  if (opts.dry_run) return print_dry_run(plan, start.origin);
 
   // Everything a user can get wrong is checked before anything is created,
   // so a refused sweep leaves no run directory and no database row behind.
@@ -181,12 +220,12 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd) {
   auto counters = counters::make_counter_backend(spec.counters);
   std::unique_ptr<RecordSink> db_sink = database ? open_database_sink(*database) : nullptr;
 
-  RunDirectory dir = resumed ? *resumed : RunDirectory::create(opts.out_dir, spec.name);
-  if (!lock) lock.emplace(dir.path());
+  RunDirectory dir = resumed ? *start.resumed : RunDirectory::create(opts.out_dir, spec.name);
+  if (!start.lock) start.lock.emplace(dir.path());
   if (!resumed) {
     meta = {{"run_id", dir.run_id()},        {"name", spec.name},
             {"started_at", timestamp_now()}, {"command_line", invocation()},
-            {"settings", settings},          {"spec", spec.to_json()},
+            {"settings", start.settings},    {"spec", spec.to_json()},
             {"plan", plan.summary()},        {"build", build_info_json()}};
   }
   meta["database"] = database ? nlohmann::json(database->string()) : nlohmann::json(nullptr);
@@ -198,7 +237,6 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd) {
   SinkSet sinks;
   RunMeta run_meta{dir.run_id(), spec.name, dir.path().string(), meta};
   SweepProgress progress(opts.quiet, static_cast<int>(plan.points.size()));
-  MetaKeeper meta_keeper(dir, meta);
   RunOutcome outcome;
   try {
     dir.write_meta(meta);
@@ -206,26 +244,7 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd) {
     sinks.push(std::make_unique<CsvSink>(dir.file("records.csv")));
     if (db_sink) sinks.push(std::move(db_sink));
     sinks.begin(run_meta);
-    SampleLog samples(dir.file("samples.jsonl"));
-    ObserverSet observers;
-    observers.push(&progress);
-    observers.push(&samples);
-    observers.push(&meta_keeper);
-    SweepRunner runner(plan, sinks, *counters, observers, dir.run_id());
-    runner.skip_points(done_keys);
-    const BandwidthFigure bandwidth =
-        machine_bandwidth([&](const std::string& m) { progress.on_note(m); });
-    meta["bandwidth"] = {{"gbps", bandwidth.gbps}, {"source", bandwidth.source}};
-    RooflineAnnotator roofline(bandwidth);
-    runner.annotate_with(&roofline);
-
-    g_stop = false;
-    std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
-    outcome = runner.run(g_stop);
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
-
+    outcome = measure(plan, dir, meta, sinks, *counters, progress, start.done_keys);
     meta["status"] = run_status_name(outcome.status);
     meta["finished_at"] = timestamp_now();
     meta["outcome"] = {{"ok_points", outcome.ok_points},
