@@ -207,7 +207,7 @@ const std::vector<std::string>& ignorable_fields() {
   return names;
 }
 
-std::set<std::string> parse_ignored_fields(const std::string& list) {
+std::set<std::string> parse_ignored_fields(const std::string& list, const std::string& flag) {
   std::set<std::string> out;
   std::stringstream ss(list);
   for (std::string name; std::getline(ss, name, ',');) {
@@ -217,7 +217,7 @@ std::set<std::string> parse_ignored_fields(const std::string& list) {
     if (!known) {
       std::string all;
       for (const auto& field : ignorable_fields()) all += (all.empty() ? "" : ",") + field;
-      throw UserError("--ignore names unknown key field '" + name + "'", "one of: " + all,
+      throw UserError(flag + " names unknown key field '" + name + "'", "one of: " + all,
                       "use the names shown in the mismatch list of `moesweep compare`");
     }
     out.insert(name);

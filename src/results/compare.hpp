@@ -49,7 +49,8 @@ struct CompareOptions {
 
 // Parses "pp", "tg" or "both"; and the comma list of --ignore (checked names).
 std::vector<Metric> parse_metrics(const std::string& name);
-std::set<std::string> parse_ignored_fields(const std::string& list);
+std::set<std::string> parse_ignored_fields(const std::string& list,
+                                           const std::string& flag = "--ignore");
 const std::vector<std::string>& ignorable_fields();
 // `--on threads,n_kv`: join on these fields only, i.e. ignore all others.
 std::set<std::string> fields_not_in(const std::set<std::string>& kept);

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include "util/error.hpp"
 
 namespace moesweep {
 
-DurableAppender::DurableAppender(const std::filesystem::path& path) {
+DurableAppender::DurableAppender(const std::filesystem::path& path) : path_(path) {
   file_ = std::fopen(path.c_str(), "a");
   if (!file_) {
     throw UserError(fmt::format("cannot open '{}' for writing", path.string()),
@@ -22,10 +25,15 @@ DurableAppender::~DurableAppender() {
 }
 
 void DurableAppender::append_line(const std::string& line) {
-  std::fputs(line.c_str(), file_);
-  std::fputc('\n', file_);
-  std::fflush(file_);
-  ::fsync(::fileno(file_));
+  // A full disk shows here (at the flush or the fsync): stop rather than lose records unsaid.
+  const bool ok = std::fputs(line.c_str(), file_) >= 0 && std::fputc('\n', file_) != EOF &&
+                  std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
+  if (!ok) {
+    throw UserError(fmt::format("cannot write '{}': {}", path_.string(), std::strerror(errno)),
+                    "a results directory on a disk with free space",
+                    "free space (or pick another --out-dir), then continue with "
+                    "`moesweep sweep --resume RUN_DIR`");
+  }
   empty_ = false;
 }
 

@@ -20,6 +20,7 @@ class DurableAppender {
   bool empty_file() const { return empty_; }
 
  private:
+  std::filesystem::path path_;
   std::FILE* file_ = nullptr;
   bool empty_ = true;
 };

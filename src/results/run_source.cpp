@@ -11,27 +11,95 @@
 
 namespace moesweep {
 
+namespace {
+
+const char* type_name(const nlohmann::json& v) {
+  return v.is_number()    ? "a number"
+         : v.is_boolean() ? "true/false"
+         : v.is_string()  ? "a string"
+         : v.is_object()  ? "an object"
+         : v.is_array()   ? "an array"
+                          : "null";
+}
+
+// A value of `got` is read where `want` is written (nlohmann converts
+// true/false to numbers, nothing else).
+bool type_fits(const nlohmann::json& want, const nlohmann::json& got) {
+  if (want.is_null()) return true;  // the writer leaves it open (e.g. a NaN statistic)
+  if (want.is_number()) return got.is_number() || got.is_boolean();
+  return want.type() == got.type();
+}
+
+// The first field of `line` whose type differs from what record_to_json
+// writes for it (`reference`), as "'pp_phase/t/mean' is a string"; "" if none.
+std::string wrong_field(const nlohmann::json& line, const nlohmann::json& reference,
+                        const std::string& prefix = "") {
+  for (const auto& [key, value] : line.items()) {
+    if (!reference.contains(key)) continue;  // fields we do not read are left alone
+    const nlohmann::json& want = reference.at(key);
+    if (!type_fits(want, value)) {
+      return fmt::format("'{}{}' is {} where {} belongs", prefix, key, type_name(value),
+                         type_name(want));
+    }
+    if (want.is_object() && !want.empty()) {
+      std::string inner = wrong_field(value, want, prefix + key + "/");
+      if (!inner.empty()) return inner;
+    }
+  }
+  return "";
+}
+
+UserError bad_line(const std::filesystem::path& file, size_t line, const std::string& why) {
+  return UserError(fmt::format("{}:{}: {}", file.string(), line, why),
+                   "one JSON record per line, as moesweep's records.jsonl or sweep-bench's JSONL "
+                   "writes them",
+                   "fix or remove that line, or name another file");
+}
+
+Record parse_record_line(const std::filesystem::path& file, size_t line_no,
+                         const nlohmann::json& j) {
+  static const nlohmann::json reference = nlohmann::json::parse(record_to_json(Record{}).dump());
+  if (!j.contains("n_kv")) {
+    throw bad_line(file, line_no, "a JSON object but not a record (it has no 'n_kv')");
+  }
+  if (const std::string wrong = wrong_field(j, reference); !wrong.empty()) {
+    throw bad_line(file, line_no, wrong);
+  }
+  try {
+    return record_from_json(j);
+  } catch (const nlohmann::json::exception& e) {  // a type inside an array, say
+    throw bad_line(file, line_no, fmt::format("a field has the wrong type ({})", e.what()));
+  }
+}
+
+}  // namespace
+
 std::vector<Record> read_records_jsonl(const std::filesystem::path& file) {
   std::ifstream in(file);
   if (!in) {
     throw UserError(fmt::format("cannot read '{}'", file.string()), "a readable JSONL file",
                     "check the path");
   }
-  std::vector<std::string> lines;
+  std::vector<std::pair<size_t, std::string>> lines;  // (line number, text)
+  size_t line_no = 0;
   for (std::string line; std::getline(in, line);) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.emplace_back(line_no, line);
   }
   std::vector<Record> records;
   for (size_t i = 0; i < lines.size(); ++i) {
-    auto j = parse_json_or_discarded(lines[i]);
+    const auto& [number, text] = lines[i];
+    auto j = parse_json_or_discarded(text);
     if (j.is_discarded() || !j.is_object()) {
-      // A sweep killed mid-write can leave half a last line; everything before it stands.
-      if (i + 1 == lines.size() && !lines[i].empty() && lines[i].back() != '}') break;
-      throw UserError(fmt::format("'{}' line {} is not a JSON object", file.string(), i + 1),
-                      "one JSON record per line (records.jsonl, sweep-bench JSONL)",
-                      "fix or remove that line");
+      // A sweep killed mid-write can leave half a last record; everything
+      // before it stands. Only a started, unfinished object is that: a last
+      // line of plain text is not a record, torn or not.
+      const size_t first = text.find_first_not_of(" \t");
+      const bool torn = j.is_discarded() && text[first] == '{' && text.back() != '}';
+      if (i + 1 == lines.size() && torn) break;
+      throw bad_line(file, number, "not a JSON object");
     }
-    records.push_back(record_from_json(j));
+    records.push_back(parse_record_line(file, number, j));
   }
   return records;
 }

@@ -1,5 +1,7 @@
 #include "results/sink.hpp"
 
+#include <exception>
+
 namespace moesweep {
 
 const char* run_status_name(RunStatus s) {
@@ -21,7 +23,17 @@ void SinkSet::add(const Record& record) {
   for (auto& s : sinks_) s->add(record);
 }
 void SinkSet::end(const RunMeta& meta, RunStatus status) {
-  for (auto& s : sinks_) s->end(meta, status);
+  // Every sink gets its end even when one fails (a full disk under the
+  // database must not leave the JSONL's run unfinished); the first error wins.
+  std::exception_ptr first;
+  for (auto& s : sinks_) {
+    try {
+      s->end(meta, status);
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
 }
 
 }  // namespace moesweep

@@ -10,9 +10,10 @@ SqliteDb::SqliteDb(const std::string& path, int flags) : path_(path) {
   int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    const int code = db_ ? sqlite3_extended_errcode(db_) : rc;
     sqlite3_close_v2(db_);
     db_ = nullptr;
-    throw std::runtime_error(fmt::format("cannot open SQLite database '{}': {}", path, msg));
+    throw SqliteError(fmt::format("cannot open SQLite database '{}': {}", path, msg), code);
   }
   sqlite3_extended_result_codes(db_, 1);
   // A second writer (another sweep on the same file) waits instead of failing at once.
@@ -27,14 +28,18 @@ std::string SqliteDb::last_error() const {
   return db_ ? sqlite3_errmsg(db_) : "no connection";
 }
 
+int SqliteDb::last_code() const {
+  return db_ ? sqlite3_extended_errcode(db_) : SQLITE_MISUSE;
+}
+
 void SqliteDb::exec(std::string_view sql) {
   char* err = nullptr;
   std::string text(sql);
   if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : last_error();
     sqlite3_free(err);
-    throw std::runtime_error(
-        fmt::format("SQLite '{}' on '{}': {}", text.substr(0, 60), path_, msg));
+    throw SqliteError(fmt::format("SQLite '{}' on '{}': {}", text.substr(0, 60), path_, msg),
+                      last_code());
   }
 }
 
@@ -50,8 +55,9 @@ int64_t SqliteDb::pragma_int(std::string_view pragma) {
 SqliteStmt::SqliteStmt(SqliteDb& db, std::string_view sql) : db_(&db), sql_(sql) {
   if (sqlite3_prepare_v2(db.handle(), sql_.data(), static_cast<int>(sql_.size()), &stmt_,
                          nullptr) != SQLITE_OK) {
-    throw std::runtime_error(
-        fmt::format("SQLite prepare '{}' on '{}': {}", sql_, db.path(), db.last_error()));
+    throw SqliteError(
+        fmt::format("SQLite prepare '{}' on '{}': {}", sql_, db.path(), db.last_error()),
+        db.last_code());
   }
 }
 
@@ -67,7 +73,7 @@ SqliteStmt::SqliteStmt(SqliteStmt&& other) noexcept
 namespace {
 void check_bind(int rc, SqliteDb& db, const std::string& sql) {
   if (rc != SQLITE_OK) {
-    throw std::runtime_error(fmt::format("SQLite bind in '{}': {}", sql, db.last_error()));
+    throw SqliteError(fmt::format("SQLite bind in '{}': {}", sql, db.last_error()), db.last_code());
   }
 }
 }  // namespace
@@ -98,8 +104,9 @@ bool SqliteStmt::step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  throw std::runtime_error(
-      fmt::format("SQLite step '{}' on '{}': {}", sql_, db_->path(), db_->last_error()));
+  throw SqliteError(
+      fmt::format("SQLite step '{}' on '{}': {}", sql_, db_->path(), db_->last_error()),
+      db_->last_code());
 }
 
 void SqliteStmt::run() {

@@ -1,16 +1,28 @@
 #pragma once
 // A thin RAII layer over the SQLite C API: one connection, prepared
 // statements, and a transaction guard that rolls back unless committed. Every
-// SQLite failure becomes a std::runtime_error naming the statement and the
-// file, so the store above can turn the ones a user can fix into UserError.
+// SQLite failure becomes an SqliteError naming the statement and the file and
+// carrying SQLite's result code, so the store above can turn the ones a user
+// can fix (disk full, read-only, locked) into UserError.
 #include <sqlite3.h>
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace moesweep {
+
+class SqliteError : public std::runtime_error {
+ public:
+  SqliteError(const std::string& what, int code) : std::runtime_error(what), code_(code) {}
+  int code() const { return code_; }            // extended result code
+  int primary() const { return code_ & 0xff; }  // SQLITE_FULL, SQLITE_BUSY, ...
+
+ private:
+  int code_;
+};
 
 class SqliteStmt;
 
@@ -28,6 +40,7 @@ class SqliteDb {
   sqlite3* handle() const { return db_; }
   const std::string& path() const { return path_; }
   std::string last_error() const;
+  int last_code() const;  // extended result code of the last failure
 
  private:
   sqlite3* db_ = nullptr;

@@ -81,9 +81,7 @@ UserError corrupt_error(const SqliteDb& db, const std::string& why) {
       "(the runs' records.jsonl files hold the same records)");
 }
 
-}  // namespace
-
-int check_results_schema(SqliteDb& db) {
+int check_in_snapshot(SqliteDb& db) {
   int64_t version = 0;
   try {
     version = db.pragma_int("user_version");
@@ -94,6 +92,11 @@ int check_results_schema(SqliteDb& db) {
     if (verdict != "ok") throw corrupt_error(db, verdict);
   } catch (const UserError&) {
     throw;
+  } catch (const SqliteError& e) {
+    // Only a file SQLite cannot make sense of is "not a database"; a busy,
+    // read-only or unreadable one is the caller's to report as that.
+    if (e.primary() != SQLITE_NOTADB && e.primary() != SQLITE_CORRUPT) throw;
+    throw corrupt_error(db, db.last_error());
   } catch (const std::exception& e) {
     throw corrupt_error(db, db.last_error());
   }
@@ -122,10 +125,34 @@ int check_results_schema(SqliteDb& db) {
   return static_cast<int>(version);
 }
 
-void migrate_results_schema(SqliteDb& db, int from_version) {
+}  // namespace
+
+int check_results_schema(SqliteDb& db) {
+  // One read transaction: the version and the table count below come from
+  // the same snapshot even while another sweep migrates the file (read apart,
+  // "version 0" then "has tables" looked like someone else's database).
+  db.exec("BEGIN");
+  try {
+    const int version = check_in_snapshot(db);
+    db.exec("COMMIT");
+    return version;
+  } catch (...) {
+    try {
+      db.exec("ROLLBACK");
+    } catch (const std::exception&) {  // nothing was written: nothing to undo
+    }
+    throw;
+  }
+}
+
+void migrate_results_schema(SqliteDb& db) {
   const auto& steps = migrations();
-  for (int v = from_version; v < kResultsSchemaVersion; ++v) {
+  for (;;) {
     SqliteTransaction tx(db);
+    // Read under the write lock: another sweep may have migrated the file
+    // since this one checked it (two sweeps creating one database at once).
+    const int64_t v = db.pragma_int("user_version");
+    if (v >= kResultsSchemaVersion) return;  // the guard rolls back the empty transaction
     db.exec(steps.at(static_cast<size_t>(v)));
     db.exec(fmt::format("PRAGMA user_version = {}", v + 1));
     tx.commit();

@@ -10,10 +10,12 @@ inline constexpr int kResultsSchemaVersion = 1;
 
 // Checks that `db` is a readable SQLite file that this build understands,
 // without writing anything. Throws UserError when the file is corrupt or was
-// written by a newer moesweep. Returns the version found (0 for a new file).
+// written by a newer moesweep, SqliteError when it cannot be read (busy,
+// permissions). Returns the version found (0 for a new file).
 int check_results_schema(SqliteDb& db);
 
-// Brings a checked database up to kResultsSchemaVersion.
-void migrate_results_schema(SqliteDb& db, int from_version);
+// Brings a checked database up to kResultsSchemaVersion; safe to run from
+// several processes at once (each step re-reads the version under the lock).
+void migrate_results_schema(SqliteDb& db);
 
 }  // namespace moesweep

@@ -8,6 +8,7 @@
 
 #include "results/run_source.hpp"
 #include "results/sqlite_db.hpp"
+#include "results/sqlite_open.hpp"
 #include "results/sqlite_schema.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
@@ -53,43 +54,20 @@ std::filesystem::path SqliteStore::default_path() {
 
 SqliteStore::SqliteStore(const std::filesystem::path& path, Mode mode) : path_(path) {
   std::error_code ec;
-  const bool exists = std::filesystem::exists(path, ec);
-  if (mode == Mode::kReadOnly && !exists) {
+  if (mode == Mode::kReadOnly && !path.empty() && !std::filesystem::exists(path, ec)) {
     throw UserError(fmt::format("results database '{}' does not exist", path.string()),
                     "a database a sweep wrote (moesweep sweep --db PATH)",
                     "pass --db with the path the sweep used, or name a run directory instead");
   }
-  if (mode == Mode::kReadWrite && !exists && path.has_parent_path()) {
-    std::filesystem::create_directories(path.parent_path(), ec);
+  OpenedResultsDb opened = open_results_db(path, mode == Mode::kReadWrite);
+  db_ = std::move(opened.db);
+  if (mode == Mode::kReadOnly && opened.version < kResultsSchemaVersion) {
+    throw UserError(
+        fmt::format("results database '{}' has schema version {}; this command reads version {}",
+                    path.string(), opened.version, kResultsSchemaVersion),
+        "a database migrated by this moesweep",
+        "run any `moesweep sweep --db` on it once to migrate it, or name run directories");
   }
-  const int flags =
-      mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  try {
-    db_ = std::make_unique<SqliteDb>(path.string(), flags);
-  } catch (const std::exception& e) {
-    throw UserError(e.what(), "a readable and (for a sweep) writable path",
-                    "check the path and its directory's permissions");
-  }
-  // Checked before any pragma that writes (journal_mode=WAL rewrites the header).
-  const int version = check_results_schema(*db_);
-  db_->exec("PRAGMA foreign_keys = ON");
-  if (mode == Mode::kReadOnly) {
-    if (version < kResultsSchemaVersion) {
-      throw UserError(
-          fmt::format("results database '{}' has schema version {}; this command reads version {}",
-                      path.string(), version, kResultsSchemaVersion),
-          "a database migrated by this moesweep",
-          "run any `moesweep sweep --db` on it once to migrate it, or name run directories");
-    }
-    return;
-  }
-  // WAL: readers (compare, report) work while a sweep writes. synchronous=FULL:
-  // each point's commit is on disk before the next point starts, so even a
-  // power cut loses only the point in flight; one fsync per point is nothing
-  // next to the seconds a point takes to measure.
-  db_->exec("PRAGMA journal_mode = WAL");
-  db_->exec("PRAGMA synchronous = FULL");
-  migrate_results_schema(*db_, version);
 }
 
 SqliteStore::~SqliteStore() = default;
@@ -280,6 +258,14 @@ SqliteSink::SqliteSink(const std::filesystem::path& path)
     : store_(path, SqliteStore::Mode::kReadWrite) {}
 
 void SqliteSink::begin(const RunMeta& meta) {
+  try {
+    copy_in(meta);
+  } catch (const SqliteError& e) {
+    throw_as_user_error(store_.path(), e);
+  }
+}
+
+void SqliteSink::copy_in(const RunMeta& meta) {
   run_id_ = meta.run_id;
   store_.begin_run(meta);
   std::error_code ec;
@@ -300,17 +286,25 @@ void SqliteSink::begin(const RunMeta& meta) {
 }
 
 void SqliteSink::add(const Record& record) {
-  if (record.run_id.empty() && !run_id_.empty()) {
-    Record copy = record;
-    copy.run_id = run_id_;
-    store_.add_record(copy);
-    return;
+  try {
+    if (record.run_id.empty() && !run_id_.empty()) {
+      Record copy = record;
+      copy.run_id = run_id_;
+      store_.add_record(copy);
+      return;
+    }
+    store_.add_record(record);
+  } catch (const SqliteError& e) {  // e.g. the disk filled up mid-run
+    throw_as_user_error(store_.path(), e);
   }
-  store_.add_record(record);
 }
 
 void SqliteSink::end(const RunMeta& meta, RunStatus status) {
-  store_.end_run(meta.run_id, status);
+  try {
+    store_.end_run(meta.run_id, status);
+  } catch (const SqliteError& e) {
+    throw_as_user_error(store_.path(), e);
+  }
 }
 
 }  // namespace moesweep

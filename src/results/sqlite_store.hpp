@@ -37,7 +37,8 @@ class SqliteStore {
     kReadWrite,  // sweep: created if missing, migrated to the current schema
   };
   // Throws UserError (file untouched) for a corrupt file, a newer schema, a
-  // foreign SQLite file, or (read-only) a missing file.
+  // foreign SQLite file, a path that cannot hold a database (empty, a
+  // device, read-only), or (read-only) a missing file.
   SqliteStore(const std::filesystem::path& path, Mode mode);
   ~SqliteStore();
   SqliteStore(const SqliteStore&) = delete;
@@ -87,6 +88,7 @@ class SqliteSink : public RecordSink {
   SqliteStore& store() { return store_; }
 
  private:
+  void copy_in(const RunMeta& meta);  // begin() without the error translation
   SqliteStore store_;
   std::string run_id_;
 };

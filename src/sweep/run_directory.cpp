@@ -3,7 +3,13 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 
 #include "util/error.hpp"
@@ -11,7 +17,16 @@
 
 namespace moesweep {
 
+void RunDirectory::check_name(const std::string& name) {
+  if (name.size() <= kMaxNameLength) return;
+  throw UserError(
+      fmt::format("the run name is {} characters long", name.size()),
+      fmt::format("at most {} (it becomes part of the run directory's name)", kMaxNameLength),
+      "pass a shorter --name (or a shorter \"name\" in the profile)");
+}
+
 RunDirectory RunDirectory::create(const std::filesystem::path& root, const std::string& name) {
+  check_name(name);
   std::string safe = name;
   for (char& c : safe)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
@@ -28,9 +43,48 @@ RunDirectory RunDirectory::create(const std::filesystem::path& root, const std::
       rd.run_id_ = id;
       return rd;
     }
+    if (ec) break;  // not "exists already": say why instead of trying other names
   }
-  throw UserError(fmt::format("cannot create a run directory under '{}'", root.string()),
-                  "a writable directory", "choose another --out-dir or fix its permissions");
+  throw UserError(fmt::format("cannot create a run directory under '{}'{}", root.string(),
+                              ec ? ": " + ec.message() : ""),
+                  "a directory this user can write",
+                  "choose another --out-dir or fix its permissions");
+}
+
+namespace {
+std::string lock_holder(int fd) {
+  char buf[32] = {};
+  const ssize_t n = ::pread(fd, buf, sizeof(buf) - 1, 0);
+  const long pid = n > 0 ? std::strtol(buf, nullptr, 10) : 0;
+  return pid > 0 ? fmt::format("another moesweep (PID {})", pid) : "another moesweep";
+}
+}  // namespace
+
+RunLock::RunLock(const std::filesystem::path& dir) {
+  const std::string path = (dir / ".lock").string();
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    throw UserError(
+        fmt::format("cannot lock run directory '{}': {}", dir.string(), std::strerror(errno)),
+        "a run directory this user can write", "fix its permissions");
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const std::string holder = lock_holder(fd_);
+    ::close(fd_);
+    fd_ = -1;
+    throw UserError(fmt::format("{} is running '{}' right now", holder, dir.string()),
+                    "one sweep at a time per run directory",
+                    "wait for it to finish (or stop it with Ctrl-C), then resume if points are "
+                    "left");
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+    // The lock holds without the PID; only the other process's message is poorer.
+  }
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing drops the flock
 }
 
 RunDirectory RunDirectory::open(const std::filesystem::path& dir) {

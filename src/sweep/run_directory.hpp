@@ -16,6 +16,9 @@ namespace moesweep {
 
 class RunDirectory {
  public:
+  // Refuses a run name no directory can carry (longer than kMaxNameLength).
+  static void check_name(const std::string& name);
+  static constexpr size_t kMaxNameLength = 200;  // NAME_MAX 255 less the time stamp
   // Creates a new directory under `root` (default results/runs).
   static RunDirectory create(const std::filesystem::path& root, const std::string& name);
   // Reopens an existing run (resume).
@@ -30,6 +33,25 @@ class RunDirectory {
  private:
   std::filesystem::path dir_;
   std::string run_id_;
+};
+
+// One sweep at a time writes a run directory: a second `--resume` of a run
+// still being measured would append the same points again. An flock on
+// DIR/.lock (the kernel drops it when the holder dies, so a killed sweep
+// leaves nothing to clean up); the file holds the holder's PID for the
+// message.
+class RunLock {
+ public:
+  // Throws UserError (exit 2) naming the other process when the lock is held.
+  explicit RunLock(const std::filesystem::path& dir);
+  ~RunLock();
+  RunLock(RunLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+  RunLock& operator=(RunLock&&) = delete;
+
+ private:
+  int fd_ = -1;
 };
 
 // samples.jsonl: every timed sample as it is measured.

@@ -75,7 +75,7 @@ int run_compare(const CompareArgs& a) {
       throw UserError("--on and --ignore given together", "one of them",
                       "--on FIELDS joins on those fields only; --ignore FIELDS on all but those");
     }
-    options.ignore = fields_not_in(parse_ignored_fields(a.on));
+    options.ignore = fields_not_in(parse_ignored_fields(a.on, "--on"));
   }
   options.allow_environment_change = a.allow_environment_change;
   const LoadedRun fresh = load_run(a.fresh, a.db);

@@ -8,6 +8,7 @@
 #include "report/run_report.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
+#include "util/error.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -31,6 +32,14 @@ int run_report(const ReportArgs& a) {
     options.out_dir = std::filesystem::path(run.run_dir) / "report";
   } else {
     options.out_dir = std::filesystem::path("results") / "reports" / run.label;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(options.out_dir, ec);
+  if (ec) {
+    throw UserError(fmt::format("cannot create report directory '{}': {}", options.out_dir.string(),
+                                ec.message()),
+                    "a directory this user can create and write",
+                    "pass --out with a writable directory");
   }
   const ReportOutcome outcome = write_report(run, options);
   fmt::print("report     {}\n", outcome.markdown.string());

@@ -95,92 +95,42 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
   return exit_code::kOk;
 }
 
-int run_sweep(const SweepOptions& opts) {
-  const std::vector<std::string>& command_line = invocation();
-  std::string origin;
-  std::map<std::string, nlohmann::json> settings;
-  std::optional<RunDirectory> resumed;
-  std::set<std::string> done_keys;
-  if (!opts.resume.empty()) {
-    resumed = RunDirectory::open(opts.resume);
-    const nlohmann::json meta = resumed->read_meta();
-    check_resumable(meta);
-    for (auto& [k, v] : meta.at("settings").items()) settings[k] = v;
-    origin = "resumed run " + resumed->run_id();
-    done_keys = finished_keys(resumed->file("records.jsonl"));
-  } else {
-    settings = opts.merged_settings(&origin);
+// Flags typed beside --resume that the resumed run would not use.
+std::vector<std::string> flags_ignored_on_resume(const CLI::App& cmd) {
+  static const std::set<std::string> kept = {"resume", "quiet",   "dry-run", "db",
+                                             "no-db",  "keep-pp", "keep-tg", "help"};
+  std::vector<std::string> given;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    if (opt->count() == 0 || opt->get_lnames().empty()) continue;
+    if (!kept.count(opt->get_lnames().front())) given.push_back(opt->get_name(false, true));
   }
-  SweepSpec spec = spec_from_settings(settings, origin);
-  if (spec.name == "adhoc" && !opts.profile.empty())
-    spec.name = std::filesystem::path(opts.profile).stem().string();
-  Plan plan = make_plan(spec, cpu_info().logical_cpus, opts.dry_run);
-  if (opts.dry_run) return print_dry_run(plan, origin);
+  return given;
+}
 
-  auto counters = counters::make_counter_backend(spec.counters);
-  RunDirectory dir = resumed ? *resumed : RunDirectory::create(opts.out_dir, spec.name);
-  nlohmann::json meta = resumed ? dir.read_meta() : nlohmann::json::object();
-  if (!resumed) {
-    meta = {{"run_id", dir.run_id()},        {"name", spec.name},
-            {"started_at", timestamp_now()}, {"command_line", command_line},
-            {"settings", settings},          {"spec", spec.to_json()},
-            {"plan", plan.summary()},        {"build", build_info_json()}};
-    meta["machine_class"] = to_json(this_machine_class());  // compare refuses across classes
-  }
-  meta["status"] = "running";
-  meta["counters"] = counters->describe();
-  if (resumed) meta["resumed_at"].push_back(timestamp_now());
-  dir.write_meta(meta);
-  fmt::print(stderr, "[sweep] run directory {}\n", dir.path().string());
-
-  SinkSet sinks;
-  sinks.push(std::make_unique<JsonlSink>(dir.file("records.jsonl")));
-  sinks.push(std::make_unique<CsvSink>(dir.file("records.csv")));
-  if (!opts.no_db) add_database_sink(sinks, opts.db);
-  RunMeta run_meta{dir.run_id(), spec.name, dir.path().string(), meta};
-  sinks.begin(run_meta);
-
-  SweepProgress progress(opts.quiet, static_cast<int>(plan.points.size()));
-  SampleLog samples(dir.file("samples.jsonl"));
-  ObserverSet observers;
-  observers.push(&progress);
-  observers.push(&samples);
-  MetaKeeper meta_keeper(dir, meta);
-  observers.push(&meta_keeper);
-  SweepRunner runner(plan, sinks, *counters, observers, dir.run_id());
-  runner.skip_points(done_keys);
-  const BandwidthFigure bandwidth =
-      machine_bandwidth([&](const std::string& m) { progress.on_note(m); });
-  meta["bandwidth"] = {{"gbps", bandwidth.gbps}, {"source", bandwidth.source}};
-  RooflineAnnotator roofline(bandwidth);
-  runner.annotate_with(&roofline);
-  if (resumed) check_models_unchanged(meta);
-
-  g_stop = false;
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
-  RunOutcome outcome;
-  try {
-    outcome = runner.run(g_stop);
-  } catch (const std::exception& e) {  // e.g. a model file that cannot be loaded
-    meta["status"] = "failed";
-    meta["error"] = e.what();
-    meta["finished_at"] = timestamp_now();
-    dir.write_meta(meta);
-    throw;
-  }
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-
-  meta["status"] = run_status_name(outcome.status);
+// A failure after the run directory exists (a disk that fills, a model the
+// engine refuses): every record so far stays, meta.json and the database say
+// "interrupted" with the reason, and the resume command is printed.
+void stop_on_error(const RunDirectory& dir, nlohmann::json& meta, SinkSet& sinks,
+                   const RunMeta& run_meta, const std::string& error) {
+  meta["status"] = run_status_name(RunStatus::kInterrupted);
+  meta["error"] = error;
   meta["finished_at"] = timestamp_now();
-  meta["outcome"] = {{"ok_points", outcome.ok_points},
-                     {"failed_points", outcome.failed_points},
-                     {"skipped_points", outcome.skipped_points},
-                     {"planned_points", plan.points.size()}};
-  dir.write_meta(meta);
-  sinks.end(run_meta, outcome.status);
+  try {
+    dir.write_meta(meta);
+  } catch (const std::exception&) {  // the same full disk, say: the message below still stands
+  }
+  try {
+    sinks.end(run_meta, RunStatus::kInterrupted);
+  } catch (const std::exception&) {
+  }
+  fmt::print(stderr,
+             "[sweep] stopped by the error below; once it is fixed, continue with: "
+             "moesweep sweep --resume {}\n",
+             dir.path().string());
+}
 
+// tables.md and stdout's tables, the summary line and the exit code.
+int finish(const SweepOptions& opts, const RunDirectory& dir, const RunOutcome& outcome) {
   const std::vector<Record> records = load_records(dir.file("records.jsonl"));
   meta["noise"] = noise_summary(records);  // the points the tables flag for steal
   dir.write_meta(meta);
@@ -204,6 +154,121 @@ int run_sweep(const SweepOptions& opts) {
   return outcome.status == RunStatus::kPointsFailed ? exit_code::kPointsFailed : exit_code::kOk;
 }
 
+// Where a sweep starts from: the flags and profile, or a run to resume
+// (locked first, so nothing it reads is being written by another sweep).
+struct Start {
+  std::string origin;
+  std::map<std::string, nlohmann::json> settings;
+  std::optional<RunDirectory> resumed;
+  std::optional<RunLock> lock;
+  nlohmann::json meta = nlohmann::json::object();
+  std::set<std::string> done_keys;
+};
+
+Start start_from(const SweepOptions& opts, const CLI::App& cmd) {
+  Start s;
+  if (opts.resume.empty()) {
+    s.settings = opts.merged_settings(&s.origin);
+    return s;
+  }
+  s.resumed = RunDirectory::open(opts.resume);
+  refuse_flags_on_resume(flags_ignored_on_resume(cmd));
+  if (!opts.dry_run) s.lock.emplace(s.resumed->path());
+  s.meta = s.resumed->read_meta();
+  check_resumable(s.meta);
+  for (auto& [k, v] : s.meta.at("settings").items()) s.settings[k] = v;
+  s.origin = "resumed run " + s.resumed->run_id();
+  s.done_keys = finished_keys(s.resumed->file("records.jsonl"));
+  return s;
+}
+
+// The measuring itself, once every sink has begun.
+RunOutcome measure(Plan& plan, const RunDirectory& dir, nlohmann::json& meta, SinkSet& sinks,
+                   counters::CounterBackend& counters, SweepProgress& progress,
+                   const std::set<std::string>& done_keys) {
+  SampleLog samples(dir.file("samples.jsonl"));
+  MetaKeeper meta_keeper(dir, meta);
+  ObserverSet observers;
+  observers.push(&progress);
+  observers.push(&samples);
+  observers.push(&meta_keeper);
+  SweepRunner runner(plan, sinks, counters, observers, dir.run_id());
+  runner.skip_points(done_keys);
+  const BandwidthFigure bandwidth =
+      machine_bandwidth([&](const std::string& m) { progress.on_note(m); });
+  meta["bandwidth"] = {{"gbps", bandwidth.gbps}, {"source", bandwidth.source}};
+  RooflineAnnotator roofline(bandwidth);
+  runner.annotate_with(&roofline);
+  g_stop = false;
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  const RunOutcome outcome = runner.run(g_stop);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  return outcome;
+}
+
+int run_sweep(const SweepOptions& opts, const CLI::App& cmd) {
+  Start start = start_from(opts, cmd);
+  const bool resumed = start.resumed.has_value();
+  nlohmann::json& meta = start.meta;
+  SweepSpec spec = spec_from_settings(start.settings, start.origin);
+  if (spec.name == "adhoc" && !opts.profile.empty())
+    spec.name = std::filesystem::path(opts.profile).stem().string();
+  if (!resumed) RunDirectory::check_name(spec.name);
+  Plan plan = make_plan(spec, cpu_info().logical_cpus, opts.dry_run);
+  const std::optional<std::filesystem::path> database = run_database(
+      opts, cmd.count("--db") > 0, cmd.count("--no-db") > 0, resumed ? &meta : nullptr);
+  if (opts.dry_run) return print_dry_run(plan, start.origin);
+
+  // Everything a user can get wrong is checked before anything is created,
+  // so a refused sweep leaves no run directory and no database row behind.
+  check_model_files(plan);
+  if (resumed) check_models_unchanged(meta);
+  auto counters = counters::make_counter_backend(spec.counters);
+  std::unique_ptr<RecordSink> db_sink = database ? open_database_sink(*database) : nullptr;
+
+  RunDirectory dir = resumed ? *start.resumed : RunDirectory::create(opts.out_dir, spec.name);
+  if (!start.lock) start.lock.emplace(dir.path());
+  if (!resumed) {
+    meta = {{"run_id", dir.run_id()},        {"name", spec.name},
+            {"started_at", timestamp_now()}, {"command_line", invocation()},
+            {"settings", start.settings},    {"spec", spec.to_json()},
+            {"plan", plan.summary()},        {"build", build_info_json()}};
+    meta["machine_class"] = to_json(this_machine_class());  // compare refuses across classes
+  }
+  meta["database"] = database ? nlohmann::json(database->string()) : nlohmann::json(nullptr);
+  meta["status"] = "running";
+  meta["counters"] = counters->describe();
+  if (resumed) meta["resumed_at"].push_back(timestamp_now());
+  fmt::print(stderr, "[sweep] run directory {}\n", dir.path().string());
+
+  SinkSet sinks;
+  RunMeta run_meta{dir.run_id(), spec.name, dir.path().string(), meta};
+  SweepProgress progress(opts.quiet, static_cast<int>(plan.points.size()));
+  RunOutcome outcome;
+  try {
+    dir.write_meta(meta);
+    sinks.push(std::make_unique<JsonlSink>(dir.file("records.jsonl")));
+    sinks.push(std::make_unique<CsvSink>(dir.file("records.csv")));
+    if (db_sink) sinks.push(std::move(db_sink));
+    sinks.begin(run_meta);
+    outcome = measure(plan, dir, meta, sinks, *counters, progress, start.done_keys);
+    meta["status"] = run_status_name(outcome.status);
+    meta["finished_at"] = timestamp_now();
+    meta["outcome"] = {{"ok_points", outcome.ok_points},
+                       {"failed_points", outcome.failed_points},
+                       {"skipped_points", outcome.skipped_points},
+                       {"planned_points", plan.points.size()}};
+    dir.write_meta(meta);
+    sinks.end(run_meta, outcome.status);
+  } catch (const std::exception& e) {
+    stop_on_error(dir, meta, sinks, run_meta, e.what());
+    throw;
+  }
+  return finish(opts, dir, outcome);
+}
+
 }  // namespace
 
 void add_sweep_command(CLI::App& app, CommandRunner& run) {
@@ -211,7 +276,7 @@ void add_sweep_command(CLI::App& app, CommandRunner& run) {
   CLI::App* cmd =
       app.add_subcommand("sweep", "run a sweep: threads x depth x ctx x quant x batch x KV type");
   opts->add_to(*cmd);
-  cmd->callback([opts, &run] { run = [opts] { return run_sweep(*opts); }; });
+  cmd->callback([opts, cmd, &run] { run = [opts, cmd] { return run_sweep(*opts, *cmd); }; });
 }
 
 }  // namespace moesweep::cli

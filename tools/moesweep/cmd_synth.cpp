@@ -1,9 +1,16 @@
 // `moesweep synth`: make (or reuse) a synthetic twin and describe it.
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 #include "commands.hpp"
 #include "model/twin_builder.hpp"
 #include "twin_options.hpp"
+#include "util/error.hpp"
 #include "util/parse_list.hpp"
 
 namespace moesweep::cli {
@@ -52,6 +59,22 @@ void print_summary(const TwinSpec& spec, const TwinResult& r, const ModelProfile
                quant_fallback_summary(r.quant_fallbacks), spec.quant, r.engine_log.string());
 }
 
+// Refuses an --out that cannot be written before minutes of building. The
+// file is opened for real: access() lets root "write" to /proc.
+void check_out_file(const std::string& out) {
+  if (out.empty()) return;
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(out, ec);
+  const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw UserError(fmt::format("cannot write --out '{}': {}", out, std::strerror(errno)),
+                    "a file path in a directory this user can write",
+                    "choose another --out path or fix the directory's permissions");
+  }
+  ::close(fd);
+  if (!existed) std::filesystem::remove(out, ec);
+}
+
 }  // namespace
 
 void add_synth_command(CLI::App& app, CommandRunner& run) {
@@ -67,6 +90,7 @@ void add_synth_command(CLI::App& app, CommandRunner& run) {
   cmd->callback([opts, &run] {
     run = [opts] {
       const ModelProfile real = load_model_profile(opts->twin.model);
+      check_out_file(opts->out);
       for (const std::string& quant : split_list(opts->quant)) {
         const TwinSpec spec = opts->twin.spec_for(quant);
         auto progress = [](const std::string& stage) { fmt::print(stderr, "[synth] {}\n", stage); };

@@ -12,11 +12,52 @@
 namespace moesweep::cli {
 namespace {
 std::vector<std::string> g_invocation;
+
+std::string subcommand_names(const CLI::App& app) {
+  std::string names;
+  for (const CLI::App* sub : app.get_subcommands({}))
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  return names;
 }
+
+// CLI11 reports a name it does not know as "A subcommand is required"; say
+// what was typed instead. `args` is in CLI11's reversed order.
+void check_subcommand_name(const CLI::App& app, const std::vector<std::string>& args) {
+  if (args.empty()) return;
+  const std::string& first = args.back();
+  if (first.empty() || first[0] == '-') return;
+  for (const CLI::App* sub : app.get_subcommands({}))
+    if (sub->get_name() == first) return;
+  throw UserError(fmt::format("unknown subcommand '{}'", first),
+                  fmt::format("one of: {}", subcommand_names(app)), "see `moesweep --help`");
+}
+
+// CLI11's own errors (unknown flag, bad value, missing argument) are usage
+// errors: the documented exit 2 and the same three-part message as ours.
+UserError usage_error(const CLI::App& app, const CLI::ParseError& e) {
+  std::string where = "moesweep";
+  for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
+  if (where == "moesweep")
+    return UserError(e.what(), fmt::format("a subcommand: {}", subcommand_names(app)),
+                     "see `moesweep --help`");
+  return UserError(e.what(), fmt::format("the arguments `{} --help` lists", where),
+                   fmt::format("see `{} --help`", where));
+}
+}  // namespace
 const std::vector<std::string>& invocation() {
   return g_invocation;
 }
 }  // namespace moesweep::cli
+
+namespace {
+int print_user_error(const moesweep::UserError& e) {
+  std::fflush(stdout);
+  fmt::print(stderr, "moesweep: error: {}\n", e.problem());
+  if (!e.expected().empty()) fmt::print(stderr, "  expected: {}\n", e.expected());
+  if (!e.fix().empty()) fmt::print(stderr, "  fix: {}\n", e.fix());
+  return e.exit_code();
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   moesweep::cli::g_invocation.assign(argv, argv + argc);
@@ -39,16 +80,15 @@ int main(int argc, char** argv) {
   cli::add_counters_command(app, run);
   try {
     std::vector<std::string> args = cli::translate_llama_style_flags(argc, argv);
+    cli::check_subcommand_name(app, args);
     app.parse(args);
     return run ? run() : exit_code::kOk;
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version are "errors" with exit code 0 in CLI11.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    return print_user_error(cli::usage_error(app, e));
   } catch (const UserError& e) {
-    std::fflush(stdout);
-    fmt::print(stderr, "moesweep: error: {}\n", e.problem());
-    if (!e.expected().empty()) fmt::print(stderr, "  expected: {}\n", e.expected());
-    if (!e.fix().empty()) fmt::print(stderr, "  fix: {}\n", e.fix());
-    return e.exit_code();
+    return print_user_error(e);
   } catch (const std::exception& e) {
     std::fflush(stdout);
     fmt::print(stderr,

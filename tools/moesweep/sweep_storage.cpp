@@ -6,6 +6,7 @@
 
 #include "hw/build_info.hpp"
 #include "report/sweep_tables.hpp"
+#include "model/gguf_inspect.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
 #include "util/error.hpp"
@@ -14,10 +15,58 @@
 
 namespace moesweep::cli {
 
-void add_database_sink(SinkSet& sinks, const std::string& db_path) {
-  const std::filesystem::path p(db_path);
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-  sinks.push(std::make_unique<SqliteSink>(p));
+namespace {
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code ec;
+  const auto ca = std::filesystem::weakly_canonical(a, ec);
+  const auto cb = std::filesystem::weakly_canonical(b, ec);
+  return ec ? a == b : ca == cb;
+}
+}  // namespace
+
+std::optional<std::filesystem::path> run_database(const SweepOptions& opts, bool db_given,
+                                                  bool no_db_given,
+                                                  const nlohmann::json* resumed_meta) {
+  if (!resumed_meta || !resumed_meta->contains("database")) {  // a new run, or one from before
+    if (opts.no_db) return std::nullopt;
+    if (opts.db.empty()) return std::filesystem::path();  // the store says what is wrong
+    return std::filesystem::absolute(opts.db);
+  }
+  const nlohmann::json& stored = resumed_meta->at("database");
+  std::optional<std::filesystem::path> db;
+  if (stored.is_string()) db = stored.get<std::string>();
+  const bool conflict = (no_db_given && db) || (db_given && (!db || !same_file(opts.db, *db)));
+  if (conflict) {
+    throw UserError(
+        fmt::format("the resumed run writes to {}, but {} was given",
+                    db ? "database '" + db->string() + "'" : "no database (it ran with --no-db)",
+                    no_db_given && db ? "--no-db" : "--db '" + opts.db + "'"),
+        "the run's own database: the resumed points belong beside the earlier ones",
+        "drop that flag (--resume uses the run's database), or start a new sweep");
+  }
+  return db;
+}
+
+std::unique_ptr<RecordSink> open_database_sink(const std::filesystem::path& db) {
+  return std::make_unique<SqliteSink>(db);
+}
+
+void refuse_flags_on_resume(const std::vector<std::string>& given) {
+  if (given.empty()) return;
+  std::string names;
+  for (const std::string& g : given) names += (names.empty() ? "" : ", ") + g;
+  throw UserError(fmt::format("--resume continues a run with its own settings, so {} would be "
+                              "ignored",
+                              names),
+                  "--resume DIR with at most --quiet, --dry-run, --keep-pp, --keep-tg and the "
+                  "run's own --db",
+                  "drop those flags to finish the run as it started, or start a new sweep with "
+                  "them");
+}
+
+void check_model_files(const Plan& plan) {
+  for (const ModelGroup& mg : plan.models)
+    if (!mg.choice.file.empty()) inspect_gguf(mg.choice.file);
 }
 
 std::vector<Record> load_records(const std::filesystem::path& jsonl) {
