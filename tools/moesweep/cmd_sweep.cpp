@@ -130,7 +130,8 @@ void stop_on_error(const RunDirectory& dir, nlohmann::json& meta, SinkSet& sinks
 }
 
 // tables.md and stdout's tables, the summary line and the exit code.
-int finish(const SweepOptions& opts, const RunDirectory& dir, const RunOutcome& outcome) {
+int finish(const SweepOptions& opts, const RunDirectory& dir, nlohmann::json& meta,
+           const RunOutcome& outcome) {
   const std::vector<Record> records = load_records(dir.file("records.jsonl"));
   meta["noise"] = noise_summary(records);  // the points the tables flag for steal
   dir.write_meta(meta);
@@ -266,7 +267,7 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd) {
     stop_on_error(dir, meta, sinks, run_meta, e.what());
     throw;
   }
-  return finish(opts, dir, outcome);
+  return finish(opts, dir, meta, outcome);
 }
 
 }  // namespace
