@@ -9,6 +9,7 @@
 
 #include "results/llama_bench_export.hpp"
 #include "sample_sets.hpp"
+#include "support/test_support.hpp"
 
 namespace moesweep {
 namespace {
@@ -31,12 +32,7 @@ LoadedRun two_point_run() {
 
 // test::get_fields() as written in the engine's llama-bench.cpp.
 std::vector<std::string> llama_bench_fields() {
-  std::ifstream in(std::string(MOESWEEP_SOURCE_DIR) +
-                   "/third_party/llama.cpp/tools/llama-bench/llama-bench.cpp");
-  if (!in) return {};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string src = ss.str();
+  const std::string src = test::engine_source("tools/llama-bench/llama-bench.cpp");
   const size_t at = src.find("static const std::vector<std::string> fields = {");
   if (at == std::string::npos) return {};
   const std::string block = src.substr(at, src.find("};", at) - at);

@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 
+#include "support/test_support.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/sweep_spec.hpp"
 
@@ -16,12 +17,7 @@ namespace {
 
 // "/* name */ { value }" entries of llama-bench.cpp's cmd_params_defaults.
 std::map<std::string, std::string> llama_bench_defaults() {
-  std::ifstream in(std::string(MOESWEEP_SOURCE_DIR) +
-                   "/third_party/llama.cpp/tools/llama-bench/llama-bench.cpp");
-  if (!in) return {};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string src = ss.str();
+  const std::string src = test::engine_source("tools/llama-bench/llama-bench.cpp");
   const size_t at = src.find("static const cmd_params cmd_params_defaults = {");
   if (at == std::string::npos) return {};
   const std::string block = src.substr(at, src.find("};", at) - at);

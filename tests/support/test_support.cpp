@@ -7,13 +7,55 @@
 #include <unistd.h>
 
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "util/hash.hpp"
 
 namespace moesweep::test {
+
+pid_t spawn_cli(const std::string& args, const std::filesystem::path& out,
+                const std::filesystem::path& err) {
+  const std::string command = "exec " MOESWEEP_CLI " " + args;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+std::string engine_source(const std::string& relative_path) {
+  const std::filesystem::path file =
+      std::filesystem::path(MOESWEEP_SOURCE_DIR) / "third_party/llama.cpp" / relative_path;
+  std::ifstream in(file);
+  if (!in) ADD_FAILURE() << "cannot read the engine's " << file << ": run scripts/setup";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int wait_exit_code(pid_t pid, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      ADD_FAILURE() << "moesweep did not exit within " << limit.count() << " s";
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
 
 CommandResult run_shell(const std::string& command) {
   const std::filesystem::path dir = scratch_dir() / "_cmd";

@@ -1,6 +1,9 @@
 #pragma once
 // Helpers shared by the tests: scratch directories, running the real CLI, and
 // the tiny twin every engine test uses (built once, then taken from the cache).
+#include <sys/types.h>
+
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -17,6 +20,15 @@ struct CommandResult {
 CommandResult run_cli(const std::string& args);
 // Runs any shell command, same capture.
 CommandResult run_shell(const std::string& command);
+
+// Starts build/bin/moesweep with `args` in the background, stdout and stderr
+// to these files; returns its pid (for tests that signal or race it).
+pid_t spawn_cli(const std::string& args, const std::filesystem::path& out,
+                const std::filesystem::path& err);
+// Waits for `pid` up to `limit`; kills it (and fails the test) if it is still
+// running, so no test leaves a moesweep behind. Returns its exit code, or
+// 128 + signal.
+int wait_exit_code(pid_t pid, std::chrono::seconds limit);
 
 // A fresh, empty directory under build/test-tmp named after the running test.
 std::filesystem::path scratch_dir();
@@ -37,6 +49,10 @@ SharedRun shared_cli_run(const std::string& name, const std::string& args);
 
 // The single run directory under `out_dir` (fails the test if there is not exactly one).
 std::filesystem::path only_run_dir(const std::filesystem::path& out_dir);
+
+// A file of the pinned engine's source tree (third_party/llama.cpp), e.g.
+// "tools/llama-bench/llama-bench.cpp"; fails the test when it is missing.
+std::string engine_source(const std::string& relative_path);
 
 // Non-empty lines of a text file.
 std::vector<std::string> read_lines(const std::filesystem::path& path);

@@ -23,6 +23,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using test::CommandResult;
+using test::spawn_cli;
+using test::wait_exit_code;
 
 const std::string kSmall =
     "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 --depths 0,64 -c 512 -ub 64 -n 2 -r 1 "
@@ -58,39 +60,6 @@ int exec_sql(const std::filesystem::path& db, const std::string& sql) {
   const int rc = sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr);
   sqlite3_close(h);
   return rc;
-}
-
-// moesweep in the background, its output in `log_dir`; returns its own pid.
-pid_t spawn_cli(const std::string& args, const std::filesystem::path& log_dir,
-                const std::string& name) {
-  const std::string command = "exec " MOESWEEP_CLI " " + args;
-  const std::string out = (log_dir / (name + ".out")).string();
-  const std::string err = (log_dir / (name + ".err")).string();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  return pid;
-}
-
-int wait_exit_code(pid_t pid, std::chrono::seconds limit) {
-  const auto deadline = Clock::now() + limit;
-  int status = 0;
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (Clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      ADD_FAILURE() << "moesweep did not exit within " << limit.count() << " s";
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 std::string slurp(const std::filesystem::path& file) {
@@ -165,8 +134,8 @@ TEST(HostileSweep, ResumeFromAnotherDirectoryWritesToTheRunsOwnDatabase) {
 
 TEST(HostileSweep, ASecondSweepOnARunBeingMeasuredIsRefusedWithThePid) {
   const std::filesystem::path dir = test::scratch_dir();
-  const pid_t pid =
-      spawn_cli(kLong + " --no-db --out-dir '" + (dir / "runs").string() + "'", dir, "first");
+  const pid_t pid = spawn_cli(kLong + " --no-db --out-dir '" + (dir / "runs").string() + "'",
+                              dir / "first.out", dir / "first.err");
   ASSERT_GT(pid, 0);
   const std::filesystem::path run = wait_for_records(dir / "runs", pid, 0);
   ASSERT_FALSE(run.empty());
@@ -190,7 +159,8 @@ TEST(HostileSweep, TwoSweepsCreatingOneNewDatabaseAtOnceBothFinish) {
   for (const char* name : {"a", "b"})
     pids.push_back(spawn_cli(kSmall + " --name " + name + " --db '" + db.string() +
                                  "' --out-dir '" + (dir / "runs").string() + "'",
-                             dir, name));
+                             dir / (std::string(name) + ".out"),
+                             dir / (std::string(name) + ".err")));
   EXPECT_EQ(wait_exit_code(pids[0], std::chrono::seconds(300)), 0) << slurp(dir / "a.err");
   EXPECT_EQ(wait_exit_code(pids[1], std::chrono::seconds(300)), 0) << slurp(dir / "b.err");
   EXPECT_EQ(query_int(db, "SELECT count(*) FROM runs WHERE status = 'complete'"), 2);
@@ -205,7 +175,7 @@ TEST(HostileSweep, ADiskFillingUnderTheDatabaseStopsTheRunResumably) {
     GTEST_SKIP() << "cannot mount a tmpfs here (needs root): " << strerror(errno);
   const pid_t pid = spawn_cli(kLong + " --db '" + (small / "results.sqlite").string() +
                                   "' --out-dir '" + (dir / "runs").string() + "'",
-                              dir, "sweep");
+                              dir / "sweep.out", dir / "sweep.err");
   const std::filesystem::path run = wait_for_records(dir / "runs", pid, 1);
   {  // fill the disk: the next point's commit has nowhere to go
     std::ofstream filler(small / "filler", std::ios::binary);

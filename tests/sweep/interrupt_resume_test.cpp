@@ -22,6 +22,8 @@ namespace moesweep {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using test::spawn_cli;
+using test::wait_exit_code;
 
 // Four points of ~40 repetitions each: seconds per point on the tiny twin, so
 // there is time to interrupt after the first one and work left to resume.
@@ -29,38 +31,6 @@ constexpr int kPlanned = 4;
 const std::string kArgs =
     "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 --depths 0,64,128,192 -c 512 -ub 64 -n 2 "
     "-r 40 --counters none --no-db --quiet";
-
-// moesweep in the background (stdout/stderr to files); returns its pid.
-pid_t spawn_cli(const std::string& args, const std::filesystem::path& log_dir) {
-  const std::string command = "exec " MOESWEEP_CLI " " + args;
-  const std::string out = (log_dir / "stdout").string(), err = (log_dir / "stderr").string();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  return pid;
-}
-
-// Waits for `pid` up to `limit`; kills it (and fails) if it is still running.
-int wait_exit_code(pid_t pid, std::chrono::seconds limit) {
-  const auto deadline = Clock::now() + limit;
-  int status = 0;
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (Clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      ADD_FAILURE() << "moesweep did not exit within " << limit.count() << " s";
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 std::filesystem::path find_records(const std::filesystem::path& out_dir) {
   std::error_code ec;
@@ -104,7 +74,8 @@ nlohmann::json read_meta(const std::filesystem::path& run) {
 std::filesystem::path interrupted_run(int* exit_code) {
   const std::filesystem::path dir = test::scratch_dir();
   const std::filesystem::path out = dir / "runs";
-  const pid_t pid = spawn_cli(kArgs + " --out-dir '" + out.string() + "'", dir);
+  const pid_t pid =
+      spawn_cli(kArgs + " --out-dir '" + out.string() + "'", dir / "stdout", dir / "stderr");
   EXPECT_GT(pid, 0);
   const auto deadline = Clock::now() + std::chrono::seconds(180);
   std::filesystem::path records;

@@ -205,7 +205,7 @@ TEST(SynthBadInput, UnknownScalePreset) {
 
 TEST(SynthBadInput, UnwritableOutputPathFailsBeforeBuilding) {
   expect_bad_input(small_spec(1) + " --out /proc/nope/x.gguf",
-                   "cannot write to directory '/proc/nope'");
+                   "cannot write --out '/proc/nope/x.gguf'");
 }
 
 }  // namespace
