@@ -4,6 +4,8 @@
 
 #include <memory>
 
+#include "model/gguf_inspect.hpp"
+#include "model/kv_cache.hpp"
 #include "model/twin_builder.hpp"
 #include "sweep/kv_walk.hpp"
 #include "util/error.hpp"
@@ -66,14 +68,9 @@ void SweepRunner::fail_points(const std::vector<const PlannedPoint*>& points,
 
 std::string SweepRunner::resolve_model_path(ModelGroup& mg) {
   if (!mg.choice.file.empty()) return mg.choice.file;
-  TwinSpec spec;
-  spec.profile = scale_profile(load_model_profile(mg.choice.twin_profile), plan_.spec.twin_scale,
-                               plan_.spec.twin_overrides);
-  spec.scale = model_display_name(mg.choice, plan_.spec).find("+custom") != std::string::npos
-                   ? plan_.spec.twin_scale + "+custom"
-                   : plan_.spec.twin_scale;
-  spec.quant = mg.choice.quant;
-  spec.seed = plan_.spec.twin_seed;
+  const TwinSpec spec =
+      twin_spec_for(mg.choice.twin_profile, plan_.spec.twin_scale, plan_.spec.twin_overrides,
+                    mg.choice.quant, plan_.spec.twin_seed);
   observer_.on_note(fmt::format("twin {} ({} {})", mg.choice.twin_profile, spec.scale, spec.quant));
   const TwinResult twin =
       ensure_twin(spec, {}, false, [&](const std::string& s) { observer_.on_note(s); });
@@ -89,12 +86,14 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
     return v;
   };
   std::unique_ptr<LoadedModel> model;
+  KvShape kv_shape;
   try {
     mg.load.path = resolve_model_path(mg);
     for (PlannedPoint& p : plan_.points)
       if (p.model == mi) p.params.model_path = mg.load.path;
     observer_.on_note(fmt::format("loading {}", mg.load.path));
     model = std::make_unique<LoadedModel>(mg.load);
+    kv_shape = kv_shape_of(inspect_gguf(mg.load.path));
   } catch (const UserError& e) {
     throw;  // a missing or corrupt file is the user's to fix: stop with the message
   } catch (const std::exception& e) {
@@ -130,6 +129,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
       continue;
     }
     try {
+      check_kv_fits_memory(kv_cache_bytes(kv_shape, cg.params), cg.params);
       LiveContext ctx(*model, cg.params);
       int max_depth = 0;
       for (int d : cg.depths) max_depth = std::max(max_depth, d);
