@@ -13,6 +13,23 @@
 
 namespace moesweep {
 
+namespace {
+
+// What meta.json and the observers get for each loaded model.
+nlohmann::json facts_json(const ModelFacts& f) {
+  return {{"path", f.path},
+          {"description", f.description},
+          {"arch", f.arch},
+          {"size_bytes", f.size_bytes},
+          {"n_params", f.n_params},
+          {"n_layer", f.n_layer},
+          {"n_vocab", f.n_vocab},
+          {"n_ctx_train", f.n_ctx_train},
+          {"sha256", model_fingerprint(f.path)}};
+}
+
+}  // namespace
+
 std::vector<int32_t> random_tokens(uint64_t seed, int n_vocab, size_t count) {
   std::vector<int32_t> out(count);
   uint64_t state = seed;
@@ -102,15 +119,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
   }
   const ModelFacts& f = model->facts();
   if (annotator_) annotator_->set_model(f.path);
-  out.models.push_back({{"path", f.path},
-                        {"description", f.description},
-                        {"arch", f.arch},
-                        {"size_bytes", f.size_bytes},
-                        {"n_params", f.n_params},
-                        {"n_layer", f.n_layer},
-                        {"n_vocab", f.n_vocab},
-                        {"n_ctx_train", f.n_ctx_train},
-                        {"sha256", model_fingerprint(f.path)}});
+  out.models.push_back(facts_json(f));
   observer_.on_model_loaded(out.models.back());
   for (PlannedPoint& p : plan_.points)
     if (p.model == mi) p.params.model_type = f.description;
