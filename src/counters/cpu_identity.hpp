@@ -1,22 +1,16 @@
 #pragma once
-// Which CPU this is, from /proc/cpuinfo: the vendor, family and model pick the
-// counter profile (Zen 4 and Zen 5 differ in where DRAM traffic is counted).
+// Which CPU this is (util/cpuinfo.hpp) and how its NUMA nodes sit on sockets.
 #include <filesystem>
 #include <optional>
 #include <string>
 
+#include "util/cpuinfo.hpp"
+
 namespace moesweep::counters {
 
-struct CpuIdentity {
-  std::string vendor;  // AuthenticAMD, GenuineIntel
-  int family = -1;     // decimal, as /proc/cpuinfo prints it (Zen 5: 26)
-  int model = -1;
-  std::string model_name;   // "AMD EPYC 9175F 16-Core Processor"
-  bool hypervisor = false;  // the "hypervisor" flag: a VM, often without a PMU
-};
-
-// Reads the first processor block; fields that are missing stay at their defaults.
-CpuIdentity read_cpu_identity(const std::filesystem::path& cpuinfo = "/proc/cpuinfo");
+// The reader lives in util (hw's --version reads it too).
+using moesweep::CpuIdentity;
+using moesweep::read_cpu_identity;
 
 // NUMA nodes that hold CPUs, per socket, from <sysfs_root>/devices/system
 // (node*/cpulist, cpu*/topology/physical_package_id): 1 in AMD's NPS1 mode, 2

@@ -11,7 +11,7 @@
 namespace moesweep {
 namespace {
 
-std::atomic<int> g_level{static_cast<int>(EngineLogLevel::kWarn)};
+std::atomic<int> g_level{1};  // what still prints: 0 error, 1 + warn, 2 + info, 3 + debug
 std::mutex g_capture_mutex;
 std::string* g_capture = nullptr;  // set while an EngineLogCapture is alive
 
@@ -68,10 +68,6 @@ EngineLogCapture::~EngineLogCapture() {
 std::string EngineLogCapture::text() const {
   std::lock_guard<std::mutex> lock(g_capture_mutex);
   return g_capture ? *g_capture : std::string();
-}
-
-void set_engine_log_level(EngineLogLevel level) {
-  g_level = static_cast<int>(level);
 }
 
 void ensure_engine_initialized() {

@@ -19,15 +19,15 @@ int parse_ggml_type(const std::string& name, const std::string& flag) {
                   "f16, bf16, q8_0, q4_0, ...", fmt::format("fix {}", flag));
 }
 
-uint64_t estimate_kv_bytes(const ModelFacts& f, const ContextParams& p) {
-  const double k = ggml_type_size(static_cast<ggml_type>(parse_ggml_type(p.type_k, "-ctk"))) /
-                   static_cast<double>(
-                       ggml_blck_size(static_cast<ggml_type>(parse_ggml_type(p.type_k, "-ctk"))));
-  const double v = ggml_type_size(static_cast<ggml_type>(parse_ggml_type(p.type_v, "-ctv"))) /
-                   static_cast<double>(
-                       ggml_blck_size(static_cast<ggml_type>(parse_ggml_type(p.type_v, "-ctv"))));
-  return static_cast<uint64_t>(static_cast<double>(p.n_ctx) * f.n_layer *
-                               (f.kv_k_elems * k + f.kv_v_elems * v));
+void check_kv_fits_memory(uint64_t kv_bytes, const ContextParams& p) {
+  const uint64_t avail = available_memory_bytes();
+  if (avail > 0 && kv_bytes > avail) {
+    throw EngineError(
+        fmt::format("context {} needs about {:.1f} GiB of KV cache ({} / {}) but only {:.1f} GiB "
+                    "of memory is available "
+                    "(lower -c, or use -ctk q8_0 -ctv q8_0 -fa on)",
+                    p.n_ctx, kv_bytes / 1073741824.0, p.type_k, p.type_v, avail / 1073741824.0));
+  }
 }
 
 uint64_t available_memory_bytes() {

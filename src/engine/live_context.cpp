@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "engine/context_rules.hpp"
 #include "engine/engine_log.hpp"
 #include "engine/llama_engine.hpp"
 #include "ggml-cpu.h"
@@ -17,36 +18,12 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-bool is_quantized_cache(const std::string& type) {
-  return type != "f32" && type != "f16" && type != "bf16";
-}
-
 }  // namespace
 
 LiveContext::LiveContext(const LoadedModel& model, const ContextParams& p)
     : model_(model), params_(p) {
-  // The engine's rule (llama_init_from_model): a quantized V cache needs flash
-  // attention; "auto" turns it on for one, only "off" is refused.
-  if (is_quantized_cache(p.type_v) && p.flash_attn == 0) {
-    throw EngineError(fmt::format(
-        "-ctv {} needs flash attention: this engine cannot create a quantized V cache without it "
-        "(use -fa on or auto, or -ctv f16)",
-        p.type_v));
-  }
-  if (p.n_ubatch > p.n_batch) {
-    throw EngineError(
-        fmt::format("n_ubatch {} > n_batch {}: the engine caps ubatch at batch (use -ub <= -b)",
-                    p.n_ubatch, p.n_batch));
-  }
-  const uint64_t kv = estimate_kv_bytes(model.facts(), p);
-  const uint64_t avail = available_memory_bytes();
-  if (avail > 0 && kv > avail) {
-    throw EngineError(
-        fmt::format("context {} needs about {:.1f} GiB of KV cache ({} / {}) but only {:.1f} GiB "
-                    "of memory is available "
-                    "(lower -c, or use -ctk q8_0 -ctv q8_0 -fa on)",
-                    p.n_ctx, kv / 1073741824.0, p.type_k, p.type_v, avail / 1073741824.0));
-  }
+  // The plan leaves out contexts that break a rule; this guards other callers.
+  if (const std::string why = context_rule_violation(p); !why.empty()) throw EngineError(why);
   llama_context_params cp = llama_context_default_params();
   cp.n_ctx = static_cast<uint32_t>(p.n_ctx);
   cp.n_batch = static_cast<uint32_t>(p.n_batch);

@@ -34,8 +34,6 @@ struct ModelFacts {
   std::string path, description, arch, file_type;
   uint64_t size_bytes = 0, n_params = 0;
   int n_layer = 0, n_vocab = 0, n_ctx_train = 0;
-  // KV cache geometry from the GGUF keys (per layer, per token, in elements)
-  int64_t kv_k_elems = 0, kv_v_elems = 0;
 };
 
 class LoadedModel {
@@ -68,8 +66,10 @@ struct ThreadSettings {
 
 class LiveContext {
  public:
-  // Checks the combination first (e.g. quantized V needs flash attention) and
-  // the KV cache's size against free memory, then creates the context.
+  // Checks the combination first (e.g. quantized V needs flash attention),
+  // then creates the context. The caller checks the KV cache's size against
+  // free memory first (check_kv_fits_memory): its size needs the model's
+  // attention shape (MLA or not), which src/model knows.
   LiveContext(const LoadedModel& model, const ContextParams& params);
   ~LiveContext();
   LiveContext(const LiveContext&) = delete;
@@ -98,8 +98,8 @@ class LiveContext {
   ggml_threadpool* pool_batch_ = nullptr;
 };
 
-// Estimated KV cache bytes for a context (for the memory check and dry-run).
-uint64_t estimate_kv_bytes(const ModelFacts& facts, const ContextParams& params);
+// Throws EngineError when a KV cache of `kv_bytes` would not fit in MemAvailable.
+void check_kv_fits_memory(uint64_t kv_bytes, const ContextParams& params);
 uint64_t available_memory_bytes();                                      // MemAvailable
 int parse_ggml_type(const std::string& name, const std::string& flag);  // ggml_type
 // "0x0f" or "0-3,8" -> mask; false on syntax error

@@ -20,15 +20,6 @@ std::string meta_str(const llama_model* model, const std::string& key) {
   return n < 0 ? std::string() : std::string(buf);
 }
 
-int64_t meta_int(const llama_model* model, const std::string& key, int64_t fallback) {
-  const std::string v = meta_str(model, key);
-  try {
-    return v.empty() ? fallback : std::stoll(v);
-  } catch (const std::exception&) {
-    return fallback;
-  }
-}
-
 ggml_backend_buffer_type_t find_buffer_type(const std::string& name) {
   std::vector<std::string> known;
   for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
@@ -109,13 +100,6 @@ LoadedModel::LoadedModel(const ModelLoadParams& p) {
   facts_.n_layer = llama_model_n_layer(model_);
   facts_.n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model_));
   facts_.n_ctx_train = llama_model_n_ctx_train(model_);
-  const std::string a = facts_.arch;
-  const int64_t heads_kv = meta_int(model_, a + ".attention.head_count_kv",
-                                    meta_int(model_, a + ".attention.head_count", 1));
-  const int64_t head_dim = llama_model_n_embd(model_) /
-                           std::max<int64_t>(1, meta_int(model_, a + ".attention.head_count", 1));
-  facts_.kv_k_elems = heads_kv * meta_int(model_, a + ".attention.key_length", head_dim);
-  facts_.kv_v_elems = heads_kv * meta_int(model_, a + ".attention.value_length", head_dim);
 }
 
 LoadedModel::~LoadedModel() {

@@ -4,11 +4,12 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
-#include <fstream>
+#include <algorithm>
 #include <string>
 
 #include "ggml-cpu.h"
 #include "llama.h"
+#include "util/cpuinfo.hpp"
 
 namespace moesweep {
 
@@ -48,26 +49,13 @@ BuildInfo build_info() {
 }
 
 CpuInfo cpu_info() {
+  const CpuIdentity id = read_cpu_identity();
   CpuInfo c;
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  auto value_of = [](const std::string& l) {
-    size_t colon = l.find(':');
-    return colon == std::string::npos ? std::string()
-                                      : l.substr(l.find_first_not_of(" \t", colon + 1));
-  };
-  while (std::getline(in, line)) {
-    if (c.model_name.empty() && line.rfind("model name", 0) == 0)
-      c.model_name = value_of(line);
-    else if (c.vendor.empty() && line.rfind("vendor_id", 0) == 0)
-      c.vendor = value_of(line);
-    else if (c.family == 0 && line.rfind("cpu family", 0) == 0)
-      c.family = std::stoi(value_of(line));
-    else if (c.model == 0 && line.rfind("model\t", 0) == 0)
-      c.model = std::stoi(value_of(line));
-    else if (!c.hypervisor && line.rfind("flags", 0) == 0)
-      c.hypervisor = line.find(" hypervisor") != std::string::npos;
-  }
+  c.model_name = id.model_name;
+  c.vendor = id.vendor;
+  c.family = std::max(id.family, 0);  // 0 when /proc/cpuinfo does not say
+  c.model = std::max(id.model, 0);
+  c.hypervisor = id.hypervisor;
   c.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   return c;
 }

@@ -9,8 +9,10 @@
 #include <memory>
 #include <regex>
 
+#include "engine/context_rules.hpp"
 #include "engine/gguf_sanity.hpp"
 #include "gguf.h"
+#include "model/kv_cache.hpp"
 #include "model/quant_types.hpp"
 #include "util/error.hpp"
 
@@ -277,21 +279,6 @@ GgufInspection inspect_gguf(const std::filesystem::path& path) {
   return m;
 }
 
-uint64_t kv_bytes_per_token(const GgufInspection& m, ggml_type type_k, ggml_type type_v) {
-  uint64_t total = 0;
-  for (int64_t il = 0; il < m.n_layer; ++il) {
-    if (m.mla) {
-      // The engine caches the compressed latent plus the rope part, no V.
-      total += ggml_row_size(type_k, m.kv_lora_rank + m.rope_dim);
-      continue;
-    }
-    const int64_t heads = m.n_head_kv[std::min<size_t>(il, m.n_head_kv.size() - 1)];
-    total +=
-        ggml_row_size(type_k, heads * m.key_length) + ggml_row_size(type_v, heads * m.value_length);
-  }
-  return total;
-}
-
 ActiveBytes active_bytes_per_token(const GgufInspection& m, int64_t depth, ggml_type type_k,
                                    ggml_type type_v) {
   ActiveBytes a;
@@ -325,7 +312,7 @@ ActiveBytes active_bytes_per_token(const GgufInspection& m, int64_t depth, ggml_
     if (t.group != TensorGroup::kEmbedding || tied_output)
       active_params += static_cast<double>(params_of(t)) * share;
   }
-  a.kv = static_cast<uint64_t>(depth) * kv_bytes_per_token(m, type_k, type_v);
+  a.kv = static_cast<uint64_t>(depth) * kv_bytes_per_token(kv_shape_of(m), type_k, type_v);
   // Attention over `depth` cached tokens: scores and weighted sum per head.
   const double attn_width = m.mla ? static_cast<double>(2 * m.kv_lora_rank + m.rope_dim)
                                   : static_cast<double>(m.key_length + m.value_length);
@@ -335,16 +322,12 @@ ActiveBytes active_bytes_per_token(const GgufInspection& m, int64_t depth, ggml_
 }
 
 ggml_type parse_cache_type(const std::string& name) {
-  std::vector<std::string> known;
-  for (const ggml_type t :
-       {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
-        GGML_TYPE_Q4_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1}) {
-    if (name == ggml_type_name(t)) return t;
-    known.emplace_back(ggml_type_name(t));
+  if (!is_kv_cache_type(name)) {
+    throw UserError(fmt::format("unknown KV cache type '{}'", name),
+                    fmt::format("one of {}", fmt::join(kv_cache_type_names(), ", ")),
+                    "use the name llama.cpp's -ctk/-ctv take, e.g. q8_0");
   }
-  throw UserError(fmt::format("unknown KV cache type '{}'", name),
-                  fmt::format("one of {}", fmt::join(known, ", ")),
-                  "use the name llama.cpp's -ctk/-ctv take, e.g. q8_0");
+  return static_cast<ggml_type>(parse_ggml_type(name, "-ctk/-ctv"));
 }
 
 nlohmann::json to_json(const GgufInspection& m, const ActiveBytes& active, int64_t depth) {

@@ -82,8 +82,6 @@ struct ActiveBytes {
 // Reads every part of a (possibly split) GGUF; throws UserError naming the
 // file and the fix when a part is missing, truncated or not GGUF.
 GgufInspection inspect_gguf(const std::filesystem::path& path);
-// KV bytes one token adds to (and decode reads back from) the cache, all layers.
-uint64_t kv_bytes_per_token(const GgufInspection& m, ggml_type type_k, ggml_type type_v);
 ActiveBytes active_bytes_per_token(const GgufInspection& m, int64_t depth, ggml_type type_k,
                                    ggml_type type_v);
 // "q8_0" -> GGML_TYPE_Q8_0; UserError listing the names when unknown.

@@ -176,8 +176,9 @@ ParamCount count_params(const ModelProfile& profile) {
   }
   c.total = c.embedding + c.output + c.norms + c.attention + c.router + c.routed_experts +
             c.shared_experts + c.dense_ffn;
-  c.active =
-      c.total - c.embedding - c.routed_experts + c.routed_experts / m.experts * m.experts_used;
+  // Routed experts total n_expert whole experts per MoE layer, so the division is exact.
+  c.active = c.total - c.embedding - c.routed_experts +
+             (m.experts > 0 ? c.routed_experts / m.experts * m.experts_used : 0);
   return c;
 }
 

@@ -14,15 +14,21 @@ struct gguf_context;
 namespace moesweep {
 
 struct TwinSpec {
-  ModelProfile profile;        // already scaled (scale_profile)
-  std::string scale = "tiny";  // preset name, "full", or "custom" when overridden
-  std::string quant = "Q4_K_S";
+  ModelProfile profile;          // already scaled (scale_profile)
+  std::string scale = "tiny";    // preset name or "full"; "<that>+custom" when overridden
+  std::string quant = "Q4_K_S";  // a quant_types() name, upper case
   uint64_t seed = 42;
 
   nlohmann::json to_json() const;  // everything that determines the file's bytes
   std::string cache_key() const;   // sha256 of to_json(), 12 hex chars
   std::string file_stem() const;   // kimi-k2.5-tiny-Q4_K_S-s42-<key>
 };
+
+// The one way a twin's spec is made (sweep plan, sweep runner, `synth`): the
+// profile scaled by preset and overrides, the quant type's canonical name
+// (UserError when unknown), "+custom" on the scale when any shape is overridden.
+TwinSpec twin_spec_for(const std::string& profile, const std::string& scale,
+                       const ShapeOverrides& overrides, const std::string& quant, uint64_t seed);
 
 // The GGUF metadata (keys for the arch + typed tensor entries for the
 // skeleton) handed to llama_model_init_from_user. Caller frees it.

@@ -123,12 +123,6 @@ void SqliteStmt::reset() {
 int64_t SqliteStmt::column_int(int index) const {
   return sqlite3_column_int64(stmt_, index);
 }
-double SqliteStmt::column_double(int index) const {
-  return sqlite3_column_double(stmt_, index);
-}
-bool SqliteStmt::column_is_null(int index) const {
-  return sqlite3_column_type(stmt_, index) == SQLITE_NULL;
-}
 std::string SqliteStmt::column_text(int index) const {
   const unsigned char* text = sqlite3_column_text(stmt_, index);
   return text ? std::string(reinterpret_cast<const char*>(text),

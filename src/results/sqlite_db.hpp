@@ -73,9 +73,7 @@ class SqliteStmt {
   void reset();
 
   int64_t column_int(int index) const;
-  double column_double(int index) const;
   std::string column_text(int index) const;
-  bool column_is_null(int index) const;
 
  private:
   SqliteDb* db_;

@@ -35,7 +35,7 @@ struct WalkInputs {
 // mean speed is within the target (at least 2 samples), up to --max-repetitions.
 bool needs_another_repetition(const SweepSpec& spec, const Record& rec, int done);
 
-// Called with each finished point (ok or failed); returns false to stop.
+// Called with each finished point (ok or failed); the walk stops on `stop`.
 using PointDone = std::function<void(const PlannedPoint&, Record&&)>;
 
 // points: all of the plan's points of this context, in run order (depth-major,

@@ -8,31 +8,14 @@
 
 #include <sched.h>
 
+#include "engine/context_rules.hpp"
 #include "engine/engine_limits.hpp"
-#include "model/quant_types.hpp"
 #include "model/twin_spec.hpp"
 #include "sweep/spec_limits.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
 namespace {
-
-bool quantized(const std::string& type) {
-  return type != "f32" && type != "f16" && type != "bf16";
-}
-
-// The engine's own rule (llama_init_from_model): a quantized V cache needs
-// flash attention; with -fa auto the engine turns it on, only -fa off fails.
-std::string context_rule_violation(const ContextParams& c) {
-  if (quantized(c.type_v) && c.flash_attn == 0)
-    return fmt::format(
-        "-ctv {} needs flash attention (-fa on or auto): the engine cannot create a quantized V "
-        "cache without it",
-        c.type_v);
-  if (c.n_ubatch > c.n_batch)
-    return fmt::format("-ub {} > -b {}: ubatch must not exceed batch", c.n_ubatch, c.n_batch);
-  return "";
-}
 
 // The CPUs a threadpool of this process can be pinned to: those it may run
 // on, below the engine's mask size. The engine silently drops any other CPU
@@ -89,16 +72,8 @@ void check_cpu_mask(const std::string& text, bool dry_run, std::vector<std::stri
 }
 
 TwinSpec twin_spec_of(const ModelChoice& choice, const SweepSpec& spec) {
-  TwinSpec t;
-  t.profile =
-      scale_profile(load_model_profile(choice.twin_profile), spec.twin_scale, spec.twin_overrides);
-  const ShapeOverrides& o = spec.twin_overrides;
-  const bool custom = o.layers || o.hidden || o.heads || o.expert_ff || o.dense_ff || o.vocab ||
-                      o.experts || o.experts_used;
-  t.scale = custom ? spec.twin_scale + "+custom" : spec.twin_scale;
-  t.quant = find_quant_type(choice.quant).name;  // refuses an unknown type before anything runs
-  t.seed = spec.twin_seed;
-  return t;
+  return twin_spec_for(choice.twin_profile, spec.twin_scale, spec.twin_overrides, choice.quant,
+                       spec.twin_seed);
 }
 
 struct Sizes {

@@ -38,7 +38,8 @@ struct Plan {
   std::vector<PlannedPoint> points;   // in run order
   std::vector<std::string> warnings;  // e.g. oversubscription shown by --dry-run
 
-  // Estimated seconds (for --dry-run): tokens to process / a rough rate.
+  // The cost of the plan in work, not seconds (for --dry-run): points, model
+  // loads, contexts, thread switches, timed and untimed (fill) tokens.
   nlohmann::json summary() const;
 };
 

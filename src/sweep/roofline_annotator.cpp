@@ -5,7 +5,7 @@
 #include "hw/bandwidth_probe.hpp"
 #include "hw/build_info.hpp"
 #include "hw/hardware_profile.hpp"
-#include "report/roofline.hpp"
+#include "hw/roofline.hpp"
 
 namespace moesweep {
 

@@ -4,12 +4,31 @@
 
 #include <memory>
 
+#include "model/gguf_inspect.hpp"
+#include "model/kv_cache.hpp"
 #include "model/twin_builder.hpp"
 #include "sweep/kv_walk.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
 namespace moesweep {
+
+namespace {
+
+// What meta.json and the observers get for each loaded model.
+nlohmann::json facts_json(const ModelFacts& f) {
+  return {{"path", f.path},
+          {"description", f.description},
+          {"arch", f.arch},
+          {"size_bytes", f.size_bytes},
+          {"n_params", f.n_params},
+          {"n_layer", f.n_layer},
+          {"n_vocab", f.n_vocab},
+          {"n_ctx_train", f.n_ctx_train},
+          {"sha256", model_fingerprint(f.path)}};
+}
+
+}  // namespace
 
 std::vector<int32_t> random_tokens(uint64_t seed, int n_vocab, size_t count) {
   std::vector<int32_t> out(count);
@@ -66,14 +85,9 @@ void SweepRunner::fail_points(const std::vector<const PlannedPoint*>& points,
 
 std::string SweepRunner::resolve_model_path(ModelGroup& mg) {
   if (!mg.choice.file.empty()) return mg.choice.file;
-  TwinSpec spec;
-  spec.profile = scale_profile(load_model_profile(mg.choice.twin_profile), plan_.spec.twin_scale,
-                               plan_.spec.twin_overrides);
-  spec.scale = model_display_name(mg.choice, plan_.spec).find("+custom") != std::string::npos
-                   ? plan_.spec.twin_scale + "+custom"
-                   : plan_.spec.twin_scale;
-  spec.quant = mg.choice.quant;
-  spec.seed = plan_.spec.twin_seed;
+  const TwinSpec spec =
+      twin_spec_for(mg.choice.twin_profile, plan_.spec.twin_scale, plan_.spec.twin_overrides,
+                    mg.choice.quant, plan_.spec.twin_seed);
   observer_.on_note(fmt::format("twin {} ({} {})", mg.choice.twin_profile, spec.scale, spec.quant));
   const TwinResult twin =
       ensure_twin(spec, {}, false, [&](const std::string& s) { observer_.on_note(s); });
@@ -89,12 +103,14 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
     return v;
   };
   std::unique_ptr<LoadedModel> model;
+  KvShape kv_shape;
   try {
     mg.load.path = resolve_model_path(mg);
     for (PlannedPoint& p : plan_.points)
       if (p.model == mi) p.params.model_path = mg.load.path;
     observer_.on_note(fmt::format("loading {}", mg.load.path));
     model = std::make_unique<LoadedModel>(mg.load);
+    kv_shape = kv_shape_of(inspect_gguf(mg.load.path));
   } catch (const UserError& e) {
     throw;  // a missing or corrupt file is the user's to fix: stop with the message
   } catch (const std::exception& e) {
@@ -103,15 +119,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
   }
   const ModelFacts& f = model->facts();
   if (annotator_) annotator_->set_model(f.path);
-  out.models.push_back({{"path", f.path},
-                        {"description", f.description},
-                        {"arch", f.arch},
-                        {"size_bytes", f.size_bytes},
-                        {"n_params", f.n_params},
-                        {"n_layer", f.n_layer},
-                        {"n_vocab", f.n_vocab},
-                        {"n_ctx_train", f.n_ctx_train},
-                        {"sha256", model_fingerprint(f.path)}});
+  out.models.push_back(facts_json(f));
   observer_.on_model_loaded(out.models.back());
   for (PlannedPoint& p : plan_.points)
     if (p.model == mi) p.params.model_type = f.description;
@@ -130,6 +138,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
       continue;
     }
     try {
+      check_kv_fits_memory(kv_cache_bytes(kv_shape, cg.params), cg.params);
       LiveContext ctx(*model, cg.params);
       int max_depth = 0;
       for (int d : cg.depths) max_depth = std::max(max_depth, d);

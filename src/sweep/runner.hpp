@@ -48,8 +48,8 @@ class SweepRunner {
   std::string run_id_;
   std::set<std::string> done_;
   int emitted_ = 0;
-  std::set<int> finished_;
-  RooflineAnnotator* annotator_ = nullptr;  // point indices recorded in this run
+  std::set<int> finished_;  // point indices recorded in this run
+  RooflineAnnotator* annotator_ = nullptr;
 };
 
 // Fixed-seed random tokens in [0, n_vocab): realistic expert routing (a

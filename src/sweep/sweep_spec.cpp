@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "engine/context_rules.hpp"
 #include "results/record.hpp"
 #include "sweep/spec_limits.hpp"
 #include "util/error.hpp"
@@ -19,9 +20,6 @@ namespace {
 
 // The engine's llama_load_mode names (llama-bench -lm).
 const std::vector<std::string> kLoadModes = {"auto", "none", "mmap", "mlock", "mmap+mlock", "dio"};
-
-const std::vector<std::string> kCacheTypes = {"f32",  "f16",    "bf16", "q8_0", "q4_0",
-                                              "q4_1", "iq4_nl", "q5_0", "q5_1"};
 
 // A setting as text: numbers, bools and arrays are joined the way a flag is written.
 std::string as_text(const nlohmann::json& v) {
@@ -127,9 +125,9 @@ class Settings {
 
 void check_cache_types(const std::vector<std::string>& types, const std::string& flag) {
   for (const std::string& t : types)
-    if (std::find(kCacheTypes.begin(), kCacheTypes.end(), t) == kCacheTypes.end()) {
+    if (!is_kv_cache_type(t)) {
       throw UserError(fmt::format("{}: unknown KV cache type '{}'", flag, t),
-                      fmt::format("one of {}", fmt::join(kCacheTypes, ", ")),
+                      fmt::format("one of {}", fmt::join(kv_cache_type_names(), ", ")),
                       "use e.g. -ctk q8_0 -ctv q8_0");
     }
 }

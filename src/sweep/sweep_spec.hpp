@@ -20,14 +20,6 @@ struct ModelChoice {
   std::string quant;         // twin quant type
 };
 
-struct ThreadConfig {
-  int n_threads = 1;
-  int n_threads_batch = 1;
-  std::string cpu_mask;  // hex mask or range list "0-15"; "" = no pinning
-  bool strict = false;
-  int poll = 50;
-};
-
 struct SweepSpec {
   std::string name = "adhoc";
   std::vector<ModelChoice> models;

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "report/roofline.hpp"
+#include "hw/roofline.hpp"
 #include "report/sweet_spot.hpp"
 
 namespace moesweep {

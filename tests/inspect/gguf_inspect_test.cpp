@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "model/gguf_inspect.hpp"
+#include "model/kv_cache.hpp"
 #include "support/test_support.hpp"
 #include "synthetic_gguf.hpp"
 #include "util/error.hpp"
@@ -87,9 +88,9 @@ TEST(GgufInspect, ActiveBytesPerTokenFollowTheDefinition) {
   const uint64_t rest = m.tensor_bytes - routed - a.shared - m.group(TensorGroup::kEmbedding).bytes;
   EXPECT_EQ(a.non_expert, rest + embd_row);
   // MLA: one latent row (kv_lora_rank + rope) per token and layer, no V.
-  EXPECT_EQ(kv_bytes_per_token(m, GGML_TYPE_Q8_0, GGML_TYPE_F16),
+  EXPECT_EQ(kv_bytes_per_token(kv_shape_of(m), GGML_TYPE_Q8_0, GGML_TYPE_F16),
             3 * ggml_row_size(GGML_TYPE_Q8_0, s.kv_lora + s.rope));
-  EXPECT_EQ(a.kv, 1000 * kv_bytes_per_token(m, GGML_TYPE_Q8_0, GGML_TYPE_Q8_0));
+  EXPECT_EQ(a.kv, 1000 * kv_bytes_per_token(kv_shape_of(m), GGML_TYPE_Q8_0, GGML_TYPE_Q8_0));
   EXPECT_EQ(a.total(), a.non_expert + a.routed_active + a.shared + a.kv);
   EXPECT_GT(a.flops, 0);
 }

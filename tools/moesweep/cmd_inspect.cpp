@@ -9,7 +9,8 @@
 #include "hw/build_info.hpp"
 #include "hw/hardware_profile.hpp"
 #include "model/gguf_inspect.hpp"
-#include "report/roofline.hpp"
+#include "model/kv_cache.hpp"
+#include "hw/roofline.hpp"
 #include "sweep/spec_limits.hpp"
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
@@ -67,7 +68,8 @@ void print_text(const GgufInspection& m, const ActiveBytes& a, const InspectOpti
     fmt::print("\nbytes per routed expert (one layer, all its matrices): {}\n",
                human(m.bytes_per_routed_expert()));
   fmt::print("KV cache per token (K {}, V {}): {}\n", ggml_type_name(tk),
-             m.mla ? "none (MLA)" : ggml_type_name(tv), human(kv_bytes_per_token(m, tk, tv)));
+             m.mla ? "none (MLA)" : ggml_type_name(tv),
+             human(kv_bytes_per_token(kv_shape_of(m), tk, tv)));
   fmt::print("\nactive bytes per decoded token at depth {}:\n", o.depth);
   auto line = [](const std::string& label, double bytes, const char* note) {
     fmt::print("  {:<26}{:>10}{}\n", label, gb(bytes), note);

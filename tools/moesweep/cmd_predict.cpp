@@ -14,10 +14,12 @@
 #include "hw/hardware_profile.hpp"
 #include "hw/topology.hpp"
 #include "model/gguf_inspect.hpp"
+#include "model/kv_cache.hpp"
 #include "model/model_profile.hpp"
 #include "model/quant_types.hpp"
-#include "report/roofline.hpp"
+#include "hw/roofline.hpp"
 #include "results/run_source.hpp"
+#include "results/stats.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::cli {
@@ -52,18 +54,12 @@ ModelCost cost_from_profile(const std::string& name, const QuantType& q, int64_t
   ModelCost m;
   m.label = fmt::format("{} {}", p.name, q.name);
   m.total_params = static_cast<double>(c.total);
-  m.active_params = static_cast<double>(c.total - c.embedding - c.routed_experts);
-  if (s.experts > 0)
-    m.active_params +=
-        static_cast<double>(c.routed_experts) * s.experts_used / static_cast<double>(s.experts);
+  m.active_params = static_cast<double>(c.active);
   const double bytes_per_weight = q.approx_bpw / 8;
   m.total_bytes = m.total_params * bytes_per_weight;
   // Active weights plus the one embedding row a token looks up.
   const double weights = (m.active_params + static_cast<double>(s.hidden)) * bytes_per_weight;
-  double kv_per_token = 0;
-  for (int64_t il = 0; il < s.layers; ++il)
-    kv_per_token += s.is_mla() ? ggml_row_size(kv, s.kv_lora_rank + s.qk_rope_head_dim)
-                               : 2.0 * ggml_row_size(kv, s.kv_heads * s.head_dim);
+  const double kv_per_token = static_cast<double>(kv_bytes_per_token(kv_shape_of(s), kv, kv));
   m.kv_bytes = kv_per_token * static_cast<double>(depth);
   m.bytes_per_token = weights + m.kv_bytes;
   return m;
@@ -78,12 +74,6 @@ ModelCost cost_from_sizes(const PredictOptions& o, const QuantType& q) {
   m.total_bytes = o.total_params * q.approx_bpw / 8;
   m.bytes_per_token = o.active_params * q.approx_bpw / 8;  // KV unknown without a shape
   return m;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // Efficiencies (S_TG / roofline_tg) recorded by this machine's sweeps.
@@ -143,7 +133,8 @@ std::optional<Calibration> reference_calibration(const HardwareProfile& hw,
     }
   }
   if (effs.empty()) return std::nullopt;
-  return Calibration{median(effs), fmt::format("{}'s reference runs ({})", hw.name, sources)};
+  return Calibration{Stats::of(effs).median,
+                     fmt::format("{}'s reference runs ({})", hw.name, sources)};
 }
 
 int run_predict(const PredictOptions& o) {
@@ -193,8 +184,8 @@ int run_predict(const PredictOptions& o) {
   if (!cal && this_machine) {
     const auto effs = measured_efficiencies(o.runs_dir);
     if (!effs.empty())
-      cal = Calibration{median(effs), fmt::format("median of {} measured records in {}",
-                                                  effs.size(), o.runs_dir)};
+      cal = Calibration{Stats::of(effs).median, fmt::format("median of {} measured records in {}",
+                                                            effs.size(), o.runs_dir)};
   }
   if (!cal) cal = reference_calibration(hw, o.reference_model);
   if (cal) {

@@ -246,7 +246,7 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd) {
 
   SinkSet sinks;
   RunMeta run_meta{dir.run_id(), spec.name, dir.path().string(), meta};
-  SweepProgress progress(opts.quiet, static_cast<int>(plan.points.size()));
+  SweepProgress progress(opts.quiet);
   RunOutcome outcome;
   try {
     dir.write_meta(meta);

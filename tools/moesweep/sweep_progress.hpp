@@ -9,14 +9,13 @@ namespace moesweep::cli {
 
 class SweepProgress : public RunObserver {
  public:
-  SweepProgress(bool quiet, int total) : quiet_(quiet), total_(total), start_(Clock::now()) {}
+  explicit SweepProgress(bool quiet) : quiet_(quiet), start_(Clock::now()) {}
   void on_note(const std::string& message) override;
   void on_record(const Record& record, int done, int total) override;
 
  private:
   using Clock = std::chrono::steady_clock;
   bool quiet_;
-  int total_;
   Clock::time_point start_;
 };
 

@@ -39,17 +39,7 @@ TwinSpec TwinOptions::spec_for(const std::string& quant) const {
           "a number >= 1",
           fmt::format("fix {}, or leave it out for the preset's value", option->get_name()));
     }
-  TwinSpec spec;
-  const ModelProfile real = load_model_profile(model);
-  spec.profile = scale_profile(real, scale, overrides);
-  const bool overridden = overrides.layers || overrides.hidden || overrides.heads ||
-                          overrides.expert_ff || overrides.dense_ff || overrides.vocab ||
-                          overrides.experts || overrides.experts_used || overrides.q_lora_rank ||
-                          overrides.kv_lora_rank;
-  spec.scale = overridden ? scale + "+custom" : scale;
-  spec.quant = quant;
-  spec.seed = seed;
-  return spec;
+  return twin_spec_for(model, scale, overrides, quant, seed);
 }
 
 std::string human_count(int64_t n) {

@@ -1,6 +1,7 @@
 #pragma once
-// The twin-selecting options shared by `synth` and `sweep`
-// (--model, --scale, --layers, --hidden, ..., --seed).
+// `synth`'s twin-selecting options (--model, --scale, --layers, --hidden, ...,
+// --seed), turned into a spec by model/twin_spec.hpp's twin_spec_for; the sweep
+// takes the same settings through its spec (sweep_spec.cpp).
 #include <CLI/CLI.hpp>
 
 #include <string>

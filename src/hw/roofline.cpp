@@ -1,4 +1,4 @@
-#include "report/roofline.hpp"
+#include "hw/roofline.hpp"
 
 namespace moesweep {
 

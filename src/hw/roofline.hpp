@@ -3,7 +3,8 @@
 // cache once, so tokens/s can never beat bandwidth / active bytes per token.
 // Prefill reuses each weight across a ubatch, so its ceiling is compute:
 // peak FLOP/s / FLOP per token. Pure arithmetic over plain numbers, so the
-// sweep runner, the tables and `predict` share one definition.
+// sweep runner, the tables and `predict` share one definition (here in hw,
+// below src/sweep and src/report).
 #include <nlohmann/json.hpp>
 
 #include <optional>
