@@ -28,7 +28,8 @@ struct PointField {
   const char* label = nullptr;  // name in chart legends; nullptr: never in a label
   bool csv = false;             // a column of results.csv (named as `json`)
   bool sql = false;             // a column of the SQLite points table (named as `json`)
-  bool threads_axis = false;    // switched on the live context (the threads axis)
+  bool threads_axis = false;    // the threads axis: x of threads charts, rows of threads tables
+  bool cell = false;            // the cell within a configuration (pp, tg, n_kv): table rows
   // A JSONL line without the key reads as the blank value (0), not the
   // struct's default: such lines come from sweep-bench or predate the field.
   bool absent_is_blank = false;
