@@ -3,46 +3,27 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
+
+#include "results/point_fields.hpp"
 
 namespace moesweep {
 namespace {
 
-struct Field {
-  const char* name;
-  std::function<std::string(const PointParams&)> get;
-  bool threads_axis;  // belongs to the threads axis
-};
-
-const std::vector<Field>& fields() {
-  static const std::vector<Field> list = {
-      {"model", [](const PointParams& p) { return p.model_name; }, false},
-      {"quant", [](const PointParams& p) { return p.quant; }, false},
-      {"load_mode", [](const PointParams& p) { return p.load_mode; }, false},
-      {"ngl", [](const PointParams& p) { return std::to_string(p.n_gpu_layers); }, false},
-      {"ot", [](const PointParams& p) { return p.tensor_overrides; }, false},
-      {"n_ctx", [](const PointParams& p) { return std::to_string(p.n_ctx); }, false},
-      {"b", [](const PointParams& p) { return std::to_string(p.n_batch); }, false},
-      {"ub", [](const PointParams& p) { return std::to_string(p.n_ubatch); }, false},
-      {"ctk", [](const PointParams& p) { return p.type_k; }, false},
-      {"ctv", [](const PointParams& p) { return p.type_v; }, false},
-      {"fa", [](const PointParams& p) { return flash_attn_name(p.flash_attn); }, false},
-      {"threads", [](const PointParams& p) { return std::to_string(p.n_threads); }, true},
-      {"threads_batch", [](const PointParams& p) { return std::to_string(p.n_threads_batch); },
-       true},
-      {"cpu_mask", [](const PointParams& p) { return p.cpu_mask; }, false},
-      {"strict", [](const PointParams& p) { return std::to_string(p.cpu_strict); }, false},
-      {"poll", [](const PointParams& p) { return std::to_string(p.poll); }, false},
-      {"numa", [](const PointParams& p) { return p.numa; }, false},
-      {"pp", [](const PointParams& p) { return std::to_string(p.pp); }, false},
-      {"tg", [](const PointParams& p) { return std::to_string(p.tg); }, false},
-  };
+// The fields that may appear in a label (point_fields.cpp says which).
+const std::vector<const PointField*>& fields() {
+  static const std::vector<const PointField*> list = [] {
+    std::vector<const PointField*> v;
+    for (const PointField& f : point_fields()) {
+      if (f.label) v.push_back(&f);
+    }
+    return v;
+  }();
   return list;
 }
 
-bool on_axis(const Field& f, Axis axis) {
+bool on_axis(const PointField& f, Axis axis) {
   return axis == Axis::kThreads && f.threads_axis;
 }
 
@@ -57,7 +38,7 @@ std::vector<Series> group_by_axis(const std::vector<Record>& records, Axis axis)
   std::vector<bool> varies(fields().size(), false);
   for (size_t f = 0; f < fields().size(); ++f) {
     std::set<std::string> values;
-    for (const Record* r : ok) values.insert(fields()[f].get(r->params));
+    for (const Record* r : ok) values.insert(field_label(*fields()[f], r->params));
     varies[f] = values.size() > 1;
   }
   // threads_batch that just follows threads adds nothing to a label.
@@ -67,7 +48,8 @@ std::vector<Series> group_by_axis(const std::vector<Record>& records, Axis axis)
                                       r->params.n_threads_batch == 0);
   }
   for (size_t f = 0; f < fields().size(); ++f) {
-    if (batch_follows && std::string(fields()[f].name) == "threads_batch") varies[f] = false;
+    if (batch_follows && fields()[f]->member == FieldMember(&PointParams::n_threads_batch))
+      varies[f] = false;
   }
   // n_kv is the cell, always off the key for the threads axis too: a threads
   // line at each depth would be one point long only when depths also vary.
@@ -76,10 +58,11 @@ std::vector<Series> group_by_axis(const std::vector<Record>& records, Axis axis)
   for (const Record* r : ok) {
     std::string key, label;
     for (size_t f = 0; f < fields().size(); ++f) {
-      if (on_axis(fields()[f], axis)) continue;
-      const std::string v = fields()[f].get(r->params);
+      if (on_axis(*fields()[f], axis)) continue;
+      const std::string v = field_label(*fields()[f], r->params);
       key += v + '\x1f';
-      if (varies[f]) label += fmt::format("{}{}={}", label.empty() ? "" : " ", fields()[f].name, v);
+      if (varies[f])
+        label += fmt::format("{}{}={}", label.empty() ? "" : " ", fields()[f]->label, v);
     }
     if (axis == Axis::kThreads) {
       key += std::to_string(r->params.n_kv);

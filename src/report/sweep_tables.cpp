@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 
 #include "hw/noise_probe.hpp"
 #include "report/markdown_table.hpp"
 #include "report/sweet_spot.hpp"
+#include "results/point_fields.hpp"
 
 namespace moesweep {
 namespace {
@@ -59,13 +61,53 @@ std::string config_label(const PointParams& p) {
                      p.cpu_mask.empty() ? "" : " mask " + p.cpu_mask);
 }
 
+namespace {
+
+// One title per record that tells configurations apart. `label` names the
+// fields a reader looks for; a key field it leaves out (quant, poll, ...) that
+// still differs between records with one label is appended (" | poll=0"), so
+// two configurations never share a table. Fields shown in the rows are skipped.
+std::vector<std::string> titles(const std::vector<Record>& records,
+                                std::string (*label)(const PointParams&),
+                                bool (*in_rows)(const PointField&)) {
+  std::map<std::string, std::vector<size_t>> by_label;
+  for (size_t i = 0; i < records.size(); ++i) by_label[label(records[i].params)].push_back(i);
+  std::vector<std::string> out(records.size());
+  for (const auto& [text, members] : by_label) {
+    std::vector<const PointField*> extra;
+    for (const PointField& f : point_fields()) {
+      if (!f.key || in_rows(f)) continue;
+      std::set<std::string> values;
+      for (size_t i : members) values.insert(field_text(f, records[i].params));
+      if (values.size() > 1) extra.push_back(&f);
+    }
+    for (size_t i : members) {
+      out[i] = text;
+      for (const PointField* f : extra)
+        out[i] += fmt::format(" | {}={}", f->key, field_text(*f, records[i].params));
+    }
+  }
+  return out;
+}
+
+bool cell_field(const PointField& f) {
+  return f.cell;
+}
+
+bool thread_row_field(const PointField& f) {
+  return f.cell || f.threads_axis;
+}
+
+}  // namespace
+
 std::string sweep_bench_tables(const std::vector<Record>& records) {
   std::map<std::string, std::vector<const Record*>> by_config;
   std::vector<std::string> order;
-  for (const Record& r : records) {
-    const std::string label = config_label(r.params);
+  const std::vector<std::string> title = titles(records, config_label, cell_field);
+  for (size_t i = 0; i < records.size(); ++i) {
+    const std::string& label = title[i];
     if (!by_config.count(label)) order.push_back(label);
-    by_config[label].push_back(&r);
+    by_config[label].push_back(&records[i]);
   }
   std::string out;
   for (const std::string& label : order) {
@@ -117,9 +159,11 @@ std::string file_slug(const std::string& label) {
 std::vector<SweepBenchFile> sweep_bench_files(const std::vector<Record>& records) {
   std::map<std::string, MarkdownTable> tables;
   std::vector<std::string> order;
-  for (const Record& r : records) {
+  const std::vector<std::string> title = titles(records, config_label, cell_field);
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Record& r = records[i];
     if (!r.ok) continue;
-    const std::string label = config_label(r.params);
+    const std::string& label = title[i];
     if (!tables.count(label)) {
       order.push_back(label);
       tables.emplace(
@@ -146,10 +190,12 @@ std::string threads_tables(const std::vector<Record>& records, const SweetSpotOp
   // Rows in the order the thread settings first appear (the spec's order):
   // the walk's snake visits them backwards at every other depth.
   std::map<std::string, size_t> thread_rank;
-  for (const Record& r : records) {
+  const std::vector<std::string> title = titles(records, context_label, thread_row_field);
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Record& r = records[i];
     if (!r.ok) continue;
     thread_rank.emplace(config_label(r.params), thread_rank.size());
-    auto key = std::make_pair(context_label(r.params), r.params.n_kv);
+    auto key = std::make_pair(title[i], r.params.n_kv);
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(&r);
   }

@@ -12,7 +12,9 @@ namespace moesweep {
 
 inline constexpr double kHighCv = 0.05;  // CV above this is flagged "!" in tables
 
-// Configuration label: every parameter except depth (one table per label).
+// Configuration label: the parameters a reader looks for, without the cell
+// (pp, tg, depth). A table's title is this label plus any other key field that
+// differs between the run's configurations with one label (" | poll=0").
 std::string config_label(const PointParams& p);
 std::string sweep_bench_tables(const std::vector<Record>& records);
 
@@ -22,7 +24,7 @@ std::string sweep_bench_tables(const std::vector<Record>& records);
 // tables above stay in tables.md). file: a name unique within the run.
 struct SweepBenchFile {
   std::string file;
-  std::string label;  // config_label of its points
+  std::string label;  // its title: config_label of its points (+ fields that separate it)
   std::string text;
 };
 std::vector<SweepBenchFile> sweep_bench_files(const std::vector<Record>& records);

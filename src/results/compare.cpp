@@ -2,45 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <functional>
 #include <map>
 #include <sstream>
 
+#include "results/point_fields.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
 namespace {
-
-using Blank = std::function<void(PointParams&)>;
-
-// The key fields a user may leave out of the join, named as in key_string().
-const std::vector<std::pair<std::string, Blank>>& blankers() {
-  static const std::vector<std::pair<std::string, Blank>> table = {
-      {"model", [](PointParams& p) { p.model_name.clear(); }},
-      {"quant", [](PointParams& p) { p.quant.clear(); }},
-      {"load_mode", [](PointParams& p) { p.load_mode.clear(); }},
-      {"ngl", [](PointParams& p) { p.n_gpu_layers = 0; }},
-      {"ot", [](PointParams& p) { p.tensor_overrides.clear(); }},
-      {"n_ctx", [](PointParams& p) { p.n_ctx = 0; }},
-      {"n_batch", [](PointParams& p) { p.n_batch = 0; }},
-      {"n_ubatch", [](PointParams& p) { p.n_ubatch = 0; }},
-      {"type_k", [](PointParams& p) { p.type_k.clear(); }},
-      {"type_v", [](PointParams& p) { p.type_v.clear(); }},
-      {"fa", [](PointParams& p) { p.flash_attn = 0; }},
-      {"threads", [](PointParams& p) { p.n_threads = 0; }},
-      {"threads_batch", [](PointParams& p) { p.n_threads_batch = 0; }},
-      {"cpu_mask", [](PointParams& p) { p.cpu_mask.clear(); }},
-      {"strict", [](PointParams& p) { p.cpu_strict = false; }},
-      {"poll", [](PointParams& p) { p.poll = 0; }},
-      {"numa", [](PointParams& p) { p.numa.clear(); }},
-      // The cell: leaving these out joins different measurements, which is
-      // what putting a run beside a published table (depth not published) needs.
-      {"pp", [](PointParams& p) { p.pp = 0; }},
-      {"tg", [](PointParams& p) { p.tg = 0; }},
-      {"n_kv", [](PointParams& p) { p.n_kv = 0; }},
-  };
-  return table;
-}
 
 std::vector<std::string> split_key(const std::string& key) {
   std::vector<std::string> parts;
@@ -200,8 +169,12 @@ std::vector<Metric> parse_metrics(const std::string& name) {
 
 const std::vector<std::string>& ignorable_fields() {
   static const std::vector<std::string> names = [] {
+    // Every key field, the cell's too: leaving pp/tg/n_kv out joins different
+    // measurements, which is what putting a run beside a published table needs.
     std::vector<std::string> v;
-    for (const auto& [name, blank] : blankers()) v.push_back(name);
+    for (const PointField& f : point_fields()) {
+      if (f.key) v.push_back(f.key);
+    }
     return v;
   }();
   return names;
@@ -236,8 +209,8 @@ std::set<std::string> fields_not_in(const std::set<std::string>& kept) {
 std::string join_key(const PointParams& params, const std::set<std::string>& ignore) {
   if (ignore.empty()) return params.key_string();
   PointParams p = params;
-  for (const auto& [name, blank] : blankers()) {
-    if (ignore.count(name)) blank(p);
+  for (const PointField& f : point_fields()) {
+    if (f.key && ignore.count(f.key)) blank_field(f, p);
   }
   return p.key_string();
 }

@@ -2,11 +2,10 @@
 // The regression gate: join two runs point by point and decide, per point and
 // metric, whether the new run is really slower.
 //
-// Join key: PointParams::key_string() -- every parameter of the point (model
-// name, quant, mmap/mlock, ngl, tensor overrides, n_ctx, n_batch, n_ubatch,
-// type_k/v, flash attention, threads, threads_batch, cpu mask, strict, poll,
-// numa, pp, tg, n_kv). The model *path* is not part of it, so the same model
-// in another directory joins. Fields named in `ignore` are blanked on both
+// Join key: PointParams::key_string() -- every key field of the point in
+// point_fields() (results/point_fields.cpp: model name, quant, ..., pp, tg,
+// n_kv). The model *path* is not part of it, so the same model in another
+// directory joins. Fields named in `ignore` are blanked on both
 // sides before joining (e.g. `--ignore model,poll`), or `--on threads` keeps
 // only the named fields (to put a run beside a published table whose depth
 // and prompt sizes were not published). Points whose keys still differ are

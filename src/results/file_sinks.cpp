@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "results/point_fields.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -41,14 +42,6 @@ void JsonlSink::add(const Record& record) {
   out_.append_line(record_to_json(record).dump());
 }
 
-std::string csv_header() {
-  return "run_id,point,ok,model,quant,n_ctx,n_batch,n_ubatch,type_k,type_v,flash_attn,n_threads,n_"
-         "threads_batch,"
-         "cpu_mask,pp,tg,n_kv,t_pp,speed_pp,speed_pp_sd,speed_pp_cv,t_tg,speed_tg,speed_tg_sd,"
-         "speed_tg_cv,"
-         "repetitions,error";
-}
-
 namespace {
 std::string csv_quote(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -58,17 +51,25 @@ std::string csv_quote(const std::string& s) {
 }
 }  // namespace
 
+std::string csv_header() {
+  std::string out = "run_id,point,ok";
+  for (const PointField& f : point_fields()) {
+    if (f.csv) out += fmt::format(",{}", column_name(f));
+  }
+  return out +
+         ",t_pp,speed_pp,speed_pp_sd,speed_pp_cv,t_tg,speed_tg,speed_tg_sd,speed_tg_cv,"
+         "repetitions,error";
+}
+
 std::string csv_row(const Record& r) {
-  const PointParams& p = r.params;
-  return fmt::format(
-      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.3f},{:.3f},{:.4f},{:.6f},{:.3f}"
-      ","
-      "{:.3f},{:.4f},{},{}",
-      r.run_id, r.point_index, r.ok ? 1 : 0, csv_quote(p.model_name), p.quant, p.n_ctx, p.n_batch,
-      p.n_ubatch, p.type_k, p.type_v, p.flash_attn, p.n_threads, p.n_threads_batch,
-      csv_quote(p.cpu_mask), p.pp, p.tg, p.n_kv, r.pp.t.mean, r.pp.speed.mean, r.pp.speed.sd,
-      r.pp.speed.cv, r.tg.t.mean, r.tg.speed.mean, r.tg.speed.sd, r.tg.speed.cv,
-      std::max(r.pp.speed.n, r.tg.speed.n), csv_quote(r.error));
+  std::string out = fmt::format("{},{},{}", r.run_id, r.point_index, r.ok ? 1 : 0);
+  for (const PointField& f : point_fields()) {
+    if (f.csv) out += "," + csv_quote(field_text(f, r.params));
+  }
+  return out + fmt::format(",{:.6f},{:.3f},{:.3f},{:.4f},{:.6f},{:.3f},{:.3f},{:.4f},{},{}",
+                           r.pp.t.mean, r.pp.speed.mean, r.pp.speed.sd, r.pp.speed.cv, r.tg.t.mean,
+                           r.tg.speed.mean, r.tg.speed.sd, r.tg.speed.cv,
+                           std::max(r.pp.speed.n, r.tg.speed.n), csv_quote(r.error));
 }
 
 void CsvSink::begin(const RunMeta&) {

@@ -4,16 +4,18 @@
 
 #include <algorithm>
 
+#include "results/point_fields.hpp"
+
 namespace moesweep {
 
 std::string PointParams::key_string() const {
-  return fmt::format(
-      "model={};quant={};load_mode={};ngl={};ot={};n_ctx={};n_batch={};n_ubatch={};"
-      "type_k={};type_v={};fa={};threads={};threads_batch={};cpu_mask={};strict={};poll={};"
-      "numa={};pp={};tg={};n_kv={}",
-      model_name, quant, load_mode, n_gpu_layers, tensor_overrides, n_ctx, n_batch, n_ubatch,
-      type_k, type_v, flash_attn, n_threads, n_threads_batch, cpu_mask, cpu_strict, poll, numa, pp,
-      tg, n_kv);
+  std::string out;
+  for (const PointField& f : point_fields()) {
+    if (!f.key) continue;
+    if (!out.empty()) out += ';';
+    out += fmt::format("{}={}", f.key, field_text(f, *this));
+  }
+  return out;
 }
 
 std::string flash_attn_name(int flash_attn) {
@@ -65,16 +67,13 @@ nlohmann::ordered_json record_to_json(const Record& r) {
   const PointParams& p = r.params;
   nlohmann::ordered_json j;
   // sweep-bench's keys, same names and meaning (times are means, seconds).
-  j["n_kv_max"] = p.n_ctx;
-  j["n_batch"] = p.n_batch;
-  j["n_ubatch"] = p.n_ubatch;
-  j["flash_attn"] = p.flash_attn;  // llama-bench's integer: -1 auto, 0, 1
-  j["n_gpu_layers"] = p.n_gpu_layers;
-  j["n_threads"] = p.n_threads;
-  j["n_threads_batch"] = p.n_threads_batch;
-  j["pp"] = p.pp;
-  j["tg"] = p.tg;
-  j["n_kv"] = p.n_kv;
+  std::vector<const PointField*> sweep_bench;
+  for (const PointField& f : point_fields()) {
+    if (f.sweep_bench_pos > 0) sweep_bench.push_back(&f);
+  }
+  std::sort(sweep_bench.begin(), sweep_bench.end(),
+            [](auto* x, auto* y) { return x->sweep_bench_pos < y->sweep_bench_pos; });
+  for (const PointField* f : sweep_bench) field_to_json(*f, p, j, f->sweep_bench);
   j["t_pp"] = r.pp.t.mean;
   j["speed_pp"] = r.pp.speed.mean;
   j["t_tg"] = r.tg.t.mean;
@@ -84,19 +83,9 @@ nlohmann::ordered_json record_to_json(const Record& r) {
   j["point"] = r.point_index;
   j["ok"] = r.ok;
   if (!r.ok) j["error"] = r.error;
-  j["model"] = p.model_name;
-  j["model_path"] = p.model_path;
-  j["model_type"] = p.model_type;
-  j["quant"] = p.quant;
-  j["n_ctx"] = p.n_ctx;
-  j["type_k"] = p.type_k;
-  j["type_v"] = p.type_v;
-  j["load_mode"] = p.load_mode;
-  j["tensor_overrides"] = p.tensor_overrides;
-  j["cpu_mask"] = p.cpu_mask;
-  j["cpu_strict"] = p.cpu_strict;
-  j["poll"] = p.poll;
-  j["numa"] = p.numa;
+  for (const PointField& f : point_fields()) {
+    if (f.json) field_to_json(f, p, j, f.json);
+  }
   j["pp_phase"] = phase_json(r.pp);
   j["tg_phase"] = phase_json(r.tg);
   j["repetitions"] = r.repetitions.to_json();
@@ -108,35 +97,16 @@ nlohmann::ordered_json record_to_json(const Record& r) {
 Record record_from_json(const nlohmann::json& j) {
   Record r;
   PointParams& p = r.params;
-  p.n_ctx = j.value("n_kv_max", 0);
-  p.n_batch = j.value("n_batch", 0);
-  p.n_ubatch = j.value("n_ubatch", 0);
-  p.flash_attn = std::clamp(j.value("flash_attn", 0), -1, 1);
-  p.n_gpu_layers = j.value("n_gpu_layers", 0);
-  p.n_threads = j.value("n_threads", 0);
-  p.n_threads_batch = j.value("n_threads_batch", 0);
-  p.pp = j.value("pp", 0);
-  p.tg = j.value("tg", 0);
-  p.n_kv = j.value("n_kv", 0);
+  for (const PointField& f : point_fields()) field_from_json(f, j, p);
+  p.flash_attn = std::clamp(p.flash_attn, -1, 1);
+  // Records written before load_mode said use_mmap/use_mlock (mmap was the default then).
+  if (!j.contains("load_mode")) {
+    p.load_mode = load_mode_of(j.value("use_mmap", true), j.value("use_mlock", false));
+  }
   r.run_id = j.value("run_id", "");
   r.point_index = j.value("point", 0);
   r.ok = j.value("ok", true);
   r.error = j.value("error", "");
-  p.model_name = j.value("model", "");
-  p.model_path = j.value("model_path", "");
-  p.model_type = j.value("model_type", "");
-  p.quant = j.value("quant", "");
-  p.type_k = j.value("type_k", "f16");
-  p.type_v = j.value("type_v", "f16");
-  // Records written before load_mode said use_mmap/use_mlock (mmap was the default then).
-  p.load_mode = j.contains("load_mode")
-                    ? j.value("load_mode", "auto")
-                    : load_mode_of(j.value("use_mmap", true), j.value("use_mlock", false));
-  p.tensor_overrides = j.value("tensor_overrides", "");
-  p.cpu_mask = j.value("cpu_mask", "");
-  p.cpu_strict = j.value("cpu_strict", false);
-  p.poll = j.value("poll", 50);
-  p.numa = j.value("numa", "disabled");
   if (j.contains("pp_phase")) {
     phase_from_json(j["pp_phase"], r.pp);
   } else {  // a plain sweep-bench line: one sample per phase

@@ -13,6 +13,9 @@ namespace moesweep {
 
 // Every parameter that identifies a measured point. Two points with equal
 // keys (key_string) measure the same thing and may be compared or resumed.
+// A new member needs one row in point_fields() (results/point_fields.cpp):
+// the key, JSONL, CSV, SQLite, compare and labels are derived from that table
+// (tests/results/point_fields_test.cpp fails when a member has no row).
 struct PointParams {
   // model level
   std::string model_path;          // the GGUF actually loaded
@@ -41,7 +44,7 @@ struct PointParams {
   int tg = 0;    // generated tokens timed at this depth
   int n_kv = 0;  // depth: tokens in the cache before the timed PP
 
-  std::string key_string() const;  // canonical "k=v;..." of every field above
+  std::string key_string() const;  // canonical "k=v;..." of the key fields of point_fields()
 };
 
 // "auto", "off" or "on" for a flash_attn value (-1, 0, 1).

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 
+#include "results/point_fields.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_db.hpp"
 #include "results/sqlite_open.hpp"
@@ -44,6 +45,36 @@ std::string run_id_in_dir(const std::string& dir) {
   const auto j = parse_json_or_discarded(
       std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
   return j.is_object() ? j.value("run_id", "") : "";
+}
+
+// The points row: fixed columns, one column per SQL field of point_fields(), the record.
+void insert_point_row(SqliteDb& db, const Record& r, const std::string& key) {
+  std::string columns, slots;
+  int n = 5;
+  for (const PointField& f : point_fields()) {
+    if (!f.sql) continue;
+    columns += fmt::format("{}, ", column_name(f));
+    slots += fmt::format("?{}, ", ++n);
+  }
+  auto ins = db.prepare(
+      fmt::format("INSERT INTO points (run_id, point_key, point_index, ok, error, {}"
+                  "s_pp_mean, s_pp_sd, s_tg_mean, s_tg_sd, record_json, recorded_at) VALUES "
+                  "(?1, ?2, ?3, ?4, ?5, {}?{}, ?{}, ?{}, ?{}, ?{}, ?{})",
+                  columns, slots, n + 1, n + 2, n + 3, n + 4, n + 5, n + 6));
+  ins.bind(1, r.run_id).bind(2, key).bind(3, r.point_index).bind(4, r.ok);
+  if (r.ok) {
+    ins.bind_null(5);
+  } else {
+    ins.bind(5, r.error);
+  }
+  n = 5;
+  for (const PointField& f : point_fields()) {
+    if (f.sql) bind_field(f, r.params, ins, ++n);
+  }
+  ins.bind(n + 1, r.pp.speed.mean).bind(n + 2, r.pp.speed.sd);
+  ins.bind(n + 3, r.tg.speed.mean).bind(n + 4, r.tg.speed.sd);
+  ins.bind(n + 5, record_to_json(r).dump()).bind(n + 6, utc_now());
+  ins.run();
 }
 
 }  // namespace
@@ -110,32 +141,12 @@ void SqliteStore::ensure_run_row(const std::string& run_id) {
 
 void SqliteStore::add_record(const Record& r) {
   const std::string key = r.params.key_string();
-  const PointParams& p = r.params;
   SqliteTransaction tx(*db_);
   ensure_run_row(r.run_id);
   // ON DELETE CASCADE removes the earlier samples and counters of this point.
   auto del = db_->prepare("DELETE FROM points WHERE run_id = ?1 AND point_key = ?2");
   del.bind(1, r.run_id).bind(2, key).run();
-  auto ins = db_->prepare(
-      "INSERT INTO points (run_id, point_key, point_index, ok, error, model, quant, n_ctx, "
-      "n_batch, n_ubatch, type_k, type_v, flash_attn, n_threads, n_threads_batch, pp, tg, n_kv, "
-      "s_pp_mean, s_pp_sd, s_tg_mean, s_tg_sd, record_json, recorded_at) VALUES "
-      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-      "?20, ?21, ?22, ?23, ?24)");
-  ins.bind(1, r.run_id).bind(2, key).bind(3, r.point_index).bind(4, r.ok);
-  if (r.ok) {
-    ins.bind_null(5);
-  } else {
-    ins.bind(5, r.error);
-  }
-  ins.bind(6, p.model_name).bind(7, p.quant).bind(8, p.n_ctx).bind(9, p.n_batch);
-  ins.bind(10, p.n_ubatch).bind(11, p.type_k).bind(12, p.type_v).bind(13, p.flash_attn);
-  ins.bind(14, p.n_threads).bind(15, p.n_threads_batch).bind(16, p.pp).bind(17, p.tg);
-  ins.bind(18, p.n_kv);
-  ins.bind(19, r.pp.speed.mean).bind(20, r.pp.speed.sd);
-  ins.bind(21, r.tg.speed.mean).bind(22, r.tg.speed.sd);
-  ins.bind(23, record_to_json(r).dump()).bind(24, utc_now());
-  ins.run();
+  insert_point_row(*db_, r, key);
 
   auto sample = db_->prepare(
       "INSERT INTO samples (run_id, point_key, phase, rep, seconds, tokens_per_s) "

@@ -81,5 +81,24 @@ TEST(SweepBenchFiles, NoOkPointMeansNoFile) {
   EXPECT_TRUE(sweep_bench_files(records).empty());
 }
 
+// A key field the title does not name (here poll) still separates
+// configurations: its value is added to the title (from the field table).
+TEST(SweepBenchFiles, ConfigurationsDifferingOnlyInAnUntitledFieldGetTheirOwnTables) {
+  std::vector<Record> records;
+  for (int poll : {50, 0})
+    for (int n_kv : {0, 256}) {
+      records.push_back(test::make_record("unit", static_cast<int>(records.size()), 1, n_kv,
+                                          {100, 101}, {10, 10.1}));
+      records.back().params.poll = poll;
+    }
+  const std::vector<SweepBenchFile> files = sweep_bench_files(records);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].label, config_label(records[0].params) + " | poll=50");
+  EXPECT_EQ(files[1].label, config_label(records[2].params) + " | poll=0");
+  const std::string tables = sweep_bench_tables(records);
+  EXPECT_NE(tables.find(" | poll=50\n"), std::string::npos) << tables;
+  EXPECT_NE(tables.find(" | poll=0\n"), std::string::npos) << tables;
+}
+
 }  // namespace
 }  // namespace moesweep
