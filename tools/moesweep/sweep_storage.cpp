@@ -5,8 +5,8 @@
 #include <map>
 
 #include "hw/build_info.hpp"
-#include "report/sweep_tables.hpp"
 #include "model/gguf_inspect.hpp"
+#include "report/sweep_tables.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
 #include "util/error.hpp"
