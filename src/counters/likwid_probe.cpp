@@ -46,6 +46,38 @@ std::string first_line(const std::string& text) {
   std::fflush(result);
   ::_exit(0);  // skip atexit handlers and likwid's finalisation in the child
 }
+
+// Waits for the child; kills it past `timeout` (a hung perfmon_init). True when killed.
+bool wait_or_kill(pid_t pid, std::chrono::seconds timeout, int& status) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// The child's JSON answer (empty: it died before writing one) into `r`.
+void read_answer(const std::string& text, int status, LikwidProbeResult& r) {
+  if (text.empty()) {
+    r.failure = fmt::format("liblikwid ended the process during perfmon_init (exit status {}){}{}",
+                            WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                            r.messages.empty() ? "" : ": ", first_line(r.messages));
+    return;
+  }
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  r.init_rc = j.value("init_rc", -1);
+  r.initialised = r.init_rc >= 0;
+  if (j.contains("groups"))
+    for (const auto& [g, id] : j["groups"].items()) r.groups.emplace_back(g, id.get<int>());
+  if (!r.initialised)
+    r.failure = fmt::format("likwid perfmon_init failed ({}){}{}", r.init_rc,
+                            r.messages.empty() ? "" : ": ", first_line(r.messages));
+}
 #endif
 
 }  // namespace
@@ -78,37 +110,15 @@ LikwidProbeResult probe_likwid_in_child(const std::vector<std::string>& groups,
     return r;
   }
   int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  bool killed = false;
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      killed = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  const bool killed = wait_or_kill(pid, timeout, status);
   r.messages = read_all(messages);
   const std::string text = read_all(result);
   std::fclose(messages);
   std::fclose(result);
-  if (killed) {
+  if (killed)
     r.failure = fmt::format("likwid's perfmon_init did not finish within {} s", timeout.count());
-  } else if (text.empty()) {
-    r.failure = fmt::format("liblikwid ended the process during perfmon_init (exit status {}){}{}",
-                            WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-                            r.messages.empty() ? "" : ": ", first_line(r.messages));
-  } else {
-    const auto j = nlohmann::json::parse(text, nullptr, false);
-    r.init_rc = j.value("init_rc", -1);
-    r.initialised = r.init_rc >= 0;
-    if (j.contains("groups"))
-      for (const auto& [g, id] : j["groups"].items()) r.groups.emplace_back(g, id.get<int>());
-    if (!r.initialised)
-      r.failure = fmt::format("likwid perfmon_init failed ({}){}{}", r.init_rc,
-                              r.messages.empty() ? "" : ": ", first_line(r.messages));
-  }
+  else
+    read_answer(text, status, r);
   return r;
 #endif
 }

@@ -194,15 +194,10 @@ uint64_t GgufInspection::bytes_per_routed_expert() const {
   return units > 0 ? group(TensorGroup::kRoutedExperts).bytes / static_cast<uint64_t>(units) : 0;
 }
 
-GgufInspection inspect_gguf(const std::filesystem::path& path) {
-  GgufInspection m;
-  GgufHandle first = open_header(path);
-  const int64_t split_count = int_key(first.get(), "split.count", 1);
-  m.files = split_count > 1 ? split_parts(path, split_count) : std::vector{path};
-  if (m.files.front() != path) first = open_header(m.files.front());  // metadata lives in part 1
+namespace {
 
-  const gguf_context* meta = first.get();
-  check_engine_hparams(meta, m.files.front().string());  // also bounds the per-layer loops
+// The architecture's hyperparameters from part 1's metadata.
+void read_hparams(const gguf_context* meta, GgufInspection& m) {
   m.arch = str_key(meta, "general.architecture");
   m.model_name = str_key(meta, "general.name");
   const std::string a = m.arch + ".";
@@ -234,7 +229,44 @@ GgufInspection inspect_gguf(const std::filesystem::path& path) {
   }
   const int64_t ftype = int_key(meta, "general.file_type", -1);
   m.file_type = ftype >= 0 ? quant_name_of(static_cast<llama_ftype>(ftype)) : "";
+}
 
+// One part's tensors, classified and summed into their groups.
+void read_tensors(const gguf_context* ctx, const std::filesystem::path& file, int part,
+                  int mtp_first_block, GgufInspection& m) {
+  check_not_truncated(ctx, file);
+  m.file_bytes += std::filesystem::file_size(file);
+  for (int64_t i = 0; i < gguf_get_n_tensors(ctx); ++i) {
+    TensorEntry t;
+    t.name = gguf_get_tensor_name(ctx, i);
+    t.type = gguf_get_tensor_type(ctx, i);
+    const int64_t* ne = gguf_get_tensor_ne(ctx, i);
+    std::copy(ne, ne + 4, t.ne.begin());
+    t.bytes = gguf_get_tensor_size(ctx, i);
+    t.group = classify_tensor(t.name, mtp_first_block);
+    t.file_index = part;
+    auto& g = m.groups[static_cast<int>(t.group)];
+    ++g.tensors;
+    g.bytes += t.bytes;
+    g.params += params_of(t);
+    m.tensor_bytes += t.bytes;
+    m.params += params_of(t);
+    m.tensors.push_back(std::move(t));
+  }
+}
+
+}  // namespace
+
+GgufInspection inspect_gguf(const std::filesystem::path& path) {
+  GgufInspection m;
+  GgufHandle first = open_header(path);
+  const int64_t split_count = int_key(first.get(), "split.count", 1);
+  m.files = split_count > 1 ? split_parts(path, split_count) : std::vector{path};
+  if (m.files.front() != path) first = open_header(m.files.front());  // metadata lives in part 1
+
+  const gguf_context* meta = first.get();
+  check_engine_hparams(meta, m.files.front().string());  // also bounds the per-layer loops
+  read_hparams(meta, m);
   const int mtp_first_block = m.n_nextn > 0 ? static_cast<int>(m.n_layer) : -1;
   for (size_t part = 0; part < m.files.size(); ++part) {
     GgufHandle owned(nullptr, &gguf_free);
@@ -250,25 +282,7 @@ GgufInspection inspect_gguf(const std::filesystem::path& path) {
                         "do not mix parts of different downloads; fetch the set again");
       }
     }
-    check_not_truncated(ctx, m.files[part]);
-    m.file_bytes += std::filesystem::file_size(m.files[part]);
-    for (int64_t i = 0; i < gguf_get_n_tensors(ctx); ++i) {
-      TensorEntry t;
-      t.name = gguf_get_tensor_name(ctx, i);
-      t.type = gguf_get_tensor_type(ctx, i);
-      const int64_t* ne = gguf_get_tensor_ne(ctx, i);
-      std::copy(ne, ne + 4, t.ne.begin());
-      t.bytes = gguf_get_tensor_size(ctx, i);
-      t.group = classify_tensor(t.name, mtp_first_block);
-      t.file_index = static_cast<int>(part);
-      auto& g = m.groups[static_cast<int>(t.group)];
-      ++g.tensors;
-      g.bytes += t.bytes;
-      g.params += params_of(t);
-      m.tensor_bytes += t.bytes;
-      m.params += params_of(t);
-      m.tensors.push_back(std::move(t));
-    }
+    read_tensors(ctx, m.files[part], static_cast<int>(part), mtp_first_block, m);
   }
   const int64_t expected = int_key(meta, "split.tensors.count", -1);
   if (expected >= 0 && expected != static_cast<int64_t>(m.tensors.size())) {

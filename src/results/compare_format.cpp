@@ -61,9 +61,8 @@ std::string machine_class_lines(const Comparison& c) {
   return fmt::format("Machine class: `{}` (both).\n\n", new_id);
 }
 
-}  // namespace
-
-std::string comparison_markdown(const Comparison& c) {
+// The header: what a real regression is, and the fields left out of the join.
+std::string header_lines(const Comparison& c) {
   const CompareOptions& o = c.options;
   std::string out = fmt::format("## moesweep compare: {} -> {}\n\n", c.base_label, c.new_label);
   out += machine_class_lines(c);
@@ -76,45 +75,47 @@ std::string comparison_markdown(const Comparison& c) {
     for (const auto& f : o.ignore) fields += (fields.empty() ? "" : ", ") + f;
     out += fmt::format("Key fields ignored for the join: {}.\n\n", fields);
   }
-  out += "| model | quant | threads | n_ubatch | type_k/v | fa | N_KV |";
-  for (Metric m : o.metrics) {
+  return out;
+}
+
+// One compared point: its key fields, then base / new / ratio / p / verdict per metric.
+std::string point_row(const PointComparison& pc, const std::vector<Metric>& metrics) {
+  const PointParams& p = pc.params;
+  std::string out =
+      fmt::format("| {} | {} | {} | {} | {}/{} | {} | {} |", p.model_name, p.quant, p.n_threads,
+                  p.n_ubatch, p.type_k, p.type_v, flash_attn_name(p.flash_attn), p.n_kv);
+  for (Metric want : metrics) {
+    const MetricComparison* m = nullptr;
+    for (const auto& candidate : pc.metrics) {
+      if (candidate.metric == want) m = &candidate;
+    }
+    if (!m) {
+      out += " - | - | - | - | not measured |";
+      continue;
+    }
+    const std::string ratio = m->n_base > 0 && m->n_new > 0 ? fmt::format("{:.3f}", m->ratio) : "-";
+    out +=
+        fmt::format(" {} | {} | {} | {} | {} |", mean_sd(m->base_mean, m->base_sd, m->n_base),
+                    mean_sd(m->new_mean, m->new_sd, m->n_new), ratio, p_text(*m), verdict_cell(*m));
+  }
+  return out + "\n";
+}
+
+std::string points_table(const Comparison& c) {
+  const std::vector<Metric>& metrics = c.options.metrics;
+  std::string out = "| model | quant | threads | n_ubatch | type_k/v | fa | N_KV |";
+  for (Metric m : metrics) {
     out += fmt::format(" base {0} | new {0} | ratio | p | {0} verdict |", metric_label(m));
   }
   out += "\n|---|---|---:|---:|---|---|---:|";
-  for (size_t i = 0; i < o.metrics.size(); ++i) out += "---:|---:|---:|---:|---|";
+  for (size_t i = 0; i < metrics.size(); ++i) out += "---:|---:|---:|---:|---|";
   out += "\n";
-  for (const auto& pc : c.points) {
-    const PointParams& p = pc.params;
-    out +=
-        fmt::format("| {} | {} | {} | {} | {}/{} | {} | {} |", p.model_name, p.quant, p.n_threads,
-                    p.n_ubatch, p.type_k, p.type_v, flash_attn_name(p.flash_attn), p.n_kv);
-    for (Metric want : o.metrics) {
-      const MetricComparison* m = nullptr;
-      for (const auto& candidate : pc.metrics) {
-        if (candidate.metric == want) m = &candidate;
-      }
-      if (!m) {
-        out += " - | - | - | - | not measured |";
-        continue;
-      }
-      const std::string ratio =
-          m->n_base > 0 && m->n_new > 0 ? fmt::format("{:.3f}", m->ratio) : "-";
-      out += fmt::format(" {} | {} | {} | {} | {} |", mean_sd(m->base_mean, m->base_sd, m->n_base),
-                         mean_sd(m->new_mean, m->new_sd, m->n_new), ratio, p_text(*m),
-                         verdict_cell(*m));
-    }
-    out += "\n";
-  }
-  out += fmt::format("\n**{} point(s) compared: {} real regression(s), {} real improvement(s).**\n",
-                     c.points.size(), c.regressions, c.improvements);
-  if (c.points.empty()) out += "\nNo point is in both runs under this join key.\n";
-  unmatched_section(out, "Only in base", c.only_in_base, "new");
-  unmatched_section(out, "Only in new", c.only_in_new, "base");
-  if (!c.only_in_base.empty() || !c.only_in_new.empty()) {
-    out +=
-        "\nKeys must match exactly. If a difference above is expected (e.g. the model name of "
-        "a twin against a published table), repeat with `--ignore FIELD,...`.\n";
-  }
+  for (const auto& pc : c.points) out += point_row(pc, metrics);
+  return out;
+}
+
+// What was not compared: failed points, environment differences, duplicates.
+void not_compared_sections(std::string& out, const Comparison& c) {
   for (const auto& [title, keys] :
        {std::pair{"Failed in base", &c.failed_base}, std::pair{"Failed in new", &c.failed_new}}) {
     if (keys->empty()) continue;
@@ -138,6 +139,23 @@ std::string comparison_markdown(const Comparison& c) {
         "again, or fields left out of the key); the last one was used.\n",
         c.duplicates);
   }
+}
+
+}  // namespace
+
+std::string comparison_markdown(const Comparison& c) {
+  std::string out = header_lines(c) + points_table(c);
+  out += fmt::format("\n**{} point(s) compared: {} real regression(s), {} real improvement(s).**\n",
+                     c.points.size(), c.regressions, c.improvements);
+  if (c.points.empty()) out += "\nNo point is in both runs under this join key.\n";
+  unmatched_section(out, "Only in base", c.only_in_base, "new");
+  unmatched_section(out, "Only in new", c.only_in_new, "base");
+  if (!c.only_in_base.empty() || !c.only_in_new.empty()) {
+    out +=
+        "\nKeys must match exactly. If a difference above is expected (e.g. the model name of "
+        "a twin against a published table), repeat with `--ignore FIELD,...`.\n";
+  }
+  not_compared_sections(out, c);
   return out;
 }
 

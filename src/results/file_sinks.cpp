@@ -38,7 +38,7 @@ void DurableAppender::append_line(const std::string& line) {
   empty_ = false;
 }
 
-void JsonlSink::add(const Record& record) {
+void JsonlSink::point(const Record& record) {
   out_.append_line(record_to_json(record).dump());
 }
 
@@ -76,7 +76,7 @@ void CsvSink::begin(const RunMeta&) {
   if (out_.empty_file()) out_.append_line(csv_header());
 }
 
-void CsvSink::add(const Record& record) {
+void CsvSink::point(const Record& record) {
   out_.append_line(csv_row(record));
 }
 

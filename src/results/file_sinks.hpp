@@ -1,5 +1,5 @@
 #pragma once
-// The run directory's line-oriented files. Each add() is written, flushed and
+// The run directory's line-oriented files. Each point() is written, flushed and
 // fsync'ed before it returns, so a crash or SIGKILL loses no finished point.
 #include <cstdio>
 #include <filesystem>
@@ -26,24 +26,21 @@ class DurableAppender {
 };
 
 // records.jsonl: one record_to_json line per point (sweep-bench keys first).
-class JsonlSink : public RecordSink {
+class JsonlSink : public RunListener {
  public:
   explicit JsonlSink(const std::filesystem::path& path) : out_(path) {}
-  void begin(const RunMeta&) override {}
-  void add(const Record& record) override;
-  void end(const RunMeta&, RunStatus) override {}
+  void point(const Record& record) override;
 
  private:
   DurableAppender out_;
 };
 
 // records.csv: flat columns for spreadsheets (means, sd, CV per phase).
-class CsvSink : public RecordSink {
+class CsvSink : public RunListener {
  public:
   explicit CsvSink(const std::filesystem::path& path) : out_(path) {}
   void begin(const RunMeta&) override;
-  void add(const Record& record) override;
-  void end(const RunMeta&, RunStatus) override {}
+  void point(const Record& record) override;
 
  private:
   DurableAppender out_;

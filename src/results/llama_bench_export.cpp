@@ -88,31 +88,21 @@ std::pair<std::string, int> split_overrides(const std::string& joined) {
   return {rest, n_cpu_moe};
 }
 
-BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
-  const PointParams& p = r.params;
-  const PhaseResult& phase = prompt_phase ? r.pp : r.tg;
-  const nlohmann::json& m = run.meta;
-  BenchTest t;
-  for (double s : phase.seconds)
-    t.samples_ns.push_back(static_cast<uint64_t>(std::llround(s * 1e9)));
-  t.samples_ts = phase.tokens_per_s;
-  const double avg_ns = t.samples_ns.empty()
-                            ? 0
-                            : std::accumulate(t.samples_ns.begin(), t.samples_ns.end(), 0.0) /
-                                  static_cast<double>(t.samples_ns.size());
-  const double avg_ts = t.samples_ts.empty()
-                            ? 0
-                            : std::accumulate(t.samples_ts.begin(), t.samples_ts.end(), 0.0) /
-                                  static_cast<double>(t.samples_ts.size());
-  const int threads = prompt_phase && p.n_threads_batch > 0 ? p.n_threads_batch : p.n_threads;
-  const auto [overrides, n_cpu_moe] = split_overrides(p.tensor_overrides);
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+double mean_of(const auto& values) {
+  return values.empty() ? 0
+                        : std::accumulate(values.begin(), values.end(), 0.0) /
+                              static_cast<double>(values.size());
+}
+
+// llama-bench's build and model columns, from meta.json.
+Fields build_and_model_fields(const nlohmann::json& m, const PointParams& p) {
   const nlohmann::json model = model_entry(m, p);
-  const std::string model_size = meta_text(model, {"/size_bytes", "/file_size"}, "0");
-  const std::string n_params = meta_text(model, {"/n_params"}, "0");
   // llama-bench's model_type is the engine's description ("deepseek2 671B Q4_K - Small").
   const std::string model_type =
       meta_text(model, {"/description"}, p.model_type.empty() ? p.quant : p.model_type);
-  t.values = {
+  return {
       // llama-bench writes the engine tree's `git rev-parse --short HEAD`; meta.json the full hash.
       {"build_commit",
        meta_text(m, {"/build/engine/commit", "/engine/commit"}, "unknown").substr(0, 7)},
@@ -124,8 +114,16 @@ BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
       {"backends", meta_text(m, {"/build/engine/backends"}, "CPU")},
       {"model_filename", p.model_path.empty() ? p.model_name : p.model_path},
       {"model_type", model_type},
-      {"model_size", model_size},
-      {"model_n_params", n_params},
+      {"model_size", meta_text(model, {"/size_bytes", "/file_size"}, "0")},
+      {"model_n_params", meta_text(model, {"/n_params"}, "0")},
+  };
+}
+
+// llama-bench's parameter columns, in its order.
+Fields parameter_fields(const PointParams& p, bool prompt_phase) {
+  const int threads = prompt_phase && p.n_threads_batch > 0 ? p.n_threads_batch : p.n_threads;
+  const auto [overrides, n_cpu_moe] = split_overrides(p.tensor_overrides);
+  return {
       {"n_batch", std::to_string(p.n_batch)},
       {"n_ubatch", std::to_string(p.n_ubatch)},
       {"n_threads", std::to_string(threads)},
@@ -153,12 +151,27 @@ BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
       {"n_prompt", std::to_string(prompt_phase ? p.pp : 0)},
       {"n_gen", std::to_string(prompt_phase ? 0 : p.tg)},
       {"n_depth", std::to_string(p.n_kv)},
-      {"test_time", meta_text(m, {"/started_at"}, "")},
-      {"avg_ns", fmt::format("{:.0f}", avg_ns)},
+  };
+}
+
+BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
+  const PointParams& p = r.params;
+  const PhaseResult& phase = prompt_phase ? r.pp : r.tg;
+  BenchTest t;
+  for (double s : phase.seconds)
+    t.samples_ns.push_back(static_cast<uint64_t>(std::llround(s * 1e9)));
+  t.samples_ts = phase.tokens_per_s;
+  t.values = build_and_model_fields(run.meta, p);
+  const Fields params = parameter_fields(p, prompt_phase);
+  t.values.insert(t.values.end(), params.begin(), params.end());
+  const Fields timing = {
+      {"test_time", meta_text(run.meta, {"/started_at"}, "")},
+      {"avg_ns", fmt::format("{:.0f}", mean_of(t.samples_ns))},
       {"stddev_ns", fmt::format("{:.0f}", sample_sd(t.samples_ns))},
-      {"avg_ts", fmt::format("{:.6f}", avg_ts)},
+      {"avg_ts", fmt::format("{:.6f}", mean_of(t.samples_ts))},
       {"stddev_ts", fmt::format("{:.6f}", sample_sd(t.samples_ts))},
   };
+  t.values.insert(t.values.end(), timing.begin(), timing.end());
   return t;
 }
 

@@ -120,67 +120,80 @@ std::string dir_label(const std::filesystem::path& dir) {
   return clean.filename().string();
 }
 
+// A baseline set: run directories side by side (scripts/regress --update
+// keeps the last few), pooled; false when `dir` holds none.
+bool load_baseline_set(const std::filesystem::path& dir, LoadedRun& run) {
+  std::error_code ec;
+  std::vector<std::filesystem::path> members;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.is_directory() && std::filesystem::exists(e.path() / "records.jsonl")) {
+      members.push_back(e.path());
+    }
+  }
+  if (members.empty()) return false;
+  std::sort(members.begin(), members.end());  // run ids start with their time
+  run.source = fmt::format("baseline set of {} runs", members.size());
+  run.pooled_runs = static_cast<int>(members.size());
+  for (const auto& member : members) {
+    auto records = read_records_jsonl(member / "records.jsonl");
+    run.records.insert(run.records.end(), records.begin(), records.end());
+  }
+  run.meta = read_meta(members.back());
+  return true;
+}
+
+LoadedRun load_run_dir(const std::string& what, const std::filesystem::path& path,
+                       const std::filesystem::path& db_path) {
+  std::error_code ec;
+  LoadedRun run;
+  run.source = "run directory";
+  run.run_dir = path.string();
+  run.label = dir_label(path);
+  run.meta = read_meta(path);
+  run.run_id = run.meta.value("run_id", run.label);
+  if (std::filesystem::exists(path / "records.jsonl", ec)) {
+    run.records = read_records_jsonl(path / "records.jsonl");
+    return run;
+  }
+  if (load_baseline_set(path, run)) return run;
+  // A directory without records.jsonl: the database may still hold its points.
+  if (std::filesystem::exists(db_path, ec)) {
+    SqliteStore store(db_path, SqliteStore::Mode::kReadOnly);
+    if (auto info = store.find_run(what)) {
+      run.records = store.load_records(info->run_id);
+      return run;
+    }
+  }
+  throw UserError(fmt::format("'{}' has no records.jsonl", what),
+                  "a run directory written by `moesweep sweep`",
+                  "name the run directory printed by the sweep, or its run id with --db");
+}
+
+LoadedRun load_jsonl_file(const std::filesystem::path& path) {
+  LoadedRun run;
+  run.source = "JSONL file";
+  run.label = path.filename().string();
+  run.records = read_records_jsonl(path);
+  if (path.filename() == "records.jsonl") {
+    run.run_dir = path.parent_path().string();
+    run.meta = read_meta(path.parent_path());
+    run.label = dir_label(path.parent_path());
+  }
+  run.run_id = run.meta.value("run_id", run.records.empty() ? "" : run.records.front().run_id);
+  return run;
+}
+
 }  // namespace
 
 LoadedRun load_run(const std::string& what, const std::filesystem::path& db_path) {
   std::error_code ec;
   const std::filesystem::path path(what);
-  LoadedRun run;
-  if (std::filesystem::is_directory(path, ec)) {
-    run.source = "run directory";
-    run.run_dir = path.string();
-    run.label = dir_label(path);
-    run.meta = read_meta(path);
-    run.run_id = run.meta.value("run_id", run.label);
-    if (std::filesystem::exists(path / "records.jsonl", ec)) {
-      run.records = read_records_jsonl(path / "records.jsonl");
-      return run;
-    }
-    // A baseline set: run directories side by side (scripts/regress --update keeps the last few).
-    std::vector<std::filesystem::path> members;
-    for (const auto& e : std::filesystem::directory_iterator(path, ec)) {
-      if (e.is_directory() && std::filesystem::exists(e.path() / "records.jsonl")) {
-        members.push_back(e.path());
-      }
-    }
-    if (!members.empty()) {
-      std::sort(members.begin(), members.end());  // run ids start with their time
-      run.source = fmt::format("baseline set of {} runs", members.size());
-      run.pooled_runs = static_cast<int>(members.size());
-      for (const auto& member : members) {
-        auto records = read_records_jsonl(member / "records.jsonl");
-        run.records.insert(run.records.end(), records.begin(), records.end());
-      }
-      run.meta = read_meta(members.back());
-      return run;
-    }
-    // A directory without records.jsonl: the database may still hold its points.
-    if (std::filesystem::exists(db_path, ec)) {
-      SqliteStore store(db_path, SqliteStore::Mode::kReadOnly);
-      if (auto info = store.find_run(what)) {
-        run.records = store.load_records(info->run_id);
-        return run;
-      }
-    }
-    throw UserError(fmt::format("'{}' has no records.jsonl", what),
-                    "a run directory written by `moesweep sweep`",
-                    "name the run directory printed by the sweep, or its run id with --db");
-  }
-  if (std::filesystem::is_regular_file(path, ec)) {
-    run.source = "JSONL file";
-    run.label = path.filename().string();
-    run.records = read_records_jsonl(path);
-    if (path.filename() == "records.jsonl") {
-      run.run_dir = path.parent_path().string();
-      run.meta = read_meta(path.parent_path());
-      run.label = dir_label(path.parent_path());
-    }
-    run.run_id = run.meta.value("run_id", run.records.empty() ? "" : run.records.front().run_id);
-    return run;
-  }
+  if (std::filesystem::is_directory(path, ec)) return load_run_dir(what, path, db_path);
+  if (std::filesystem::is_regular_file(path, ec)) return load_jsonl_file(path);
   if (std::filesystem::exists(db_path, ec)) {
     SqliteStore store(db_path, SqliteStore::Mode::kReadOnly);
     if (auto info = store.find_run(what)) {
+      LoadedRun run;
       run.source = "database";
       run.run_id = info->run_id;
       run.label = info->run_id;

@@ -6,29 +6,49 @@ namespace moesweep {
 
 const char* run_status_name(RunStatus s) {
   switch (s) {
+    case RunStatus::kRunning:
+      return "running";
     case RunStatus::kComplete:
       return "complete";
     case RunStatus::kInterrupted:
       return "interrupted";
     case RunStatus::kPointsFailed:
       return "points_failed";
+    case RunStatus::kFailed:
+      return "failed";
   }
   return "unknown";
 }
 
-void SinkSet::begin(const RunMeta& meta) {
-  for (auto& s : sinks_) s->begin(meta);
+void ListenerSet::push(std::unique_ptr<RunListener> listener) {
+  listeners_.push_back(listener.get());
+  owned_.push_back(std::move(listener));
 }
-void SinkSet::add(const Record& record) {
-  for (auto& s : sinks_) s->add(record);
+void ListenerSet::push(RunListener* listener) {
+  listeners_.push_back(listener);
 }
-void SinkSet::end(const RunMeta& meta, RunStatus status) {
-  // Every sink gets its end even when one fails (a full disk under the
-  // database must not leave the JSONL's run unfinished); the first error wins.
+
+void ListenerSet::begin(const RunMeta& meta) {
+  for (RunListener* l : listeners_) l->begin(meta);
+}
+void ListenerSet::note(const std::string& message) {
+  for (RunListener* l : listeners_) l->note(message);
+}
+void ListenerSet::model(const nlohmann::json& facts) {
+  for (RunListener* l : listeners_) l->model(facts);
+}
+void ListenerSet::sample(const SampleEvent& sample) {
+  for (RunListener* l : listeners_) l->sample(sample);
+}
+void ListenerSet::point(const Record& record) {
+  for (RunListener* l : listeners_) l->point(record);
+}
+
+void ListenerSet::end(const RunMeta& meta, RunStatus status) {
   std::exception_ptr first;
-  for (auto& s : sinks_) {
+  for (RunListener* l : listeners_) {
     try {
-      s->end(meta, status);
+      l->end(meta, status);
     } catch (...) {
       if (!first) first = std::current_exception();
     }

@@ -1,10 +1,20 @@
 #pragma once
-// Where records go. Shaped like google/benchmark's Reporter: the runner calls
-// begin once, add for every finished point (the sink must make it durable
-// before returning: flush, fsync or commit), end once, even after Ctrl-C.
+// The one listener interface of a run, shaped like google/benchmark's
+// Reporter: everything a run tells the outside world goes through it, and
+// every writer of the run directory and the database is one (records.jsonl,
+// records.csv, SQLite, samples.jsonl, meta.json, the progress line).
+//   begin  once, before the first point;
+//   note   a line for the user (loading a model, building a twin);
+//   model  a model was loaded: its facts (path, size, sha256, shape);
+//   sample every timed repetition as it is measured;
+//   point  every finished point, ok or failed: durable before it returns
+//          (flush, fsync or commit), so a killed run loses no finished point;
+//   end    once, on every way out (complete, Ctrl-C, an error).
+// Every event has an empty default: a listener overrides what it needs.
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "results/record.hpp"
@@ -18,27 +28,51 @@ struct RunMeta {
   nlohmann::json meta;  // the whole meta.json content
 };
 
-enum class RunStatus { kComplete, kInterrupted, kPointsFailed };
+// A run's one state, as meta.json and the database's runs.status say it:
+// running, then complete, points_failed (finished, some points failed),
+// interrupted (Ctrl-C; resumable) or failed (an error stopped it; resumable
+// once fixed).
+enum class RunStatus { kRunning, kComplete, kInterrupted, kPointsFailed, kFailed };
 const char* run_status_name(RunStatus s);
 
-class RecordSink {
- public:
-  virtual ~RecordSink() = default;
-  virtual void begin(const RunMeta& meta) = 0;
-  virtual void add(const Record& record) = 0;
-  virtual void end(const RunMeta& meta, RunStatus status) = 0;
+// One timed repetition of one point.
+struct SampleEvent {
+  int point = 0;                        // the point's index in the plan
+  const PointParams* params = nullptr;  // the point's parameters
+  const char* phase = "";               // "pp" or "tg"
+  int rep = 0;
+  double seconds = 0;
+  int tokens = 0;
 };
 
-// Fans one stream of records out to several sinks.
-class SinkSet : public RecordSink {
+class RunListener {
  public:
-  void push(std::unique_ptr<RecordSink> sink) { sinks_.push_back(std::move(sink)); }
+  virtual ~RunListener() = default;
+  virtual void begin(const RunMeta& /*meta*/) {}
+  virtual void note(const std::string& /*message*/) {}
+  virtual void model(const nlohmann::json& /*facts*/) {}
+  virtual void sample(const SampleEvent& /*sample*/) {}
+  virtual void point(const Record& /*record*/) {}
+  virtual void end(const RunMeta& /*meta*/, RunStatus /*status*/) {}
+};
+
+// The one composite: every event to every listener, in the order pushed.
+class ListenerSet : public RunListener {
+ public:
+  void push(std::unique_ptr<RunListener> listener);  // owned
+  void push(RunListener* listener);                  // not owned; must outlive the set's use
   void begin(const RunMeta& meta) override;
-  void add(const Record& record) override;
+  void note(const std::string& message) override;
+  void model(const nlohmann::json& facts) override;
+  void sample(const SampleEvent& sample) override;
+  void point(const Record& record) override;
+  // Every listener gets its end even when one throws (a full disk under the
+  // database must not leave meta.json "running"); the first error is rethrown.
   void end(const RunMeta& meta, RunStatus status) override;
 
  private:
-  std::vector<std::unique_ptr<RecordSink>> sinks_;
+  std::vector<std::unique_ptr<RunListener>> owned_;
+  std::vector<RunListener*> listeners_;
 };
 
 }  // namespace moesweep

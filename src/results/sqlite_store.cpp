@@ -296,7 +296,7 @@ void SqliteSink::copy_in(const RunMeta& meta) {
   }
 }
 
-void SqliteSink::add(const Record& record) {
+void SqliteSink::point(const Record& record) {
   try {
     if (record.run_id.empty() && !run_id_.empty()) {
       Record copy = record;

@@ -23,7 +23,7 @@ struct RunInfo {
   std::string run_id;
   std::string name;
   std::string run_dir;
-  std::string status;  // running|complete|interrupted|points_failed
+  std::string status;  // running|complete|interrupted|points_failed|failed
   std::string started_at, finished_at;
   int n_points = 0;  // rows in points, failed ones included
   int n_failed = 0;
@@ -74,16 +74,16 @@ class SqliteStore {
   std::unique_ptr<SqliteDb> db_;
 };
 
-// RecordSink over SqliteStore: `moesweep sweep --db PATH` pushes one of these.
+// The RunListener over SqliteStore: `moesweep sweep --db PATH` pushes one of these.
 // begin() also copies into the database any finished point that the run
 // directory's records.jsonl has and the database lacks: a sweep killed
 // between its JSONL and SQLite sinks, then resumed from the JSONL, would
 // otherwise never store that point here.
-class SqliteSink : public RecordSink {
+class SqliteSink : public RunListener {
  public:
   explicit SqliteSink(const std::filesystem::path& path);
   void begin(const RunMeta& meta) override;
-  void add(const Record& record) override;
+  void point(const Record& record) override;
   void end(const RunMeta& meta, RunStatus status) override;
   SqliteStore& store() { return store_; }
 

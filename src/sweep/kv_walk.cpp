@@ -97,7 +97,7 @@ std::optional<Measured> measure_point(const WalkInputs& in, const PlannedPoint& 
       in.ctx.rewind_to(depth);
       m.rec.tg.seconds.push_back(s);
       m.rec.tg.tokens_per_s.push_back(spec.n_gen / s);
-      in.observer.on_sample(point, "tg", rep, s, spec.n_gen);
+      in.listener.sample({point.index, &point.params, "tg", rep, s, spec.n_gen});
     }
     if (n_prompt > 0) {
       pp_session->start();
@@ -107,7 +107,7 @@ std::optional<Measured> measure_point(const WalkInputs& in, const PlannedPoint& 
       m.rec.pp.tokens_per_s.push_back(n_prompt / s);
       m.kept_fill = keep_fill && !needs_another_repetition(spec, m.rec, rep + 1);
       if (!m.kept_fill) in.ctx.rewind_to(depth);
-      in.observer.on_sample(point, "pp", rep, s, n_prompt);
+      in.listener.sample({point.index, &point.params, "pp", rep, s, n_prompt});
     }
     ++rep;
   } while (needs_another_repetition(spec, m.rec, rep));

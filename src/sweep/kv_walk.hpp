@@ -14,8 +14,8 @@
 
 #include "counters/counter_backend.hpp"
 #include "engine/llama_engine.hpp"
+#include "results/sink.hpp"
 #include "sweep/plan.hpp"
-#include "sweep/run_observer.hpp"
 
 namespace moesweep {
 
@@ -26,7 +26,7 @@ struct WalkInputs {
   const std::vector<int32_t>&
       tokens;  // fixed-seed random stream, long enough for the deepest point
   counters::CounterBackend& counters;
-  RunObserver& observer;
+  RunListener& listener;  // gets every sample
   const std::atomic<bool>& stop;
 };
 

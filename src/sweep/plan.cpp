@@ -118,14 +118,16 @@ std::string model_display_name(const ModelChoice& choice, const SweepSpec& spec)
   return twin_spec_of(choice, spec).file_stem();
 }
 
-Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
-  Plan plan;
-  plan.spec = spec;
-  // Thread configurations (switched on a live context).
+namespace {
+
+// The thread configurations (switched on a live context), every cpu mask x
+// -t x -tb; threads beyond the machine refused (warned on a dry run).
+std::vector<ThreadSettings> thread_settings(const SweepSpec& spec, int logical_cpus, bool dry_run,
+                                            std::vector<std::string>& warnings) {
   std::vector<ThreadSettings> threads;
   std::set<std::string> warned;  // a set: a list of thousands of thread counts is no hang
   for (const std::string& mask : spec.cpu_masks) {
-    if (!mask.empty()) check_cpu_mask(mask, dry_run, plan.warnings);
+    if (!mask.empty()) check_cpu_mask(mask, dry_run, warnings);
     for (int t : spec.threads) {
       const std::vector<int> tbs =
           spec.threads_batch.empty() ? std::vector<int>{t} : spec.threads_batch;
@@ -136,7 +138,7 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
                 "{} threads exceed this machine's {} logical CPUs: a real run needs "
                 "a bigger machine or --allow-oversubscribe",
                 n, logical_cpus);
-            if (warned.insert(w).second) plan.warnings.push_back(w);
+            if (warned.insert(w).second) warnings.push_back(w);
           } else if (n > logical_cpus && !spec.allow_oversubscribe) {
             throw UserError(
                 fmt::format("{} threads requested but this machine has {} logical CPUs", n,
@@ -148,6 +150,107 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
       }
     }
   }
+  return threads;
+}
+
+// Every depth + PP + TG fits in the context (UserError otherwise).
+void check_depths_fit(const ContextGroup& cg, const SweepSpec& spec) {
+  for (int d : cg.depths) {
+    const int64_t need = int64_t{d} + cg.n_prompt + spec.n_gen;
+    if (need > cg.params.n_ctx) {
+      throw UserError(fmt::format("depth {} + PP {} + TG {} = {} tokens do not fit in ctx {}", d,
+                                  cg.n_prompt, spec.n_gen, need, cg.params.n_ctx),
+                      "every depth + n-prompt + n-gen <= ctx-size",
+                      fmt::format("raise -c to at least {}, leave -c out (then the context "
+                                  "is sized to fit), or lower --depths/--depth-max",
+                                  need));
+    }
+  }
+}
+
+// Every context of one model group: sizes x K type x V type x flash attention.
+// Counts the valid ones and keeps the last rule broken.
+void add_contexts(ModelGroup& mg, const SweepSpec& spec, const std::vector<ThreadSettings>& threads,
+                  int& valid_contexts, std::string& last_reason) {
+  for (const Sizes& z : context_sizes(spec))
+    for (const std::string& tk : spec.type_k)
+      for (const std::string& tv : spec.type_v)
+        for (int fa : spec.flash_attn) {
+          ContextGroup cg;
+          cg.params = {z.n_ctx, z.n_batch, z.n_ubatch, tk, tv, fa};
+          cg.n_prompt = spec.n_prompt > 0 ? spec.n_prompt : z.n_ubatch;
+          cg.depths = spec.depths_for(z.n_ctx, z.n_ubatch);
+          cg.threads = threads;
+          check_depths_fit(cg, spec);
+          cg.invalid_reason = context_rule_violation(cg.params);
+          if (cg.invalid_reason.empty())
+            ++valid_contexts;
+          else
+            last_reason = cg.invalid_reason;
+          mg.contexts.push_back(std::move(cg));
+        }
+}
+
+// One point's parameters: its model group's, context's, depth's and thread setting's.
+PointParams point_params(const SweepSpec& spec, const ModelGroup& mg, const std::string& model_name,
+                         const ContextGroup& cg, size_t di, size_t ti) {
+  PointParams p;
+  p.model_path = mg.choice.file;
+  p.model_name = model_name;
+  p.quant = mg.choice.quant;
+  p.load_mode = spec.load_mode;
+  p.n_gpu_layers = spec.n_gpu_layers;
+  std::string ot;
+  for (const std::string& o : spec.tensor_overrides) ot += (ot.empty() ? "" : ";") + o;
+  if (mg.load.n_cpu_moe > 0)
+    ot += fmt::format("{}n-cpu-moe={}", ot.empty() ? "" : ";", mg.load.n_cpu_moe);
+  p.tensor_overrides = ot;
+  p.n_ctx = cg.params.n_ctx;
+  p.n_batch = cg.params.n_batch;
+  p.n_ubatch = cg.params.n_ubatch;
+  p.type_k = cg.params.type_k;
+  p.type_v = cg.params.type_v;
+  p.flash_attn = cg.params.flash_attn;
+  const ThreadSettings& ts = cg.threads[ti];
+  p.n_threads = ts.n_threads;
+  p.n_threads_batch = ts.n_threads_batch;
+  p.cpu_mask = ts.cpu_mask;
+  p.cpu_strict = ts.strict;
+  p.poll = ts.poll;
+  p.numa = spec.numa;
+  p.pp = cg.n_prompt;
+  p.tg = spec.n_gen;
+  p.n_kv = cg.depths[di];
+  return p;
+}
+
+// The points, in run order.
+void add_points(Plan& plan) {
+  int index = 0;
+  for (size_t mi = 0; mi < plan.models.size(); ++mi) {
+    const ModelGroup& mg = plan.models[mi];
+    const std::string model_name = model_display_name(mg.choice, plan.spec);  // reads a profile
+    for (size_t ci = 0; ci < mg.contexts.size(); ++ci) {
+      const ContextGroup& cg = mg.contexts[ci];
+      for (size_t di = 0; di < cg.depths.size(); ++di)
+        for (size_t k = 0; k < cg.threads.size(); ++k) {
+          // A snake (1,2 then 2,1): each depth starts on the thread setting the
+          // previous one ended on, saving a switch and its warm-up per depth.
+          const size_t ti = di % 2 == 0 ? k : cg.threads.size() - 1 - k;
+          plan.points.push_back(
+              {index++, mi, ci, di, ti, point_params(plan.spec, mg, model_name, cg, di, ti)});
+        }
+    }
+  }
+}
+
+}  // namespace
+
+Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
+  Plan plan;
+  plan.spec = spec;
+  const std::vector<ThreadSettings> threads =
+      thread_settings(spec, logical_cpus, dry_run, plan.warnings);
   const std::vector<int> n_cpu_moe = spec.n_cpu_moe.empty() ? std::vector<int>{0} : spec.n_cpu_moe;
   int valid_contexts = 0;
   std::string last_reason;
@@ -159,34 +262,7 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
       mg.choice = choice;
       mg.load = {choice.file,           spec.load_mode, spec.n_gpu_layers,
                  spec.tensor_overrides, cpu_moe,        spec.numa};
-      for (const Sizes& z : context_sizes(spec))
-        for (const std::string& tk : spec.type_k)
-          for (const std::string& tv : spec.type_v)
-            for (int fa : spec.flash_attn) {
-              ContextGroup cg;
-              cg.params = {z.n_ctx, z.n_batch, z.n_ubatch, tk, tv, fa};
-              cg.n_prompt = spec.n_prompt > 0 ? spec.n_prompt : z.n_ubatch;
-              cg.depths = spec.depths_for(z.n_ctx, z.n_ubatch);
-              cg.threads = threads;
-              for (int d : cg.depths) {
-                const int64_t need = int64_t{d} + cg.n_prompt + spec.n_gen;
-                if (need > z.n_ctx) {
-                  throw UserError(
-                      fmt::format("depth {} + PP {} + TG {} = {} tokens do not fit in ctx {}", d,
-                                  cg.n_prompt, spec.n_gen, need, z.n_ctx),
-                      "every depth + n-prompt + n-gen <= ctx-size",
-                      fmt::format("raise -c to at least {}, leave -c out (then the context "
-                                  "is sized to fit), or lower --depths/--depth-max",
-                                  need));
-                }
-              }
-              cg.invalid_reason = context_rule_violation(cg.params);
-              if (cg.invalid_reason.empty())
-                ++valid_contexts;
-              else
-                last_reason = cg.invalid_reason;
-              mg.contexts.push_back(std::move(cg));
-            }
+      add_contexts(mg, spec, threads, valid_contexts, last_reason);
       plan.models.push_back(std::move(mg));
     }
   }
@@ -197,50 +273,7 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
         "change the flags as the rule says (the seeds run -ctk q8_0 -ctv q8_0 -fa on)");
   }
   check_plan_size(plan);
-  // Points, in run order.
-  int index = 0;
-  for (size_t mi = 0; mi < plan.models.size(); ++mi) {
-    const ModelGroup& mg = plan.models[mi];
-    const std::string model_name = model_display_name(mg.choice, spec);  // reads a profile
-    for (size_t ci = 0; ci < mg.contexts.size(); ++ci) {
-      const ContextGroup& cg = mg.contexts[ci];
-      for (size_t di = 0; di < cg.depths.size(); ++di)
-        for (size_t k = 0; k < cg.threads.size(); ++k) {
-          // A snake (1,2 then 2,1): each depth starts on the thread setting the
-          // previous one ended on, saving a switch and its warm-up per depth.
-          const size_t ti = di % 2 == 0 ? k : cg.threads.size() - 1 - k;
-          PlannedPoint pt{index++, mi, ci, di, ti, {}};
-          PointParams& p = pt.params;
-          p.model_path = mg.choice.file;
-          p.model_name = model_name;
-          p.quant = mg.choice.quant;
-          p.load_mode = spec.load_mode;
-          p.n_gpu_layers = spec.n_gpu_layers;
-          std::string ot;
-          for (const std::string& o : spec.tensor_overrides) ot += (ot.empty() ? "" : ";") + o;
-          if (mg.load.n_cpu_moe > 0)
-            ot += fmt::format("{}n-cpu-moe={}", ot.empty() ? "" : ";", mg.load.n_cpu_moe);
-          p.tensor_overrides = ot;
-          p.n_ctx = cg.params.n_ctx;
-          p.n_batch = cg.params.n_batch;
-          p.n_ubatch = cg.params.n_ubatch;
-          p.type_k = cg.params.type_k;
-          p.type_v = cg.params.type_v;
-          p.flash_attn = cg.params.flash_attn;
-          const ThreadSettings& ts = cg.threads[ti];
-          p.n_threads = ts.n_threads;
-          p.n_threads_batch = ts.n_threads_batch;
-          p.cpu_mask = ts.cpu_mask;
-          p.cpu_strict = ts.strict;
-          p.poll = ts.poll;
-          p.numa = spec.numa;
-          p.pp = cg.n_prompt;
-          p.tg = spec.n_gen;
-          p.n_kv = cg.depths[di];
-          plan.points.push_back(std::move(pt));
-        }
-    }
-  }
+  add_points(plan);
   return plan;
 }
 

@@ -108,15 +108,14 @@ nlohmann::json RunDirectory::read_meta() const {
   return read_json_file(dir_ / "meta.json", "run metadata");
 }
 
-void SampleLog::on_sample(const PlannedPoint& point, const char* phase, int rep, double seconds,
-                          int tokens) {
-  out_.append_line(nlohmann::json({{"point", point.index},
-                                   {"key", point.params.key_string()},
-                                   {"phase", phase},
-                                   {"rep", rep},
-                                   {"seconds", seconds},
-                                   {"tokens", tokens},
-                                   {"tokens_per_s", tokens / seconds}})
+void SampleLog::sample(const SampleEvent& s) {
+  out_.append_line(nlohmann::json({{"point", s.point},
+                                   {"key", s.params->key_string()},
+                                   {"phase", s.phase},
+                                   {"rep", s.rep},
+                                   {"seconds", s.seconds},
+                                   {"tokens", s.tokens},
+                                   {"tokens_per_s", s.tokens / s.seconds}})
                        .dump());
 }
 

@@ -2,7 +2,7 @@
 // A run's home: results/runs/<YYYYmmdd-HHMMSS>-<name>/ holding meta.json,
 // records.jsonl, samples.jsonl, records.csv and tables.md. meta.json is
 // rewritten atomically at the start ("running") and the end (complete,
-// interrupted, points_failed), so a reader can tell a finished run from one
+// interrupted, points_failed, failed), so a reader can tell a finished run from one
 // that died.
 #include <nlohmann/json.hpp>
 
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "results/file_sinks.hpp"
-#include "sweep/run_observer.hpp"
+#include "results/sink.hpp"
 
 namespace moesweep {
 
@@ -55,11 +55,10 @@ class RunLock {
 };
 
 // samples.jsonl: every timed sample as it is measured.
-class SampleLog : public RunObserver {
+class SampleLog : public RunListener {
  public:
   explicit SampleLog(const std::filesystem::path& path) : out_(path) {}
-  void on_sample(const PlannedPoint& point, const char* phase, int rep, double seconds,
-                 int tokens) override;
+  void sample(const SampleEvent& s) override;
 
  private:
   DurableAppender out_;

@@ -15,7 +15,7 @@ namespace moesweep {
 
 namespace {
 
-// What meta.json and the observers get for each loaded model.
+// What meta.json and the listeners get for each loaded model.
 nlohmann::json facts_json(const ModelFacts& f) {
   return {{"path", f.path},
           {"description", f.description},
@@ -40,13 +40,9 @@ std::vector<int32_t> random_tokens(uint64_t seed, int n_vocab, size_t count) {
   return out;
 }
 
-SweepRunner::SweepRunner(Plan& plan, RecordSink& sink, counters::CounterBackend& counters,
-                         RunObserver& observer, std::string run_id)
-    : plan_(plan),
-      sink_(sink),
-      counters_(counters),
-      observer_(observer),
-      run_id_(std::move(run_id)) {}
+SweepRunner::SweepRunner(Plan& plan, RunListener& listener, counters::CounterBackend& counters,
+                         std::string run_id)
+    : plan_(plan), listener_(listener), counters_(counters), run_id_(std::move(run_id)) {}
 
 RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
   RunOutcome out;
@@ -66,8 +62,7 @@ void SweepRunner::emit(Record&& rec, RunOutcome& out) {
   if (annotator_) annotator_->annotate(rec);
   finished_.insert(rec.point_index);
   (rec.ok ? out.ok_points : out.failed_points)++;
-  sink_.add(rec);
-  observer_.on_record(rec, ++emitted_, static_cast<int>(plan_.points.size()));
+  listener_.point(rec);
 }
 
 void SweepRunner::fail_points(const std::vector<const PlannedPoint*>& points,
@@ -88,9 +83,9 @@ std::string SweepRunner::resolve_model_path(ModelGroup& mg) {
   const TwinSpec spec =
       twin_spec_for(mg.choice.twin_profile, plan_.spec.twin_scale, plan_.spec.twin_overrides,
                     mg.choice.quant, plan_.spec.twin_seed);
-  observer_.on_note(fmt::format("twin {} ({} {})", mg.choice.twin_profile, spec.scale, spec.quant));
+  listener_.note(fmt::format("twin {} ({} {})", mg.choice.twin_profile, spec.scale, spec.quant));
   const TwinResult twin =
-      ensure_twin(spec, {}, false, [&](const std::string& s) { observer_.on_note(s); });
+      ensure_twin(spec, {}, false, [&](const std::string& s) { listener_.note(s); });
   return twin.path.string();
 }
 
@@ -108,7 +103,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
     mg.load.path = resolve_model_path(mg);
     for (PlannedPoint& p : plan_.points)
       if (p.model == mi) p.params.model_path = mg.load.path;
-    observer_.on_note(fmt::format("loading {}", mg.load.path));
+    listener_.note(fmt::format("loading {}", mg.load.path));
     model = std::make_unique<LoadedModel>(mg.load);
     kv_shape = kv_shape_of(inspect_gguf(mg.load.path));
   } catch (const UserError& e) {
@@ -120,7 +115,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
   const ModelFacts& f = model->facts();
   if (annotator_) annotator_->set_model(f.path);
   out.models.push_back(facts_json(f));
-  observer_.on_model_loaded(out.models.back());
+  listener_.model(out.models.back());
   for (PlannedPoint& p : plan_.points)
     if (p.model == mi) p.params.model_type = f.description;
 
@@ -146,7 +141,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
       const auto tokens =
           random_tokens(plan_.spec.token_seed, f.n_vocab,
                         static_cast<size_t>(max_depth + cg.n_prompt + plan_.spec.n_gen));
-      WalkInputs in{ctx, cg, plan_.spec, tokens, counters_, observer_, stop};
+      WalkInputs in{ctx, cg, plan_.spec, tokens, counters_, listener_, stop};
       run_kv_walk(in, points, wanted,
                   [&](const PlannedPoint&, Record&& rec) { emit(std::move(rec), out); });
     } catch (const EngineError& e) {

@@ -1,9 +1,9 @@
 #pragma once
 // SweepRunner: walks the plan. Loads each model once, creates each context
 // once, hands each context to a KV walk, and turns every finished or failed
-// point into a Record for the sinks. A failing point is recorded with its
+// point into a Record for the listener. A failing point is recorded with its
 // reason and the sweep goes on; Ctrl-C (the `stop` flag) ends it after the
-// current sample with everything finished already in the sinks.
+// current sample with everything finished already in the listener.
 #include <atomic>
 #include <set>
 #include <string>
@@ -12,7 +12,6 @@
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/roofline_annotator.hpp"
-#include "sweep/run_observer.hpp"
 
 namespace moesweep {
 
@@ -26,8 +25,10 @@ struct RunOutcome {
 
 class SweepRunner {
  public:
-  SweepRunner(Plan& plan, RecordSink& sink, counters::CounterBackend& counters,
-              RunObserver& observer, std::string run_id);
+  // `listener` gets notes, models, samples and points; begin and end are
+  // the caller's (RunSession's).
+  SweepRunner(Plan& plan, RunListener& listener, counters::CounterBackend& counters,
+              std::string run_id);
   // Points whose key_string() is in `done` are not measured again (resume).
   void skip_points(std::set<std::string> done) { done_ = std::move(done); }
   // Adds active bytes, roofline and efficiency to every ok record.
@@ -42,12 +43,10 @@ class SweepRunner {
   std::string resolve_model_path(ModelGroup& mg);
 
   Plan& plan_;
-  RecordSink& sink_;
+  RunListener& listener_;
   counters::CounterBackend& counters_;
-  RunObserver& observer_;
   std::string run_id_;
   std::set<std::string> done_;
-  int emitted_ = 0;
   std::set<int> finished_;  // point indices recorded in this run
   RooflineAnnotator* annotator_ = nullptr;
 };

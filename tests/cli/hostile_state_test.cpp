@@ -122,7 +122,7 @@ std::filesystem::path read_only_database() {
     r.pp.tokens_per_s = {100};
     r.pp.seconds = {0.64};
     r.pp.summarize();
-    sink.add(r);
+    sink.point(r);
     sink.end(meta, RunStatus::kComplete);
   }
   std::filesystem::permissions(db, std::filesystem::perms::owner_read |

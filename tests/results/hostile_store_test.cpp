@@ -64,8 +64,8 @@ TEST(HostileStore, SweepsCreatingOneNewDatabaseAtOnceAllSucceed) {
           SqliteSink sink(db);
           const std::string id = "run-" + std::to_string(w);
           sink.begin(meta_for(id, db.parent_path()));
-          sink.add(make_record(id, 0, 1, 0, normal_samples(w, 3, 100, 1),
-                               normal_samples(w + 9, 3, 10, 0.1)));
+          sink.point(make_record(id, 0, 1, 0, normal_samples(w, 3, 100, 1),
+                                 normal_samples(w + 9, 3, 10, 0.1)));
           sink.end(meta_for(id, db.parent_path()), RunStatus::kComplete);
         } catch (const std::exception& e) {
           errors[w] = e.what();
@@ -132,7 +132,7 @@ TEST(HostileStore, ADiskThatFillsUpMidRunIsAClearUserError) {
         for (int i = 0; i < 2000; ++i) {
           Record r = make_record("fill", i, 1, i, normal_samples(i, 400, 100, 1),
                                  normal_samples(i + 1, 400, 10, 0.1));
-          sink.add(r);
+          sink.point(r);
         }
       },
       &code);

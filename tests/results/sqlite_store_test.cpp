@@ -53,8 +53,8 @@ TEST(SqliteStore, RecordsRoundTripWithSamplesAndCounters) {
   {
     SqliteSink sink(db);
     sink.begin(meta_for("run-a"));
-    sink.add(a);
-    sink.add(b);
+    sink.point(a);
+    sink.point(b);
     sink.end(meta_for("run-a"), RunStatus::kComplete);
   }
   SqliteStore store(db, SqliteStore::Mode::kReadOnly);
@@ -83,8 +83,8 @@ TEST(SqliteStore, ResumeSkipsFinishedAndRetriesFailedPoints) {
   {
     SqliteSink sink(db);
     sink.begin(meta_for("run-r"));
-    sink.add(make_record("run-r", 0, 1, 0, {100, 101, 99}, {10, 10.1, 9.9}));
-    sink.add(failed);
+    sink.point(make_record("run-r", 0, 1, 0, {100, 101, 99}, {10, 10.1, 9.9}));
+    sink.point(failed);
     // no end(): the process died here
   }
   SqliteStore store(db, SqliteStore::Mode::kReadWrite);
@@ -142,8 +142,8 @@ TEST(SqliteStore, TornDatabaseIsRefusedAndUntouched) {
     SqliteSink sink(db);
     sink.begin(meta_for("run-t"));
     for (int i = 0; i < 50; ++i) {
-      sink.add(make_record("run-t", i, 1 + i % 4, 256 * i, normal_samples(i, 5, 100, 1),
-                           normal_samples(i + 99, 5, 10, 1)));
+      sink.point(make_record("run-t", i, 1 + i % 4, 256 * i, normal_samples(i, 5, 100, 1),
+                             normal_samples(i + 99, 5, 10, 1)));
     }
     sink.end(meta_for("run-t"), RunStatus::kComplete);
   }
@@ -206,7 +206,7 @@ TEST(SqliteStore, SinkBackfillsPointsTheJsonlHasAndTheDatabaseLacks) {
   {
     SqliteSink sink(db);
     sink.begin(meta);
-    sink.add(make_record("run-b", 0, 1, 0, {100, 101, 99}, {10, 10.1, 9.9}));
+    sink.point(make_record("run-b", 0, 1, 0, {100, 101, 99}, {10, 10.1, 9.9}));
   }
   // The JSONL sink wrote two points; the kill came before the second reached SQLite.
   std::ofstream(std::filesystem::path(meta.run_dir) / "records.jsonl")

@@ -69,20 +69,20 @@ TEST(KvRewind, ThreadSwitchOnTheLiveContextKeepsTheCache) {
 // TG the cache holds exactly N_KV (what the next timed PP starts from); after
 // a PP exactly N_KV, or N_KV + PP when that PP stays as the fill to the next
 // depth (the last one at a depth one PP shallower than the next).
-struct SampleCounter : RunObserver {
+struct SampleCounter : RunListener {
   const LiveContext* ctx = nullptr;
   int pp = 0, tg = 0, kept_as_fill = 0;
-  void on_sample(const PlannedPoint& p, const char* phase, int, double seconds, int) override {
-    EXPECT_GT(seconds, 0.0);
-    const bool is_pp = std::string(phase) == "pp";
+  void sample(const SampleEvent& s) override {
+    EXPECT_GT(s.seconds, 0.0);
+    const bool is_pp = std::string(s.phase) == "pp";
     (is_pp ? pp : tg)++;
     if (!ctx) return;
     const int held = ctx->cached_tokens();
-    if (is_pp && held == p.params.n_kv + p.params.pp) {
+    if (is_pp && held == s.params->n_kv + s.params->pp) {
       ++kept_as_fill;
       return;
     }
-    EXPECT_EQ(held, p.params.n_kv) << phase << " of point " << p.index;
+    EXPECT_EQ(held, s.params->n_kv) << s.phase << " of point " << s.point;
   }
 };
 

@@ -38,8 +38,7 @@ std::string human(uint64_t bytes) {
   return fmt::format("{:.1f} KiB", bytes / 1024.0);
 }
 
-void print_text(const GgufInspection& m, const ActiveBytes& a, const InspectOptions& o,
-                ggml_type tk, ggml_type tv) {
+void print_shape(const GgufInspection& m) {
   fmt::print("model:   {} ({}{}), {} file(s), {} on disk\n",
              m.model_name.empty() ? "?" : m.model_name, m.arch,
              m.file_type.empty() ? "" : ", " + m.file_type, m.files.size(), human(m.file_bytes));
@@ -55,6 +54,10 @@ void print_text(const GgufInspection& m, const ActiveBytes& a, const InspectOpti
                m.n_expert_used, m.n_expert_shared, m.expert_ff);
   fmt::print("tensors: {}, {:.3f} B parameters, {}\n\n", m.tensors.size(), m.params / 1e9,
              human(m.tensor_bytes));
+}
+
+// Bytes and parameters per tensor group, then per expert and per KV token.
+void print_groups(const GgufInspection& m, ggml_type tk, ggml_type tv) {
   fmt::print("{:<16} {:>8} {:>14} {:>12} {:>7}\n", "group", "tensors", "bytes", "params (B)",
              "share");
   for (int g = 0; g < kTensorGroupCount; ++g) {
@@ -70,7 +73,11 @@ void print_text(const GgufInspection& m, const ActiveBytes& a, const InspectOpti
   fmt::print("KV cache per token (K {}, V {}): {}\n", ggml_type_name(tk),
              m.mla ? "none (MLA)" : ggml_type_name(tv),
              human(kv_bytes_per_token(kv_shape_of(m), tk, tv)));
-  fmt::print("\nactive bytes per decoded token at depth {}:\n", o.depth);
+}
+
+// What one decoded token reads, and the decode ceilings it implies.
+void print_active_bytes(const GgufInspection& m, const ActiveBytes& a, int64_t depth) {
+  fmt::print("\nactive bytes per decoded token at depth {}:\n", depth);
   auto line = [](const std::string& label, double bytes, const char* note) {
     fmt::print("  {:<26}{:>10}{}\n", label, gb(bytes), note);
   };
@@ -92,6 +99,13 @@ void print_text(const GgufInspection& m, const ActiveBytes& a, const InspectOpti
     fmt::print("decode ceiling at {}'s theoretical {:.0f} GB/s: {:.2f} tok/s\n", profile.name,
                profile.theoretical_bandwidth_gbps(),
                *decode_roofline_tps(profile.theoretical_bandwidth_gbps(), a.total()));
+}
+
+void print_text(const GgufInspection& m, const ActiveBytes& a, const InspectOptions& o,
+                ggml_type tk, ggml_type tv) {
+  print_shape(m);
+  print_groups(m, tk, tv);
+  print_active_bytes(m, a, o.depth);
   if (o.tensors) {
     fmt::print("\n{:<44} {:<8} {:<28} {:>12} {:<15} {}\n", "tensor", "type", "shape", "bytes",
                "group", "file");

@@ -13,11 +13,16 @@ std::string clock_text(double seconds) {
 
 }  // namespace
 
-void SweepProgress::on_note(const std::string& message) {
+void SweepProgress::begin(const RunMeta& meta) {
+  total_ = meta.meta.contains("plan") ? meta.meta["plan"].value("points", 0) : 0;
+}
+
+void SweepProgress::note(const std::string& message) {
   if (!quiet_) fmt::print(stderr, "[sweep] {}\n", message);
 }
 
-void SweepProgress::on_record(const Record& r, int done, int total) {
+void SweepProgress::point(const Record& r) {
+  const int done = ++done_, total = total_;
   if (quiet_) return;
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
   const double eta = done > 0 ? elapsed / done * (total - done) : 0;
@@ -32,20 +37,6 @@ void SweepProgress::on_record(const Record& r, int done, int total) {
     fmt::print(stderr, "[sweep] point {}/{}  t={}/{} N_KV={}  FAILED: {}\n", done, total,
                p.n_threads, p.n_threads_batch, p.n_kv, r.error);
   }
-}
-
-void ObserverSet::on_note(const std::string& m) {
-  for (auto* o : observers_) o->on_note(m);
-}
-void ObserverSet::on_sample(const PlannedPoint& p, const char* phase, int rep, double s,
-                            int tokens) {
-  for (auto* o : observers_) o->on_sample(p, phase, rep, s, tokens);
-}
-void ObserverSet::on_model_loaded(const nlohmann::json& facts) {
-  for (auto* o : observers_) o->on_model_loaded(facts);
-}
-void ObserverSet::on_record(const Record& r, int done, int total) {
-  for (auto* o : observers_) o->on_record(r, done, total);
 }
 
 }  // namespace moesweep::cli

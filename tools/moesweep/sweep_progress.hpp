@@ -1,35 +1,26 @@
 #pragma once
 // The progress line on stderr (point i of N, elapsed, ETA) and notes.
 #include <chrono>
-#include <vector>
 
-#include "sweep/run_observer.hpp"
+#include "results/sink.hpp"
 
 namespace moesweep::cli {
 
-class SweepProgress : public RunObserver {
+// A listener. The total is the plan's points (meta.json's plan, at begin);
+// the ETA counts only the points measured in this session.
+class SweepProgress : public RunListener {
  public:
   explicit SweepProgress(bool quiet) : quiet_(quiet), start_(Clock::now()) {}
-  void on_note(const std::string& message) override;
-  void on_record(const Record& record, int done, int total) override;
+  void begin(const RunMeta& meta) override;
+  void note(const std::string& message) override;
+  void point(const Record& record) override;
 
  private:
   using Clock = std::chrono::steady_clock;
   bool quiet_;
+  int total_ = 0;
+  int done_ = 0;
   Clock::time_point start_;
-};
-
-// Forwards every event to several observers (progress + samples file).
-class ObserverSet : public RunObserver {
- public:
-  void push(RunObserver* o) { observers_.push_back(o); }
-  void on_note(const std::string& m) override;
-  void on_sample(const PlannedPoint& p, const char* phase, int rep, double s, int tokens) override;
-  void on_record(const Record& r, int done, int total) override;
-  void on_model_loaded(const nlohmann::json& facts) override;
-
- private:
-  std::vector<RunObserver*> observers_;
 };
 
 }  // namespace moesweep::cli

@@ -1,4 +1,4 @@
-#include "sweep_storage.hpp"
+#include "sweep/run_storage.hpp"
 
 #include <fmt/format.h>
 
@@ -6,14 +6,12 @@
 
 #include "hw/build_info.hpp"
 #include "model/gguf_inspect.hpp"
-#include "report/sweep_tables.hpp"
 #include "results/run_source.hpp"
-#include "results/sqlite_store.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 #include "util/json_file.hpp"
 
-namespace moesweep::cli {
+namespace moesweep {
 
 namespace {
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
@@ -24,31 +22,27 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
 }
 }  // namespace
 
-std::optional<std::filesystem::path> run_database(const SweepOptions& opts, bool db_given,
-                                                  bool no_db_given,
+std::optional<std::filesystem::path> run_database(const DatabaseFlags& flags,
                                                   const nlohmann::json* resumed_meta) {
   if (!resumed_meta || !resumed_meta->contains("database")) {  // a new run, or one from before
-    if (opts.no_db) return std::nullopt;
-    if (opts.db.empty()) return std::filesystem::path();  // the store says what is wrong
-    return std::filesystem::absolute(opts.db);
+    if (flags.no_db) return std::nullopt;
+    if (flags.db.empty()) return std::filesystem::path();  // the store says what is wrong
+    return std::filesystem::absolute(flags.db);
   }
   const nlohmann::json& stored = resumed_meta->at("database");
   std::optional<std::filesystem::path> db;
   if (stored.is_string()) db = stored.get<std::string>();
-  const bool conflict = (no_db_given && db) || (db_given && (!db || !same_file(opts.db, *db)));
+  const bool conflict =
+      (flags.no_db && db) || (flags.db_given && (!db || !same_file(flags.db, *db)));
   if (conflict) {
     throw UserError(
         fmt::format("the resumed run writes to {}, but {} was given",
                     db ? "database '" + db->string() + "'" : "no database (it ran with --no-db)",
-                    no_db_given && db ? "--no-db" : "--db '" + opts.db + "'"),
+                    flags.no_db && db ? "--no-db" : "--db '" + flags.db + "'"),
         "the run's own database: the resumed points belong beside the earlier ones",
         "drop that flag (--resume uses the run's database), or start a new sweep");
   }
   return db;
-}
-
-std::unique_ptr<RecordSink> open_database_sink(const std::filesystem::path& db) {
-  return std::make_unique<SqliteSink>(db);
 }
 
 void refuse_flags_on_resume(const std::vector<std::string>& given) {
@@ -78,16 +72,6 @@ std::set<std::string> finished_keys(const std::filesystem::path& jsonl) {
   for (const Record& r : load_records(jsonl))
     if (r.ok) keys.insert(r.params.key_string());
   return keys;
-}
-
-void write_sweep_bench_files(const std::filesystem::path& run_dir,
-                             const std::vector<Record>& records) {
-  const std::filesystem::path dir = run_dir / "sweep-bench";
-  std::filesystem::remove_all(dir);  // a resumed run rewrites them all from records.jsonl
-  const std::vector<SweepBenchFile> files = sweep_bench_files(records);
-  if (files.empty()) return;
-  std::filesystem::create_directories(dir);
-  for (const SweepBenchFile& f : files) write_file_atomically(dir / f.file, f.text);
 }
 
 void check_resumable(const nlohmann::json& meta) {
@@ -169,4 +153,4 @@ std::optional<double> estimate_seconds(const Plan& plan, const std::filesystem::
   return seconds;
 }
 
-}  // namespace moesweep::cli
+}  // namespace moesweep

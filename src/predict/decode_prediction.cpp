@@ -1,0 +1,162 @@
+#include "predict/decode_prediction.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "hw/bandwidth_probe.hpp"
+#include "hw/build_info.hpp"
+#include "hw/roofline.hpp"
+#include "hw/topology.hpp"
+#include "model/gguf_inspect.hpp"
+#include "model/kv_cache.hpp"
+#include "model/model_profile.hpp"
+#include "results/run_source.hpp"
+#include "results/stats.hpp"
+#include "util/error.hpp"
+
+namespace moesweep {
+
+ModelCost cost_from_profile(const std::string& name, const QuantType& q, int64_t depth,
+                            const std::string& cache_type) {
+  const ModelProfile p = load_model_profile(name);
+  const ggml_type kv = parse_cache_type(cache_type);
+  const ParamCount c = count_params(p);
+  ModelCost m;
+  m.label = fmt::format("{} {}", p.name, q.name);
+  m.total_params = static_cast<double>(c.total);
+  m.active_params = static_cast<double>(c.active);
+  const double bytes_per_weight = q.approx_bpw / 8;
+  m.total_bytes = m.total_params * bytes_per_weight;
+  // Active weights plus the one embedding row a token looks up.
+  const double weights = (m.active_params + static_cast<double>(p.shape.hidden)) * bytes_per_weight;
+  const double kv_per_token = static_cast<double>(kv_bytes_per_token(kv_shape_of(p.shape), kv, kv));
+  m.kv_bytes = kv_per_token * static_cast<double>(depth);
+  m.bytes_per_token = weights + m.kv_bytes;
+  return m;
+}
+
+ModelCost cost_from_sizes(double total_params, double active_params, const QuantType& q) {
+  ModelCost m;
+  m.label = fmt::format("{:.0f}B-total/{:.0f}B-active model, {}", total_params / 1e9,
+                        active_params / 1e9, q.name);
+  m.total_params = total_params;
+  m.active_params = active_params;
+  m.total_bytes = total_params * q.approx_bpw / 8;
+  m.bytes_per_token = active_params * q.approx_bpw / 8;
+  return m;
+}
+
+std::vector<double> measured_efficiencies(const std::string& runs_dir, double min_active_bytes) {
+  std::vector<double> out;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(runs_dir, ec)) return out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(runs_dir, ec)) {
+    if (e.path().extension() != ".jsonl") continue;
+    try {
+      for (const Record& r : read_records_jsonl(e.path())) {
+        // The sweep runner nests these under extra.roofline; accept them flat too.
+        const nlohmann::json& f = r.extra.contains("roofline") ? r.extra["roofline"] : r.extra;
+        if (r.ok && f.contains("efficiency_tg") && f.value("bandwidth_source", "") == "measured" &&
+            f.value("active_bytes_per_token", 0.0) > min_active_bytes)
+          out.push_back(f["efficiency_tg"].get<double>());
+      }
+    } catch (const std::exception&) {
+      // a file we cannot read is not a calibration source
+    }
+  }
+  return out;
+}
+
+std::optional<Calibration> reference_calibration(const HardwareProfile& hw,
+                                                 const std::string& only_model) {
+  std::vector<double> effs;
+  std::string sources;
+  for (const auto& run : hw.reference_runs) {
+    if (!only_model.empty() && run.value("model", "") != only_model) continue;
+    try {
+      const QuantType& q = find_quant_type(run.value("quant", ""));
+      const ModelCost m =
+          cost_from_profile(run.value("model", ""), q, run.value("depth", int64_t{0}),
+                            run.value("cache_type", "f16"));
+      double best = 0;
+      for (const auto& p : run.value("points", nlohmann::json::array()))
+        best = std::max(best, p.value("speed_tg", 0.0));
+      auto eff =
+          efficiency(best, decode_roofline_tps(hw.theoretical_bandwidth_gbps(), m.bytes_per_token));
+      if (!eff) continue;
+      effs.push_back(*eff);
+      sources += fmt::format("{}{} at {:.2f} t/s", sources.empty() ? "" : "; ", m.label, best);
+    } catch (const UserError&) {
+      // a reference run for a model profile this checkout lacks: skip it
+    }
+  }
+  if (effs.empty()) return std::nullopt;
+  return Calibration{Stats::of(effs).median,
+                     fmt::format("{}'s reference runs ({})", hw.name, sources)};
+}
+
+namespace {
+
+// --bandwidth, else this machine's measurement, else the profile's theory.
+void choose_bandwidth(const PredictInputs& in, Prediction& p) {
+  p.bandwidth_gbps = in.bandwidth_gbps;
+  p.bandwidth_source = "--bandwidth";
+  if (p.bandwidth_gbps <= 0 && p.this_machine) {
+    if (auto cached = load_cached_bandwidth())
+      p.bandwidth_gbps = cached->best_gbps, p.bandwidth_source = "measured here";
+  }
+  if (p.bandwidth_gbps <= 0)
+    p.bandwidth_gbps = p.hardware.theoretical_bandwidth_gbps(), p.bandwidth_source = "theoretical";
+  if (p.bandwidth_gbps <= 0) {
+    throw UserError(fmt::format("hardware profile '{}' gives no memory bandwidth", p.hardware.name),
+                    "a profile with memory channels and speed, or a measured figure",
+                    "pass --bandwidth GB/s, or run `moesweep hw --bandwidth` on that machine");
+  }
+}
+
+// --efficiency, else this machine's measured runs, else the profile's.
+std::optional<Calibration> choose_calibration(const PredictInputs& in, const Prediction& p) {
+  if (in.efficiency > 0) return Calibration{in.efficiency, "--efficiency"};
+  if (p.this_machine) {
+    const double min_bytes = 4.0 * static_cast<double>(std::max<uint64_t>(
+                                       probe_topology().l3_total_bytes(), 256ull << 20));
+    const auto effs = measured_efficiencies(in.runs_dir, min_bytes);
+    if (!effs.empty())
+      return Calibration{Stats::of(effs).median, fmt::format("median of {} measured records in {}",
+                                                             effs.size(), in.runs_dir)};
+  }
+  return reference_calibration(p.hardware, in.reference_model);
+}
+
+}  // namespace
+
+Prediction predict_decode(const PredictInputs& in) {
+  if (in.model.empty() == (in.active_params <= 0)) {
+    throw UserError("predict needs a model",
+                    "--model PROFILE, or --active-params and --total-params",
+                    "e.g. --model kimi-k2.5, or --total-params 2.8e12 --active-params 104e9");
+  }
+  Prediction p;
+  p.hardware = load_hardware_profile(in.hardware);
+  const QuantType& q = find_quant_type(in.quant);
+  parse_cache_type(in.cache_type);  // refused even when a size-only model has no KV term
+  p.model = in.model.empty() ? cost_from_sizes(in.total_params, in.active_params, q)
+                             : cost_from_profile(in.model, q, in.depth, in.cache_type);
+  const std::string cpu = in.cpu_model_name.empty() ? cpu_info().model_name : in.cpu_model_name;
+  p.this_machine = match_hardware_profile(cpu).name == p.hardware.name;
+  choose_bandwidth(in, p);
+  p.bound_tps = *decode_roofline_tps(p.bandwidth_gbps, p.model.bytes_per_token);
+  p.calibration = choose_calibration(in, p);
+  if (p.calibration) p.expected_tps = p.bound_tps * p.calibration->efficiency;
+  if (in.target_tps > 0) {
+    p.target_efficiency = p.calibration ? p.calibration->efficiency : 1.0;
+    p.required_gbps_at_roofline = required_bandwidth_gbps(in.target_tps, p.model.bytes_per_token);
+    p.required_gbps_at_efficiency =
+        required_bandwidth_gbps(in.target_tps, p.model.bytes_per_token, p.target_efficiency);
+  }
+  return p;
+}
+
+}  // namespace moesweep

@@ -1,0 +1,187 @@
+#include "sweep/run_session.hpp"
+
+#include <fmt/format.h>
+
+#include <ctime>
+
+#include "hw/build_info.hpp"
+#include "results/file_sinks.hpp"
+#include "results/sqlite_store.hpp"
+#include "sweep/roofline_annotator.hpp"
+#include "util/error.hpp"
+#include "util/json_file.hpp"
+
+namespace moesweep {
+namespace {
+
+std::string timestamp_now() {
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
+  return buf;
+}
+
+// meta.json as the run goes: "running" at the start, the models as they load
+// (so a run killed midway still names, and can resume against, what it
+// measured), the final state at the end. The session fills in the rest
+// (outcome, error) before the end.
+class MetaWriter : public RunListener {
+ public:
+  MetaWriter(const RunDirectory& dir, nlohmann::json& meta) : dir_(dir), meta_(meta) {}
+  void begin(const RunMeta&) override { dir_.write_meta(meta_); }
+  void model(const nlohmann::json& facts) override {
+    nlohmann::json& models = meta_["models"];
+    if (!models.is_array()) models = nlohmann::json::array();
+    for (const auto& m : models)
+      if (m.value("path", "") == facts.value("path", "")) return;
+    models.push_back(facts);
+    dir_.write_meta(meta_);
+  }
+  void end(const RunMeta&, RunStatus status) override {
+    meta_["status"] = run_status_name(status);
+    meta_["finished_at"] = timestamp_now();
+    dir_.write_meta(meta_);
+  }
+
+ private:
+  const RunDirectory& dir_;
+  nlohmann::json& meta_;
+};
+
+}  // namespace
+
+int exit_code_for(RunStatus status) {
+  switch (status) {
+    case RunStatus::kInterrupted:
+      return exit_code::kInterrupted;
+    case RunStatus::kPointsFailed:
+      return exit_code::kPointsFailed;
+    default:
+      return exit_code::kOk;
+  }
+}
+
+RunSession::RunSession(RunRequest request) : request_(std::move(request)) {
+  if (request_.resume.empty()) {
+    settings_ = request_.settings;
+    origin_ = request_.origin;
+  } else {
+    resumed_ = RunDirectory::open(request_.resume);
+    refuse_flags_on_resume(request_.ignored_on_resume);
+    if (!request_.dry_run) lock_.emplace(resumed_->path());
+    meta_ = resumed_->read_meta();
+    check_resumable(meta_);
+    for (auto& [k, v] : meta_.at("settings").items()) settings_[k] = v;
+    origin_ = "resumed run " + resumed_->run_id();
+    done_keys_ = finished_keys(resumed_->file("records.jsonl"));
+  }
+  SweepSpec spec = spec_from_settings(settings_, origin_);
+  if (spec.name == "adhoc" && !request_.profile_stem.empty()) spec.name = request_.profile_stem;
+  if (!resumed_) RunDirectory::check_name(spec.name);
+  plan_ = make_plan(spec, request_.logical_cpus, request_.dry_run);
+  if (request_.adjust_plan) request_.adjust_plan(plan_, meta_);
+  database_ = run_database(request_.database, resumed_ ? &meta_ : nullptr);
+}
+
+// The last way out: a caller that opened the run and left without run()
+// finishing it (an exception of its own) still leaves no "running" behind.
+RunSession::~RunSession() {
+  if (open_) fail("the sweep stopped before its run finished");
+}
+
+void RunSession::start_meta(const counters::CounterBackend& counters) {
+  if (!resumed_) {
+    meta_ = {{"run_id", dir_->run_id()},      {"name", plan_.spec.name},
+             {"started_at", timestamp_now()}, {"command_line", request_.command_line},
+             {"settings", settings_},         {"spec", plan_.spec.to_json()},
+             {"plan", plan_.summary()},       {"build", build_info_json()}};
+    meta_["machine_class"] = request_.machine_class;  // compare refuses across classes
+    for (const auto& [k, v] : request_.extra_meta.items()) meta_[k] = v;
+  }
+  meta_["database"] = database_ ? nlohmann::json(database_->string()) : nlohmann::json(nullptr);
+  meta_["status"] = run_status_name(RunStatus::kRunning);
+  meta_["counters"] = counters.describe();
+  if (resumed_) meta_["resumed_at"].push_back(timestamp_now());
+  meta_.erase("error");  // a resumed failed run: that error is behind it
+}
+
+void RunSession::open() {
+  // Everything a user can get wrong is checked before anything is created,
+  // so a refused sweep leaves no run directory and no database row behind.
+  check_model_files(plan_);
+  if (resumed_) check_models_unchanged(meta_);
+  counters_ = counters::make_counter_backend(plan_.spec.counters);
+  std::unique_ptr<RunListener> db = database_ ? std::make_unique<SqliteSink>(*database_) : nullptr;
+  dir_ = resumed_ ? *resumed_ : RunDirectory::create(request_.out_dir, plan_.spec.name);
+  if (!lock_) lock_.emplace(dir_->path());
+  start_meta(*counters_);
+  run_meta_ = std::make_unique<RunMeta>(
+      RunMeta{dir_->run_id(), plan_.spec.name, dir_->path().string(), meta_});
+  open_ = true;
+  guarded([&] {
+    listeners_.push(std::make_unique<MetaWriter>(*dir_, meta_));
+    listeners_.push(std::make_unique<JsonlSink>(dir_->file("records.jsonl")));
+    listeners_.push(std::make_unique<CsvSink>(dir_->file("records.csv")));
+    if (db) listeners_.push(std::move(db));
+    listeners_.push(std::make_unique<SampleLog>(dir_->file("samples.jsonl")));
+    for (RunListener* l : extra_) listeners_.push(l);
+    listeners_.begin(*run_meta_);
+  });
+}
+
+RunOutcome RunSession::run(const std::atomic<bool>& stop) {
+  RunOutcome outcome;
+  guarded([&] {
+    SweepRunner runner(plan_, listeners_, *counters_, dir_->run_id());
+    runner.skip_points(done_keys_);
+    const BandwidthFigure bandwidth =
+        machine_bandwidth([&](const std::string& m) { listeners_.note(m); });
+    meta_["bandwidth"] = {{"gbps", bandwidth.gbps}, {"source", bandwidth.source}};
+    RooflineAnnotator roofline(bandwidth);
+    runner.annotate_with(&roofline);
+    outcome = runner.run(stop);
+    meta_["outcome"] = {{"ok_points", outcome.ok_points},
+                        {"failed_points", outcome.failed_points},
+                        {"skipped_points", outcome.skipped_points},
+                        {"planned_points", plan_.points.size()}};
+    open_ = false;
+    listeners_.end(*run_meta_, outcome.status);
+  });
+  return outcome;
+}
+
+void RunSession::guarded(const std::function<void()>& step) {
+  try {
+    step();
+  } catch (const std::exception& e) {
+    fail(e.what());
+    throw;
+  }
+}
+
+// A failure after the run directory exists (a disk that fills, a model the
+// engine refuses): every record so far stays, meta.json and the database say
+// "failed" with the reason; the run can be resumed once it is fixed.
+void RunSession::fail(const std::string& error) {
+  open_ = false;
+  meta_["error"] = error;
+  try {
+    listeners_.end(*run_meta_, RunStatus::kFailed);
+  } catch (const std::exception&) {  // the same full disk, say: the error still stands
+  }
+}
+
+std::string RunSession::write_tables(const TablesRenderer& render) {
+  const std::vector<Record> records = load_records(dir_->file("records.jsonl"));
+  const RunTables tables = render(records);
+  meta_["noise"] = tables.noise;  // the points the tables flag for steal
+  dir_->write_meta(meta_);
+  write_file_atomically(dir_->file("tables.md"), "# " + dir_->run_id() + "\n\n" + tables.markdown);
+  const std::filesystem::path bench = dir_->file("sweep-bench");
+  std::filesystem::remove_all(bench);  // a resumed run rewrites them all from records.jsonl
+  if (!tables.files.empty()) std::filesystem::create_directories(bench);
+  for (const auto& [name, text] : tables.files) write_file_atomically(bench / name, text);
+  return tables.markdown;
+}
+
+}  // namespace moesweep

@@ -1,0 +1,123 @@
+#pragma once
+// RunSession: one `moesweep sweep` from its flags to its finished run
+// directory. It owns the run's lifecycle, so every caller (the CLI, a shard,
+// a test) gets the same rules:
+//   - where it starts: new settings, or a run to resume (locked, checked);
+//   - every check a user can fail before anything is created;
+//   - meta.json's state, one RunStatus: running, then complete, points_failed
+//     (finished, some points failed), interrupted (Ctrl-C) or failed (an
+//     error stopped it: a model that will not load, a full disk);
+//   - its listeners (results/sink.hpp): records.jsonl, records.csv, the
+//     database, samples.jsonl and meta.json, then the caller's (progress);
+//     every one ended on every way out, errors included, so the database row
+//     and meta.json never stay "running" once the session is gone;
+//   - tables.md and sweep-bench/, rendered by the caller (src/report, which
+//     src/sweep does not link) and written here.
+// It never prints: notes and progress go to the listeners.
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "counters/counter_backend.hpp"
+#include "results/sink.hpp"
+#include "sweep/plan.hpp"
+#include "sweep/run_directory.hpp"
+#include "sweep/run_storage.hpp"
+#include "sweep/runner.hpp"
+
+namespace moesweep {
+
+// What the caller parsed, as plain values.
+struct RunRequest {
+  std::map<std::string, nlohmann::json> settings;  // new run: flags and profile merged
+  std::string origin;                              // where the settings came from
+  std::string profile_stem;                        // names an "adhoc" spec that came from a profile
+  std::filesystem::path resume;                    // non-empty: continue this run directory
+  std::vector<std::string> ignored_on_resume;      // flags typed beside --resume: refused
+  std::filesystem::path out_dir = "results/runs";
+  DatabaseFlags database;
+  bool dry_run = false;                   // plan only: nothing is created or locked
+  int logical_cpus = 1;                   // for the plan's thread checks
+  std::vector<std::string> command_line;  // meta.json's command_line
+  nlohmann::json machine_class;           // meta.json's machine_class (new runs)
+  // More keys for a new run's meta.json (e.g. a shard's "shard" and "node").
+  nlohmann::json extra_meta = nlohmann::json::object();
+  // Called once with the plan before anything uses it (e.g. a shard keeps
+  // its share), and the resumed run's meta.json (an empty object if new).
+  std::function<void(Plan&, const nlohmann::json& resumed_meta)> adjust_plan;
+};
+
+// What tables.md and sweep-bench/ hold, rendered from the run's records.
+struct RunTables {
+  std::string markdown;                                    // tables.md after its title
+  std::vector<std::pair<std::string, std::string>> files;  // sweep-bench/<name> -> text
+  nlohmann::json noise = nlohmann::json::object();         // meta.json's "noise"
+};
+using TablesRenderer = std::function<RunTables(const std::vector<Record>&)>;
+
+class RunSession {
+ public:
+  // Reads (and, for a resume, locks and checks) where the run starts, and
+  // plans it. Throws UserError for anything the user must fix; creates nothing.
+  explicit RunSession(RunRequest request);
+  ~RunSession();
+  RunSession(const RunSession&) = delete;
+  RunSession& operator=(const RunSession&) = delete;
+
+  const Plan& plan() const { return plan_; }
+  const std::string& origin() const { return origin_; }
+  bool resumed() const { return resumed_.has_value(); }
+
+  // Adds a listener after the session's own (so it hears of a point once
+  // the point is on disk); call before open(). It must outlive the session.
+  void listen(RunListener& listener) { extra_.push_back(&listener); }
+  // Checks model files and the database, then creates (or reopens) the run
+  // directory: meta.json says "running" and every listener has begun.
+  void open();
+  // Measures until done or `stop`, and ends every listener. A thrown error
+  // (here or in open) leaves meta.json and the database "failed" with the
+  // error and every finished point on disk, and is rethrown.
+  RunOutcome run(const std::atomic<bool>& stop);
+
+  // After run(): meta.json's noise, tables.md and sweep-bench/ from every
+  // record of the run (a resumed one's earlier points included). Returns the
+  // tables' Markdown (for stdout).
+  std::string write_tables(const TablesRenderer& render);
+
+  // Only valid once open() has created or reopened it.
+  const RunDirectory& dir() const { return *dir_; }
+
+ private:
+  void start_meta(const counters::CounterBackend& counters);
+  void fail(const std::string& error);
+  void guarded(const std::function<void()>& step);
+
+  RunRequest request_;
+  std::string origin_;
+  std::map<std::string, nlohmann::json> settings_;
+  std::optional<RunDirectory> resumed_;
+  std::optional<RunDirectory> dir_;
+  std::optional<RunLock> lock_;
+  nlohmann::json meta_ = nlohmann::json::object();
+  std::set<std::string> done_keys_;
+  Plan plan_;
+  std::optional<std::filesystem::path> database_;
+  std::unique_ptr<counters::CounterBackend> counters_;
+  std::vector<RunListener*> extra_;
+  ListenerSet listeners_;
+  std::unique_ptr<RunMeta> run_meta_;
+  bool open_ = false;  // opened and not yet ended: the destructor ends it "failed"
+};
+
+// The exit code of a finished run: 0, 3 (some points failed), 130 (interrupted).
+int exit_code_for(RunStatus status);
+
+}  // namespace moesweep
