@@ -20,6 +20,7 @@
 #include "sweep/runner.hpp"
 #include "sweep_options.hpp"
 #include "sweep_progress.hpp"
+#include "sweep_shard.hpp"
 #include "sweep_storage.hpp"
 #include "util/error.hpp"
 
@@ -164,22 +165,37 @@ struct Start {
   std::optional<RunLock> lock;
   nlohmann::json meta = nlohmann::json::object();
   std::set<std::string> done_keys;
+  nlohmann::json shard;     // issue 13: meta.json's "shard" (null: not a shard run)
+  bool shard_done = false;  // --shard whose run under --out-dir is complete
 };
 
-Start start_from(const SweepOptions& opts, const CLI::App& cmd) {
+Start start_from(const SweepOptions& opts, const CLI::App& cmd, const std::string& shard_arg) {
   Start s;
-  if (opts.resume.empty()) {
+  std::string resume = opts.resume;
+  if (!shard_arg.empty()) {  // issue 13: the shard's settings, or its unfinished run
+    refuse_sweep_flags_with_shard(opts);
+    const ShardStart st = shard_start(shard_arg, opts.out_dir);
+    s.shard = shard_meta(st.file);
+    s.shard_done = st.earlier_complete;
+    s.settings = st.file.settings;
+    s.origin = fmt::format("shard {}/{} of plan {}", st.file.index, st.file.count, st.file.plan_id);
+    if (st.earlier_run.empty() || st.earlier_complete) return s;
+    resume = st.earlier_run.string();
+    fmt::print(stderr, "[sweep] continuing {} in {}\n", s.origin, resume);
+  }
+  if (resume.empty()) {
     s.settings = opts.merged_settings(&s.origin);
     return s;
   }
-  s.resumed = RunDirectory::open(opts.resume);
-  refuse_flags_on_resume(flags_ignored_on_resume(cmd));
+  s.resumed = RunDirectory::open(resume);
+  if (shard_arg.empty()) refuse_flags_on_resume(flags_ignored_on_resume(cmd));
   if (!opts.dry_run) s.lock.emplace(s.resumed->path());
   s.meta = s.resumed->read_meta();
   check_resumable(s.meta);
   for (auto& [k, v] : s.meta.at("settings").items()) s.settings[k] = v;
   s.origin = "resumed run " + s.resumed->run_id();
   s.done_keys = finished_keys(s.resumed->file("records.jsonl"));
+  if (s.meta.contains("shard")) s.shard = s.meta["shard"];
   return s;
 }
 
@@ -209,8 +225,12 @@ RunOutcome measure(Plan& plan, const RunDirectory& dir, nlohmann::json& meta, Si
   return outcome;
 }
 
-int run_sweep(const SweepOptions& opts, const CLI::App& cmd) {
-  Start start = start_from(opts, cmd);
+int run_sweep(const SweepOptions& opts, const CLI::App& cmd, const std::string& shard_arg) {
+  Start start = start_from(opts, cmd, shard_arg);
+  if (start.shard_done) {
+    fmt::print(stderr, "[sweep] {} is complete already; nothing to run\n", start.origin);
+    return exit_code::kOk;
+  }
   const bool resumed = start.resumed.has_value();
   nlohmann::json& meta = start.meta;
   SweepSpec spec = spec_from_settings(start.settings, start.origin);
@@ -218,6 +238,7 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd) {
     spec.name = std::filesystem::path(opts.profile).stem().string();
   if (!resumed) RunDirectory::check_name(spec.name);
   Plan plan = make_plan(spec, cpu_info().logical_cpus, opts.dry_run);
+  if (!start.shard.is_null()) restrict_to_shard(plan, shard_from_meta(start.shard));
   const std::optional<std::filesystem::path> database = run_database(
       opts, cmd.count("--db") > 0, cmd.count("--no-db") > 0, resumed ? &meta : nullptr);
   if (opts.dry_run) return print_dry_run(plan, start.origin);
@@ -237,6 +258,8 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd) {
             {"settings", start.settings},    {"spec", spec.to_json()},
             {"plan", plan.summary()},        {"build", build_info_json()}};
     meta["machine_class"] = to_json(this_machine_class());  // compare refuses across classes
+    meta["node"] = node_facts();                            // issue 13: host, CPU, Slurm ids
+    if (!start.shard.is_null()) meta["shard"] = start.shard;
   }
   meta["database"] = database ? nlohmann::json(database->string()) : nlohmann::json(nullptr);
   meta["status"] = "running";
@@ -277,7 +300,11 @@ void add_sweep_command(CLI::App& app, CommandRunner& run) {
   CLI::App* cmd =
       app.add_subcommand("sweep", "run a sweep: threads x depth x ctx x quant x batch x KV type");
   opts->add_to(*cmd);
-  cmd->callback([opts, cmd, &run] { run = [opts, cmd] { return run_sweep(*opts, *cmd); }; });
+  auto shard = std::make_shared<std::string>();
+  add_shard_option(*cmd, *shard);
+  cmd->callback([opts, cmd, shard, &run] {
+    run = [opts, cmd, shard] { return run_sweep(*opts, *cmd, *shard); };
+  });
 }
 
 }  // namespace moesweep::cli
