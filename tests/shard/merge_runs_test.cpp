@@ -191,5 +191,22 @@ TEST(MergeCli, ExitCodesSayCompleteIncompleteOrRefused) {
   EXPECT_TRUE(std::filesystem::exists(root / "full" / "tables.md"));
 }
 
+TEST(MergeCli, AFleetBecomesOneRunPerMachineClassAndAHardwareTable) {
+  const Shards s = make_shards();
+  const auto root = test::scratch_dir();
+  for (int i = 0; i < 3; ++i) write_run(root / "runs", s, i, "m1");
+  for (int i = 0; i < 3; ++i) write_run(root / "runs", s, i, "m2");
+  const auto r = test::run_cli("merge " + (root / "runs").string() + " --no-db --out " +
+                               (root / "F").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* m : {"m1", "m2"})
+    EXPECT_EQ(test::read_lines(root / "F" / m / "records.jsonl").size(), s.plan.points.size());
+  const auto table = test::read_lines(root / "F" / "fleet.md");
+  ASSERT_EQ(table.size(), 5u);  // title, header, rule, two machines
+  EXPECT_NE(table[3].find("m1-host"), std::string::npos);
+  EXPECT_NE(table[4].find("m2-host"), std::string::npos);
+  EXPECT_NE(r.out.find("bandwidth GB/s"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace moesweep

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "commands.hpp"
+#include "report/fleet_table.hpp"
 #include "report/sweep_tables.hpp"
 #include "results/sqlite_store.hpp"
 #include "sweep/merge_runs.hpp"
@@ -52,11 +53,12 @@ int run_merge(const MergeOptions& opts) {
   if (!opts.no_db) db = std::make_unique<SqliteSink>(std::filesystem::absolute(opts.db));
   bool all_complete = true, any_incomplete = false;
   nlohmann::json fleet_index = nlohmann::json::array();
+  std::vector<FleetMember> members;
   for (const MergeGroup& g : check.groups) {
     const std::string sub = g.machine.empty() ? "unknown-machine" : g.machine;
     const std::filesystem::path out =
         fleet ? std::filesystem::path(opts.out) / sub : std::filesystem::path(opts.out);
-    write_merged_run(check, g, runs, out, db.get());
+    members.push_back({write_merged_run(check, g, runs, out, db.get()), g.records});
     write_tables(out, g.records);
     const bool ok = g.complete() && g.failed == 0 && g.missing_shards.empty();
     all_complete = all_complete && ok;
@@ -77,10 +79,16 @@ int run_merge(const MergeOptions& opts) {
                            {"points", g.records.size()},
                            {"complete", ok}});
   }
-  if (fleet)
+  // The hardware table: one row per machine class (a single row without a fleet).
+  const std::string table = fleet_table(members);
+  fmt::print("{}", table);
+  if (fleet) {
+    write_file_atomically(std::filesystem::path(opts.out) / "fleet.md",
+                          "# fleet: plan " + check.plan_id + "\n\n" + table);
     write_file_atomically(
         std::filesystem::path(opts.out) / "fleet.json",
         nlohmann::json({{"plan_id", check.plan_id}, {"runs", fleet_index}}).dump(2) + "\n");
+  }
   if (!all_complete) {
     fmt::print(stderr,
                "[merge] {}: the merged run lacks, repeats or failed points (exit 3); re-run the "
