@@ -17,6 +17,40 @@ std::string shell_quote(const std::string& word) {
   return out + "'";
 }
 
+namespace {
+
+// After the #SBATCH lines: the merge job's submission and the shard itself.
+std::string script_commands(const std::string& name, const std::string& dir,
+                            const SlurmScriptOptions& opts) {
+  std::string merge_flags;  // the merge job goes where the shards went
+  if (!opts.partition.empty()) merge_flags += " --partition=" + shell_quote(opts.partition);
+  if (!opts.account.empty()) merge_flags += " --account=" + shell_quote(opts.account);
+  return fmt::format(
+      "set -euo pipefail\n"
+      "\n"
+      "MOESWEEP={exe}\n"
+      "PLAN={plan}\n"
+      "RUNS=\"$PLAN/runs\"      # one run directory per shard (and machine class)\n"
+      "MERGED=\"$PLAN/merged\"  # the merged run (a fleet: one per machine class in it)\n"
+      "DB={db}\n"
+      "\n"
+      "if mkdir \"$PLAN/.merge-submitted\" 2>/dev/null; then\n"
+      "  sbatch --dependency=afterany:\"$SLURM_ARRAY_JOB_ID\" --job-name=moesweep-{name}-merge \\\n"
+      "    --ntasks=1 --cpus-per-task=1{merge_flags} --output=\"$PLAN/logs/merge.out\" \\\n"
+      "    --wrap=\"$(printf '%q ' \"$MOESWEEP\" merge \"$RUNS\" --out \"$MERGED\" --db "
+      "\"$DB\")\"\n"
+      "fi\n"
+      "\n"
+      "srun --ntasks=1 --cpu-bind=none \\\n"
+      "  \"$MOESWEEP\" sweep --shard \"$PLAN\" --out-dir \"$RUNS\" --no-db --quiet\n",
+      fmt::arg("exe", shell_quote(opts.moesweep)), fmt::arg("plan", shell_quote(dir)),
+      fmt::arg("db",
+               opts.db.empty() ? std::string("\"$PLAN/moesweep.sqlite\"") : shell_quote(opts.db)),
+      fmt::arg("name", name), fmt::arg("merge_flags", merge_flags));
+}
+
+}  // namespace
+
 std::string slurm_script(const nlohmann::json& index, const std::filesystem::path& plan_dir,
                          const SlurmScriptOptions& opts) {
   const std::string origin = (plan_dir / "plan.json").string();
@@ -58,32 +92,7 @@ std::string slurm_script(const nlohmann::json& index, const std::filesystem::pat
   if (!opts.constraint.empty()) s += fmt::format("#SBATCH --constraint={}\n", opts.constraint);
   if (!opts.time.empty()) s += fmt::format("#SBATCH --time={}\n", opts.time);
   if (!opts.account.empty()) s += fmt::format("#SBATCH --account={}\n", opts.account);
-  std::string merge_flags;  // the merge job goes where the shards went
-  if (!opts.partition.empty()) merge_flags += " --partition=" + shell_quote(opts.partition);
-  if (!opts.account.empty()) merge_flags += " --account=" + shell_quote(opts.account);
-  s += fmt::format(
-      "set -euo pipefail\n"
-      "\n"
-      "MOESWEEP={exe}\n"
-      "PLAN={plan}\n"
-      "RUNS=\"$PLAN/runs\"      # one run directory per shard (and machine class)\n"
-      "MERGED=\"$PLAN/merged\"  # the merged run (a fleet: one per machine class in it)\n"
-      "DB={db}\n"
-      "\n"
-      "if mkdir \"$PLAN/.merge-submitted\" 2>/dev/null; then\n"
-      "  sbatch --dependency=afterany:\"$SLURM_ARRAY_JOB_ID\" --job-name=moesweep-{name}-merge \\\n"
-      "    --ntasks=1 --cpus-per-task=1{merge_flags} --output=\"$PLAN/logs/merge.out\" \\\n"
-      "    --wrap=\"$(printf '%q ' \"$MOESWEEP\" merge \"$RUNS\" --out \"$MERGED\" --db "
-      "\"$DB\")\"\n"
-      "fi\n"
-      "\n"
-      "srun --ntasks=1 --cpu-bind=none \\\n"
-      "  \"$MOESWEEP\" sweep --shard \"$PLAN\" --out-dir \"$RUNS\" --no-db --quiet\n",
-      fmt::arg("exe", shell_quote(opts.moesweep)), fmt::arg("plan", shell_quote(dir)),
-      fmt::arg("db",
-               opts.db.empty() ? std::string("\"$PLAN/moesweep.sqlite\"") : shell_quote(opts.db)),
-      fmt::arg("name", name), fmt::arg("merge_flags", merge_flags));
-  return s;
+  return s + script_commands(name, dir, opts);
 }
 
 }  // namespace moesweep
