@@ -206,6 +206,11 @@ TEST(MergeCli, AFleetBecomesOneRunPerMachineClassAndAHardwareTable) {
   EXPECT_NE(table[3].find("m1-host"), std::string::npos);
   EXPECT_NE(table[4].find("m2-host"), std::string::npos);
   EXPECT_NE(r.out.find("bandwidth GB/s"), std::string::npos);
+  std::filesystem::remove(root / "F" / "fleet.md");
+  const auto report = test::run_cli("report " + (root / "F").string());
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("m2-host"), std::string::npos) << report.out;
+  EXPECT_EQ(test::read_lines(root / "F" / "fleet.md").size(), 5u);
 }
 
 }  // namespace

@@ -9,8 +9,10 @@
 #include <fstream>
 
 #include "commands.hpp"
+#include "fleet_report.hpp"
 #include "report/fleet_table.hpp"
 #include "report/sweep_tables.hpp"
+#include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
 #include "sweep/merge_runs.hpp"
 #include "sweep_storage.hpp"
@@ -101,6 +103,27 @@ int run_merge(const MergeOptions& opts) {
 }
 
 }  // namespace
+
+bool is_fleet_dir(const std::filesystem::path& dir) {
+  return std::filesystem::exists(dir / "fleet.json");
+}
+
+int report_fleet(const std::filesystem::path& dir) {
+  const nlohmann::json index = read_json_file(dir / "fleet.json", "fleet index");
+  std::vector<FleetMember> members;
+  for (const auto& m : index.value("runs", nlohmann::json::array())) {
+    const std::filesystem::path run = dir / m.value("dir", "");
+    members.push_back({read_json_file(run / "meta.json", "run metadata"),
+                       read_records_jsonl(run / "records.jsonl")});
+  }
+  const std::string table = fleet_table(members);
+  write_file_atomically(dir / "fleet.md",
+                        "# fleet: plan " + index.value("plan_id", "?") + "\n\n" + table);
+  fmt::print("{}", table);
+  fmt::print(stderr, "[report] {} machine class(es) -> {}\n", members.size(),
+             (dir / "fleet.md").string());
+  return exit_code::kOk;
+}
 
 void add_merge_command(CLI::App& app, CommandRunner& run) {
   auto opts = std::make_shared<MergeOptions>();
