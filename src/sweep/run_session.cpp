@@ -176,12 +176,17 @@ std::string RunSession::write_tables(const TablesRenderer& render) {
   const RunTables tables = render(records);
   meta_["noise"] = tables.noise;  // the points the tables flag for steal
   dir_->write_meta(meta_);
-  write_file_atomically(dir_->file("tables.md"), "# " + dir_->run_id() + "\n\n" + tables.markdown);
-  const std::filesystem::path bench = dir_->file("sweep-bench");
+  write_run_tables(dir_->path(), dir_->run_id(), tables);
+  return tables.markdown;
+}
+
+void write_run_tables(const std::filesystem::path& run_dir, const std::string& title,
+                      const RunTables& tables) {
+  write_file_atomically(run_dir / "tables.md", "# " + title + "\n\n" + tables.markdown);
+  const std::filesystem::path bench = run_dir / "sweep-bench";
   std::filesystem::remove_all(bench);  // a resumed run rewrites them all from records.jsonl
   if (!tables.files.empty()) std::filesystem::create_directories(bench);
   for (const auto& [name, text] : tables.files) write_file_atomically(bench / name, text);
-  return tables.markdown;
 }
 
 }  // namespace moesweep

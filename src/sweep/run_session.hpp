@@ -63,6 +63,11 @@ struct RunTables {
 };
 using TablesRenderer = std::function<RunTables(const std::vector<Record>&)>;
 
+// Writes tables.md (titled) and sweep-bench/ into a run directory, replacing
+// what an earlier write left; a sweep and a merge of shards use the same.
+void write_run_tables(const std::filesystem::path& run_dir, const std::string& title,
+                      const RunTables& tables);
+
 class RunSession {
  public:
   // Reads (and, for a resume, locks and checks) where the run starts, and

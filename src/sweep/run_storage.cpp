@@ -7,6 +7,8 @@
 #include "hw/build_info.hpp"
 #include "model/gguf_inspect.hpp"
 #include "results/run_source.hpp"
+#include "results/sqlite_store.hpp"
+#include "sweep/plan_cost.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 #include "util/json_file.hpp"
@@ -123,34 +125,7 @@ void check_models_unchanged(const nlohmann::json& meta) {
 }
 
 std::optional<double> estimate_seconds(const Plan& plan, const std::filesystem::path& runs_dir) {
-  std::map<std::string, std::pair<double, double>> speed;  // model -> (pp, tg) mean of earlier runs
-  std::map<std::string, int> count;
-  std::error_code ec;
-  if (!std::filesystem::is_directory(runs_dir, ec)) return std::nullopt;
-  for (const auto& e : std::filesystem::directory_iterator(runs_dir, ec)) {
-    const auto file = e.path() / "records.jsonl";
-    if (!std::filesystem::exists(file)) continue;
-    try {
-      for (const Record& r : read_records_jsonl(file)) {
-        if (!r.ok || r.pp.speed.mean <= 0 || r.tg.speed.mean <= 0) continue;
-        auto& s = speed[r.params.model_name];
-        s.first += r.pp.speed.mean;
-        s.second += r.tg.speed.mean;
-        ++count[r.params.model_name];
-      }
-    } catch (const UserError&) {
-      continue;  // an unreadable old run does not stop a dry run
-    }
-  }
-  double seconds = 0;
-  for (const PlannedPoint& p : plan.points) {
-    auto it = speed.find(p.params.model_name);
-    if (it == speed.end()) return std::nullopt;
-    const int n = count[p.params.model_name];
-    seconds += plan.spec.repetitions *
-               (p.params.pp / (it->second.first / n) + p.params.tg / (it->second.second / n));
-  }
-  return seconds;
+  return moesweep::estimate_seconds(plan, SpeedTable::from_runs(runs_dir));  // sweep/plan_cost.hpp
 }
 
 }  // namespace moesweep

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "fleet_report.hpp"
 #include "report/run_report.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
@@ -22,6 +23,7 @@ struct ReportArgs {
 };
 
 int run_report(const ReportArgs& a) {
+  if (is_fleet_dir(a.run)) return report_fleet(a.run);  // issue 13: merge's fleet directory
   const LoadedRun run = load_run(a.run, a.db);
   ReportOptions options;
   options.plots = !a.no_plots;

@@ -14,9 +14,11 @@
 #include "hw/build_info.hpp"
 #include "machine_here.hpp"
 #include "report/sweep_tables.hpp"
+#include "run_tables.hpp"
 #include "sweep/run_session.hpp"
 #include "sweep_options.hpp"
 #include "sweep_progress.hpp"
+#include "sweep_shard.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::cli {
@@ -77,21 +79,11 @@ std::vector<std::string> flags_ignored_on_resume(const CLI::App& cmd) {
   return given;
 }
 
-// The report's rendering of the run's records: tables.md, sweep-bench/ and
-// the noise summary meta.json keeps.
-RunTables render_tables(const std::vector<Record>& records, const SweepOptions& opts) {
-  RunTables t;
-  t.markdown = "## sweep-bench\n\n" + sweep_bench_tables(records) + "\n## threads\n\n" +
-               threads_tables(records, {opts.keep_pp, opts.keep_tg, 0});
-  for (const SweepBenchFile& f : sweep_bench_files(records)) t.files.emplace_back(f.file, f.text);
-  t.noise = noise_summary(records);
-  return t;
-}
-
 // stdout's tables, the summary line and the exit code.
 int finish(const SweepOptions& opts, RunSession& session, const RunOutcome& outcome) {
-  const std::string tables =
-      session.write_tables([&](const std::vector<Record>& r) { return render_tables(r, opts); });
+  const std::string tables = session.write_tables([&](const std::vector<Record>& r) {
+    return render_run_tables(r, {opts.keep_pp, opts.keep_tg, 0});
+  });
   const std::string dir = session.dir().path().string();
   std::fflush(stderr);
   fmt::print("{}", tables);
@@ -120,6 +112,36 @@ RunRequest request_from(const SweepOptions& opts, const CLI::App& cmd) {
   req.dry_run = opts.dry_run;
   req.logical_cpus = cpu_info().logical_cpus;
   req.command_line = invocation();
+  if (!opts.dry_run) req.extra_meta["node"] = node_facts();  // issue 13: host, CPU, Slurm ids
+  req.adjust_plan = [](Plan& plan, const nlohmann::json& resumed_meta) {
+    if (resumed_meta.contains("shard"))  // a resumed shard run keeps to its shard
+      restrict_to_shard(plan, shard_from_meta(resumed_meta["shard"]));
+  };
+  return req;
+}
+
+// A shard run (issue 13): the shard file's settings, or its unfinished run
+// under --out-dir, with the plan cut down to the shard's points.
+RunRequest shard_request_from(const SweepOptions& opts, const CLI::App& cmd,
+                              const std::string& shard_arg, bool* already_complete) {
+  refuse_sweep_flags_with_shard(opts);
+  const ShardStart st = shard_start(shard_arg, opts.out_dir);
+  RunRequest req = request_from(opts, cmd);
+  req.resume.clear();
+  req.ignored_on_resume.clear();
+  req.settings = st.file.settings;
+  req.origin = fmt::format("shard {}/{} of plan {}", st.file.index, st.file.count, st.file.plan_id);
+  *already_complete = st.earlier_complete;
+  if (!st.earlier_run.empty() && !st.earlier_complete) {
+    req.resume = st.earlier_run;
+    fmt::print(stderr, "[sweep] continuing {} in {}\n", req.origin, st.earlier_run.string());
+  }
+  const nlohmann::json shard = shard_meta(st.file);
+  req.extra_meta["shard"] = shard;
+  req.adjust_plan = [shard](Plan& plan, const nlohmann::json& resumed_meta) {
+    restrict_to_shard(
+        plan, shard_from_meta(resumed_meta.contains("shard") ? resumed_meta["shard"] : shard));
+  };
   return req;
 }
 
@@ -145,9 +167,17 @@ RunOutcome measure(RunSession& session) {
   return outcome;
 }
 
-int run_sweep(const SweepOptions& opts, const CLI::App& cmd) {
+int run_sweep(const SweepOptions& opts, const CLI::App& cmd, const std::string& shard_arg) {
+  bool shard_complete = false;
+  RunRequest request = shard_arg.empty()
+                           ? request_from(opts, cmd)
+                           : shard_request_from(opts, cmd, shard_arg, &shard_complete);
+  if (shard_complete) {
+    fmt::print(stderr, "[sweep] {} is complete already; nothing to run\n", request.origin);
+    return exit_code::kOk;
+  }
   SweepProgress progress(opts.quiet);  // outlives the session, which ends it
-  RunSession session(request_from(opts, cmd));
+  RunSession session(std::move(request));
   if (opts.dry_run) return print_dry_run(session.plan(), session.origin());
   session.listen(progress);
   session.open();
@@ -163,7 +193,11 @@ void add_sweep_command(CLI::App& app, CommandRunner& run) {
   CLI::App* cmd =
       app.add_subcommand("sweep", "run a sweep: threads x depth x ctx x quant x batch x KV type");
   opts->add_to(*cmd);
-  cmd->callback([opts, cmd, &run] { run = [opts, cmd] { return run_sweep(*opts, *cmd); }; });
+  auto shard = std::make_shared<std::string>();
+  add_shard_option(*cmd, *shard);
+  cmd->callback([opts, cmd, shard, &run] {
+    run = [opts, cmd, shard] { return run_sweep(*opts, *cmd, *shard); };
+  });
 }
 
 }  // namespace moesweep::cli

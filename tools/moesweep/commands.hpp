@@ -25,5 +25,8 @@ void add_baseline_command(CLI::App& app, CommandRunner& run);
 void add_report_command(CLI::App& app, CommandRunner& run);
 void add_export_command(CLI::App& app, CommandRunner& run);
 void add_counters_command(CLI::App& app, CommandRunner& run);
+void add_plan_command(CLI::App& app, CommandRunner& run);   // cmd_plan.cpp (issue 13)
+void add_merge_command(CLI::App& app, CommandRunner& run);  // cmd_merge.cpp
+void add_slurm_command(CLI::App& app, CommandRunner& run);  // cmd_slurm.cpp
 
 }  // namespace moesweep::cli

@@ -1,0 +1,16 @@
+#include "run_tables.hpp"
+
+#include "report/sweep_tables.hpp"
+
+namespace moesweep::cli {
+
+RunTables render_run_tables(const std::vector<Record>& records, const SweetSpotOptions& keep) {
+  RunTables t;
+  t.markdown = "## sweep-bench\n\n" + sweep_bench_tables(records) + "\n## threads\n\n" +
+               threads_tables(records, keep);
+  for (const SweepBenchFile& f : sweep_bench_files(records)) t.files.emplace_back(f.file, f.text);
+  t.noise = noise_summary(records);
+  return t;
+}
+
+}  // namespace moesweep::cli

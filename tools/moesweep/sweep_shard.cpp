@@ -1,0 +1,79 @@
+#include "sweep_shard.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "hw/build_info.hpp"
+#include "hw/hardware_profile.hpp"
+#include "machine_here.hpp"
+#include "util/error.hpp"
+#include "util/json_file.hpp"
+
+namespace moesweep::cli {
+
+void add_shard_option(CLI::App& cmd, std::string& shard) {
+  cmd.add_option("--shard", shard,
+                 "run one shard of `moesweep plan`: DIR/shard-I.json, or DIR with I from "
+                 "SLURM_ARRAY_TASK_ID; continues an unfinished run of it under --out-dir");
+}
+
+void refuse_sweep_flags_with_shard(const SweepOptions& opts) {
+  std::string given = opts.profile.empty() ? "" : "--profile";
+  for (const auto* list : {&opts.value_options, &opts.flag_options})
+    for (const CLI::Option* o : *list)
+      if (o->count() > 0) given += (given.empty() ? "" : ", ") + o->get_name(false, true);
+  if (!opts.resume.empty()) given += (given.empty() ? "" : ", ") + std::string("--resume");
+  if (given.empty()) return;
+  throw UserError(
+      fmt::format("--shard runs the settings of its shard file, so {} would be ignored", given),
+      "--shard with at most --out-dir, --db/--no-db, --quiet, --dry-run, --keep-pp/tg",
+      "change the sweep with `moesweep plan` (new shard files), or drop those flags");
+}
+
+ShardStart shard_start(const std::string& arg, const std::filesystem::path& out_dir) {
+  ShardStart s;
+  s.file = read_shard_file(resolve_shard_arg(arg));
+  const std::string machine = machine_class_id(this_machine_class());
+  std::error_code ec;
+  if (!std::filesystem::is_directory(out_dir, ec)) return s;
+  std::string newest;  // run directories start with their time stamp
+  for (const auto& e : std::filesystem::directory_iterator(out_dir, ec)) {
+    nlohmann::json meta;
+    try {
+      meta = read_json_file(e.path() / "meta.json", "meta.json");
+    } catch (const std::exception&) {
+      continue;  // not a run, or a broken one: not ours to continue
+    }
+    const nlohmann::json shard = meta.value("shard", nlohmann::json::object());
+    const bool same =
+        shard.value("plan_id", "") == s.file.plan_id && shard.value("index", -1) == s.file.index &&
+        meta.value("machine_class", nlohmann::json::object()).value("id", "") == machine;
+    const std::string name = e.path().filename().string();
+    if (!same || name < newest) continue;
+    newest = name;
+    s.earlier_run = e.path();
+    s.earlier_complete = meta.value("status", "") == "complete";
+  }
+  return s;
+}
+
+nlohmann::json node_facts() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  const CpuInfo cpu = cpu_info();
+  nlohmann::json facts = {{"host", host},
+                          {"cpu_model", cpu.model_name},
+                          {"logical_cpus", cpu.logical_cpus},
+                          {"hardware_profile", match_hardware_profile(cpu.model_name).name}};
+  nlohmann::json slurm = nlohmann::json::object();
+  for (const char* var :
+       {"SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_JOB_NODELIST",
+        "SLURM_CLUSTER_NAME", "SLURM_JOB_PARTITION", "SLURM_RESTART_COUNT"})
+    if (const char* v = std::getenv(var)) slurm[var] = v;
+  if (!slurm.empty()) facts["slurm"] = slurm;
+  return facts;
+}
+
+}  // namespace moesweep::cli
