@@ -25,5 +25,7 @@ void add_baseline_command(CLI::App& app, CommandRunner& run);
 void add_report_command(CLI::App& app, CommandRunner& run);
 void add_export_command(CLI::App& app, CommandRunner& run);
 void add_counters_command(CLI::App& app, CommandRunner& run);
+void add_trace_command(CLI::App& app, CommandRunner& run);  // cmd_trace.cpp
+void add_l3_command(CLI::App& app, CommandRunner& run);     // cmd_l3.cpp
 
 }  // namespace moesweep::cli
