@@ -18,6 +18,7 @@
 #include "model/kv_cache.hpp"
 #include "model/model_profile.hpp"
 #include "model/quant_types.hpp"
+#include "predict_l3.hpp"
 #include "results/run_source.hpp"
 #include "results/stats.hpp"
 #include "util/error.hpp"
@@ -36,6 +37,7 @@ struct PredictOptions {
   double target_tps = 0;  // "what does it need for N tok/s"
   std::string runs_dir = "results/runs";
   std::string reference_model;  // calibrate only on the profile's runs of this model
+  std::string trace;            // routing trace: add the L3 term (predict_l3.hpp)
 };
 
 struct ModelCost {
@@ -178,6 +180,9 @@ int run_predict(const PredictOptions& o) {
     fmt::print(" (weights only: no shape, so no KV estimate)");
   const double bound = *decode_roofline_tps(bandwidth, m.bytes_per_token);
   fmt::print("\ndecode upper bound (roofline): {:.2f} tok/s\n", bound);
+  if (!o.trace.empty())
+    print_l3_term({o.trace, o.model, q.approx_bpw / 8, m.kv_bytes,
+                   static_cast<double>(hw.l3_total_bytes()), bandwidth});
 
   std::optional<Calibration> cal;
   if (o.efficiency > 0) cal = Calibration{o.efficiency, "--efficiency"};
@@ -232,6 +237,8 @@ void add_predict_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--reference-model", o->reference_model,
                   "calibrate only on the hardware profile's reference runs of this model");
   cmd->add_option("--runs", o->runs_dir, "directory of measured runs used for calibration");
+  cmd->add_option("--trace", o->trace,
+                  "routing trace (moesweep trace): also the roofline with the L3 term");
   cmd->callback([&run, o] { run = [o] { return run_predict(*o); }; });
 }
 
