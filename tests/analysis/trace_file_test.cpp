@@ -6,6 +6,7 @@
 
 #include "analysis/hand_trace.hpp"
 #include "analysis/routing_trace.hpp"
+#include "results/record.hpp"
 #include "support/test_support.hpp"
 #include "util/error.hpp"
 
@@ -65,6 +66,27 @@ TEST(TraceFile, L3CommandWritesTheCurveWorkedOutOnPaper) {
   EXPECT_EQ(lines[1], "8388608,8,0.000000,0.000000,0.000000");
   EXPECT_EQ(lines[2], "16777216,16,0.500000,0.000000,0.500000");
   EXPECT_TRUE(std::filesystem::exists(dir / "l3" / "l3.json"));
+}
+
+// A sweep's counters (a PMU machine's number, a VM's reason) beside the prediction.
+TEST(TraceFile, L3CommandShowsMeasuredCountersBesideThePrediction) {
+  const auto dir = test::scratch_dir();
+  write_routing_trace(test::one_expert_per_token({0, 1, 2, 0}), dir / "routing.trace.zst");
+  Record r;
+  r.params.model_name = "twin-x";
+  r.params.n_threads = 2;
+  r.tg.counters = {{"l3_hit_rate", 0.42}, {"dram_bytes_per_token", {{"unavailable", "no PMU"}}}};
+  std::filesystem::create_directories(dir / "run");
+  std::ofstream(dir / "run" / "records.jsonl") << record_to_json(r).dump() << "\n";
+  const test::CommandResult out =
+      test::run_cli("l3 '" + dir.string() + "' --no-plot --run '" + (dir / "run").string() + "'");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.out.find("TG: l3_hit_rate 42%, dram_bytes_per_token unavailable (no PMU)"),
+            std::string::npos)
+      << out.out;
+  const test::CommandResult none = test::run_cli("l3 '" + dir.string() + "' --no-plot --run '" +
+                                                 (dir / "nothing").string() + "'");
+  EXPECT_EQ(none.exit_code, 2) << none.out;
 }
 
 TEST(TraceFile, PredictPrintsBothRooflinesWithATrace) {

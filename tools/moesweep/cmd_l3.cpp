@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "hw/hardware_profile.hpp"
 #include "hw/topology.hpp"
+#include "l3_counters.hpp"
 #include "report/plots.hpp"
 #include "util/error.hpp"
 
@@ -22,6 +23,7 @@ struct L3Options {
   std::string out;                    // default: <trace's directory>/l3
   std::vector<std::string> hardware;  // default: every profile with an L3 size
   bool plot = true;
+  std::string run;  // a sweep's run directory: its counters beside the prediction
 };
 
 std::string mib(uint64_t bytes) {
@@ -89,6 +91,7 @@ int run_l3(const L3Options& o) {
                     "record it again with a non-zero --prompt or --gen");
   const L3Analysis a = analyse_trace(trace, cache_targets(o.hardware));
   print_analysis(a);
+  if (!o.run.empty()) print_counters_beside_prediction(a, o.run);
   const std::filesystem::path out =
       o.out.empty() ? file.parent_path() / "l3" : std::filesystem::path(o.out);
   std::filesystem::create_directories(out);
@@ -119,6 +122,8 @@ void add_l3_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--hardware", o->hardware,
                   "hardware profiles to predict for (default: every profile with an L3 size)")
       ->delimiter(',');
+  cmd->add_option("--run", o->run,
+                  "a sweep's run directory: its measured L3 counters beside the prediction");
   cmd->add_flag("!--no-plot", o->plot, "skip the PNG (scripts/plot, matplotlib)");
   cmd->callback([&run, o] { run = [o] { return run_l3(*o); }; });
 }
