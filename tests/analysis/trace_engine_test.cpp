@@ -54,7 +54,7 @@ TEST(TraceEngine, RecorderSeesEveryGeneratedTokenAndTheLastPrefillToken) {
 
 TEST(TraceEngine, TraceAndL3CommandsOnATinyTwin) {
   const auto dir = test::scratch_dir() / "traces";  // run_cli keeps its output beside
-  test::tiny_twin();  // built (or cached) under the test cache first
+  test::tiny_twin();                                // built (or cached) under the test cache first
   const test::CommandResult t =
       test::run_cli("trace --prompt 16 --gen 48 --threads 1 --out-dir '" + dir.string() + "'");
   ASSERT_EQ(t.exit_code, 0) << t.err;
@@ -78,6 +78,25 @@ TEST(TraceEngine, TraceAndL3CommandsOnATinyTwin) {
   // 48 tokens x 8 of 384 experts: at most 48*8 reads, each expert's first is cold.
   EXPECT_LT(j["ceiling"]["generation"].get<double>(), 1.0);
   EXPECT_EQ(j["popularity"][0]["selections"], 48 * 8 + 8);  // + the last prefill token
+}
+
+// sweep --trace-routing: one trace per context in the run directory, with
+// every timed generation step of every repetition in it.
+TEST(TraceEngine, SweepTraceRoutingWritesATracePerContext) {
+  const auto dir = test::scratch_dir() / "runs";
+  test::tiny_twin();
+  const test::CommandResult r = test::run_cli(
+      "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 --depths 0 -c 256 -p 16 -n 4 -r 2 "
+      "--counters none --no-db --quiet --trace-routing --out-dir '" +
+      dir.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::filesystem::path> traces;
+  for (const auto& e : std::filesystem::directory_iterator(test::only_run_dir(dir)))
+    if (e.path().filename().string().rfind("routing-c0-", 0) == 0) traces.push_back(e.path());
+  ASSERT_EQ(traces.size(), 1u);
+  const RoutingTrace t = read_routing_trace(traces[0]);
+  EXPECT_GE(t.tokens(TracePhase::kGeneration), 2u * 4);  // -n 4, -r 2 (and any warm-up)
+  EXPECT_EQ(t.model.extra["source"], "moesweep sweep --trace-routing");
 }
 
 // Enable when twins take --routing-skew (helper "axes"): the realised skew

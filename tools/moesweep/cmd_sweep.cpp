@@ -21,6 +21,7 @@
 #include "sweep_options.hpp"
 #include "sweep_progress.hpp"
 #include "sweep_storage.hpp"
+#include "sweep_trace.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::cli {
@@ -186,7 +187,7 @@ Start start_from(const SweepOptions& opts, const CLI::App& cmd) {
 // The measuring itself, once every sink has begun.
 RunOutcome measure(Plan& plan, const RunDirectory& dir, nlohmann::json& meta, SinkSet& sinks,
                    counters::CounterBackend& counters, SweepProgress& progress,
-                   const std::set<std::string>& done_keys) {
+                   const std::set<std::string>& done_keys, bool trace_routing = false) {
   SampleLog samples(dir.file("samples.jsonl"));
   MetaKeeper meta_keeper(dir, meta);
   ObserverSet observers;
@@ -200,6 +201,8 @@ RunOutcome measure(Plan& plan, const RunDirectory& dir, nlohmann::json& meta, Si
   meta["bandwidth"] = {{"gbps", bandwidth.gbps}, {"source", bandwidth.source}};
   RooflineAnnotator roofline(bandwidth);
   runner.annotate_with(&roofline);
+  RunDirRoutingTraces traces(dir.path());
+  if (trace_routing) runner.trace_routing_with(&traces);
   g_stop = false;
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
@@ -254,7 +257,8 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd) {
     sinks.push(std::make_unique<CsvSink>(dir.file("records.csv")));
     if (db_sink) sinks.push(std::move(db_sink));
     sinks.begin(run_meta);
-    outcome = measure(plan, dir, meta, sinks, *counters, progress, start.done_keys);
+    outcome =
+        measure(plan, dir, meta, sinks, *counters, progress, start.done_keys, opts.trace_routing);
     meta["status"] = run_status_name(outcome.status);
     meta["finished_at"] = timestamp_now();
     meta["outcome"] = {{"ok_points", outcome.ok_points},
@@ -277,6 +281,8 @@ void add_sweep_command(CLI::App& app, CommandRunner& run) {
   CLI::App* cmd =
       app.add_subcommand("sweep", "run a sweep: threads x depth x ctx x quant x batch x KV type");
   opts->add_to(*cmd);
+  cmd->add_flag("--trace-routing", opts->trace_routing,
+                "record each context's expert routing (routing-c<N>-<model>.trace.zst, see l3)");
   cmd->callback([opts, cmd, &run] { run = [opts, cmd] { return run_sweep(*opts, *cmd); }; });
 }
 
