@@ -62,11 +62,16 @@ TraceRunResult run_traced(const LoadedModel& model, const TraceModel& facts,
     recorder.trace = &r.trace;
     r.recorded = one_pass(traced, tokens);
     RoutingTrace scratch;
+    recorder.trace = &scratch;  // same work as recording, kept out of the trace
     for (int i = 0; i < s.overhead_reps; ++i) {
-      r.untraced.push_back(one_pass(plain, tokens));
-      scratch.steps.clear(), scratch.ids.clear();
-      recorder.trace = &scratch;  // same work as recording, kept out of the trace
-      r.traced.push_back(one_pass(traced, tokens));
+      // ABBA order: neither side always runs on the caches the other warmed
+      for (int side : {i % 2, 1 - i % 2}) {
+        scratch.steps.clear(), scratch.ids.clear();
+        if (side == 0)
+          r.untraced.push_back(one_pass(plain, tokens));
+        else
+          r.traced.push_back(one_pass(traced, tokens));
+      }
     }
   } else {
     recorder.trace = &r.trace;
