@@ -5,6 +5,8 @@
 #include "engine/context_rules.hpp"
 #include "engine/engine_log.hpp"
 #include "engine/llama_engine.hpp"
+#include "engine/routing_observer.hpp"
+#include "engine/routing_tap.hpp"
 #include "ggml-cpu.h"
 #include "llama.h"
 #include "util/error.hpp"
@@ -20,8 +22,8 @@ double seconds_since(Clock::time_point t0) {
 
 }  // namespace
 
-LiveContext::LiveContext(const LoadedModel& model, const ContextParams& p)
-    : model_(model), params_(p) {
+LiveContext::LiveContext(const LoadedModel& model, const ContextParams& p, RoutingObserver* routing)
+    : model_(model), params_(p), routing_(routing) {
   // The plan leaves out contexts that break a rule; this guards other callers.
   if (const std::string why = context_rule_violation(p); !why.empty()) throw EngineError(why);
   llama_context_params cp = llama_context_default_params();
@@ -33,6 +35,10 @@ LiveContext::LiveContext(const LoadedModel& model, const ContextParams& p)
   cp.type_v = static_cast<ggml_type>(parse_ggml_type(p.type_v, "-ctv"));
   cp.flash_attn_type = static_cast<llama_flash_attn_type>(p.flash_attn);  // same numbering
   cp.no_perf = true;
+  if (routing_) {
+    cp.cb_eval = &routing_eval_callback;
+    cp.cb_eval_user_data = routing_;
+  }
   ctx_ = llama_init_from_model(model.get(), cp);
   if (!ctx_) {
     throw EngineError(fmt::format(
@@ -117,6 +123,7 @@ double LiveContext::decode_timed(const std::vector<int32_t>& tokens, int pos0, s
       // generation wants logits for every token; prefill only for the last
       batch.logits[i] = chunk == 1 || first + i + 1 == tokens.size();
     }
+    if (routing_) routing_->on_decode(static_cast<int>(n), chunk == 1);
     decode_or_throw(&batch, what);
     llama_synchronize(ctx_);
   }

@@ -14,6 +14,8 @@ struct ggml_threadpool;
 
 namespace moesweep {
 
+class RoutingObserver;  // engine/routing_observer.hpp
+
 // A failure of the engine on one point (not the user's input as such): the
 // sweep records it and goes on.
 class EngineError : public std::runtime_error {
@@ -70,7 +72,10 @@ class LiveContext {
   // then creates the context. The caller checks the KV cache's size against
   // free memory first (check_kv_fits_memory): its size needs the model's
   // attention shape (MLA or not), which src/model knows.
-  LiveContext(const LoadedModel& model, const ContextParams& params);
+  // `routing` (optional, must outlive the context) sees every MoE layer's
+  // selected experts (routing traces); without it the graph runs unobserved.
+  LiveContext(const LoadedModel& model, const ContextParams& params,
+              RoutingObserver* routing = nullptr);
   ~LiveContext();
   LiveContext(const LiveContext&) = delete;
   LiveContext& operator=(const LiveContext&) = delete;
@@ -96,6 +101,7 @@ class LiveContext {
   llama_context* ctx_ = nullptr;
   ggml_threadpool* pool_ = nullptr;
   ggml_threadpool* pool_batch_ = nullptr;
+  RoutingObserver* routing_ = nullptr;
 };
 
 // Throws EngineError when a KV cache of `kv_bytes` would not fit in MemAvailable.

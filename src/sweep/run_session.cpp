@@ -139,6 +139,7 @@ RunOutcome RunSession::run(const std::atomic<bool>& stop) {
     meta_["bandwidth"] = {{"gbps", bandwidth.gbps}, {"source", bandwidth.source}};
     RooflineAnnotator roofline(bandwidth);
     runner.annotate_with(&roofline);
+    runner.trace_routing_with(traces_);
     outcome = runner.run(stop);
     meta_["outcome"] = {{"ok_points", outcome.ok_points},
                         {"failed_points", outcome.failed_points},

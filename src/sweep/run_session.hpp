@@ -97,6 +97,10 @@ class RunSession {
   // tables' Markdown (for stdout).
   std::string write_tables(const TablesRenderer& render);
 
+  // sweep --trace-routing: records every context's routing (call before
+  // run(); nullptr, the default, records none). It must outlive run().
+  void trace_routing_with(RoutingTraceFactory* traces) { traces_ = traces; }
+
   // Only valid once open() has created or reopened it.
   const RunDirectory& dir() const { return *dir_; }
 
@@ -119,6 +123,7 @@ class RunSession {
   std::vector<RunListener*> extra_;
   ListenerSet listeners_;
   std::unique_ptr<RunMeta> run_meta_;
+  RoutingTraceFactory* traces_ = nullptr;
   bool open_ = false;  // opened and not yet ended: the destructor ends it "failed"
 };
 

@@ -134,7 +134,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
     }
     try {
       check_kv_fits_memory(kv_cache_bytes(kv_shape, cg.params), cg.params);
-      LiveContext ctx(*model, cg.params);
+      LiveContext ctx(*model, cg.params, traces_ ? traces_->start(f, ci) : nullptr);
       int max_depth = 0;
       for (int d : cg.depths) max_depth = std::max(max_depth, d);
       // [0, deepest + PP) is the prompt stream; the TG tokens come after it.
@@ -144,6 +144,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
       WalkInputs in{ctx, cg, plan_.spec, tokens, counters_, listener_, stop};
       run_kv_walk(in, points, wanted,
                   [&](const PlannedPoint&, Record&& rec) { emit(std::move(rec), out); });
+      if (traces_) traces_->finish();
     } catch (const EngineError& e) {
       fail_points(points, e.what(), out);  // the rest of this context; the sweep goes on
     }

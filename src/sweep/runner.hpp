@@ -15,6 +15,19 @@
 
 namespace moesweep {
 
+class RoutingObserver;  // engine/routing_observer.hpp
+struct ModelFacts;
+
+// sweep --trace-routing: hands out the observer that records one context's
+// routing (every timed PP and TG token of its points), and is told when the
+// context is done so the trace can be written.
+class RoutingTraceFactory {
+ public:
+  virtual ~RoutingTraceFactory() = default;
+  virtual RoutingObserver* start(const ModelFacts& model, size_t context_index) = 0;
+  virtual void finish() = 0;
+};
+
 struct RunOutcome {
   RunStatus status = RunStatus::kComplete;
   int ok_points = 0;
@@ -33,6 +46,8 @@ class SweepRunner {
   void skip_points(std::set<std::string> done) { done_ = std::move(done); }
   // Adds active bytes, roofline and efficiency to every ok record.
   void annotate_with(RooflineAnnotator* annotator) { annotator_ = annotator; }
+  // Records routing traces of every context (nullptr: none, the default).
+  void trace_routing_with(RoutingTraceFactory* traces) { traces_ = traces; }
   RunOutcome run(const std::atomic<bool>& stop);
 
  private:
@@ -49,6 +64,7 @@ class SweepRunner {
   std::set<std::string> done_;
   std::set<int> finished_;  // point indices recorded in this run
   RooflineAnnotator* annotator_ = nullptr;
+  RoutingTraceFactory* traces_ = nullptr;
 };
 
 // Fixed-seed random tokens in [0, n_vocab): realistic expert routing (a

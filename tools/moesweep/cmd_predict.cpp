@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "model/quant_types.hpp"
 #include "predict/decode_prediction.hpp"
+#include "predict_l3.hpp"
 
 namespace moesweep::cli {
 
@@ -25,12 +27,15 @@ void print_model(const PredictInputs& o, const Prediction& p) {
     fmt::print(" (weights only: no shape, so no KV estimate)");
 }
 
-int run_predict(const PredictInputs& o) {
+int run_predict(const PredictInputs& o, const std::string& trace) {
   const Prediction p = predict_decode(o);
   fmt::print("hardware: {} - {:.1f} GB/s ({})\n", p.hardware.name, p.bandwidth_gbps,
              p.bandwidth_source);
   print_model(o, p);
   fmt::print("\ndecode upper bound (roofline): {:.2f} tok/s\n", p.bound_tps);
+  if (!trace.empty())  // the same roofline with the routing trace's L3 term
+    print_l3_term({trace, o.model, find_quant_type(o.quant).approx_bpw / 8, p.model.kv_bytes,
+                   static_cast<double>(p.hardware.l3_total_bytes()), p.bandwidth_gbps});
   if (p.calibration) {
     fmt::print("efficiency {:.0f}% of the roofline, from {}\n", 100 * p.calibration->efficiency,
                p.calibration->source);
@@ -74,7 +79,10 @@ void add_predict_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--reference-model", o->reference_model,
                   "calibrate only on the hardware profile's reference runs of this model");
   cmd->add_option("--runs", o->runs_dir, "directory of measured runs used for calibration");
-  cmd->callback([&run, o] { run = [o] { return run_predict(*o); }; });
+  auto trace = std::make_shared<std::string>();
+  cmd->add_option("--trace", *trace,
+                  "routing trace (moesweep trace): also the roofline with the L3 term");
+  cmd->callback([&run, o, trace] { run = [o, trace] { return run_predict(*o, *trace); }; });
 }
 
 }  // namespace moesweep::cli

@@ -19,6 +19,7 @@
 #include "sweep_options.hpp"
 #include "sweep_progress.hpp"
 #include "sweep_shard.hpp"
+#include "sweep_trace.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::cli {
@@ -182,6 +183,8 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd, const std::string& 
   session.listen(progress);
   session.open();
   fmt::print(stderr, "[sweep] run directory {}\n", session.dir().path().string());
+  RunDirRoutingTraces traces(session.dir().path());
+  if (opts.trace_routing) session.trace_routing_with(&traces);
   const RunOutcome outcome = measure(session);
   return finish(opts, session, outcome);
 }
@@ -193,6 +196,8 @@ void add_sweep_command(CLI::App& app, CommandRunner& run) {
   CLI::App* cmd =
       app.add_subcommand("sweep", "run a sweep: threads x depth x ctx x quant x batch x KV type");
   opts->add_to(*cmd);
+  cmd->add_flag("--trace-routing", opts->trace_routing,
+                "record each context's expert routing (routing-c<N>-<model>.trace.zst, see l3)");
   auto shard = std::make_shared<std::string>();
   add_shard_option(*cmd, *shard);
   cmd->callback([opts, cmd, shard, &run] {

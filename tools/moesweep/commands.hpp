@@ -28,5 +28,7 @@ void add_counters_command(CLI::App& app, CommandRunner& run);
 void add_plan_command(CLI::App& app, CommandRunner& run);   // cmd_plan.cpp (issue 13)
 void add_merge_command(CLI::App& app, CommandRunner& run);  // cmd_merge.cpp
 void add_slurm_command(CLI::App& app, CommandRunner& run);  // cmd_slurm.cpp
+void add_trace_command(CLI::App& app, CommandRunner& run);  // cmd_trace.cpp
+void add_l3_command(CLI::App& app, CommandRunner& run);     // cmd_l3.cpp
 
 }  // namespace moesweep::cli

@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
   cli::add_plan_command(app, run);
   cli::add_merge_command(app, run);
   cli::add_slurm_command(app, run);
+  cli::add_trace_command(app, run);
+  cli::add_l3_command(app, run);
   try {
     std::vector<std::string> args = cli::translate_llama_style_flags(argc, argv);
     cli::check_subcommand_name(app, args);

@@ -19,6 +19,8 @@ struct SweepOptions {
   bool dry_run = false;
   bool quiet = false;
   bool no_db = false;
+  // --trace-routing (cmd_sweep.cpp, sweep_trace.hpp)
+  bool trace_routing = false;
   double keep_pp = 0.90;  // sweet spot: fraction of the best S_PP to keep
   double keep_tg = 0.90;
   // axis flags: key -> value as typed (lists stay text: "16,14,13,12")

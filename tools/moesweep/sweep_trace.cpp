@@ -1,0 +1,44 @@
+#include "sweep_trace.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/llama_engine.hpp"
+#include "model/gguf_inspect.hpp"
+
+namespace moesweep::cli {
+
+RunDirRoutingTraces::~RunDirRoutingTraces() {
+  try {
+    finish();  // a context that ended in an engine error still leaves its trace
+  } catch (const std::exception&) {
+    // a destructor must not throw; the trace of a failed context is a bonus
+  }
+}
+
+RoutingObserver* RunDirRoutingTraces::start(const ModelFacts& model, size_t context_index) {
+  finish();
+  trace_ = std::make_unique<RoutingTrace>();
+  try {
+    trace_->model = trace_model_from(inspect_gguf(model.path));
+  } catch (const std::exception&) {
+    trace_.reset();  // headers the inspector cannot read: this context runs untraced
+    return nullptr;
+  }
+  trace_->model.extra["source"] = "moesweep sweep --trace-routing";
+  recorder_ = std::make_unique<TraceRecorder>(trace_.get());
+  file_ = dir_ / fmt::format("routing-c{}-{}.trace.zst", context_index,
+                             std::filesystem::path(model.path).stem().string());
+  return recorder_.get();
+}
+
+void RunDirRoutingTraces::finish() {
+  if (!trace_) return;
+  if (!trace_->steps.empty()) {
+    write_routing_trace(*trace_, file_);
+    written_.push_back(file_);
+  }
+  if (recorder_) recorder_->trace = nullptr;  // the context may outlive this call
+  trace_.reset();
+}
+
+}  // namespace moesweep::cli
