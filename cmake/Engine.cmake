@@ -34,14 +34,15 @@ if(MOESWEEP_ENGINE_PREBUILT)
 else()
 set(GGML_NATIVE ON CACHE BOOL "" FORCE)
 set(BUILD_SHARED_LIBS OFF CACHE BOOL "" FORCE)
-foreach(opt LLAMA_BUILD_TESTS LLAMA_BUILD_EXAMPLES LLAMA_BUILD_SERVER
-            LLAMA_BUILD_APP LLAMA_CURL LLAMA_OPENSSL LLAMA_BUILD_UI)
+foreach(opt LLAMA_BUILD_TESTS LLAMA_BUILD_EXAMPLES
+            LLAMA_BUILD_APP LLAMA_CURL LLAMA_OPENSSL LLAMA_BUILD_UI LLAMA_USE_PREBUILT_UI)
   set(${opt} OFF CACHE BOOL "" FORCE)
 endforeach()
 # The engine's own tools (llama-bench) come from this same tree and flags, so
 # side-by-side benchmarks compare one engine build; EXCLUDE_FROM_ALL below
 # builds them only when asked for (cmake --build build --target llama-bench).
-foreach(opt LLAMA_BUILD_COMMON LLAMA_BUILD_TOOLS)
+# llama-server (serve-bench) comes without its web UI: no npm, no download.
+foreach(opt LLAMA_BUILD_COMMON LLAMA_BUILD_TOOLS LLAMA_BUILD_SERVER)
   set(${opt} ON CACHE BOOL "" FORCE)
 endforeach()
 add_subdirectory(${MOESWEEP_LLAMA_DIR} ${CMAKE_BINARY_DIR}/engine EXCLUDE_FROM_ALL)
