@@ -25,5 +25,6 @@ void add_baseline_command(CLI::App& app, CommandRunner& run);
 void add_report_command(CLI::App& app, CommandRunner& run);
 void add_export_command(CLI::App& app, CommandRunner& run);
 void add_counters_command(CLI::App& app, CommandRunner& run);
+void add_serve_bench_command(CLI::App& app, CommandRunner& run);
 
 }  // namespace moesweep::cli

@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
   cli::add_report_command(app, run);
   cli::add_export_command(app, run);
   cli::add_counters_command(app, run);
+  cli::add_serve_bench_command(app, run);
   try {
     std::vector<std::string> args = cli::translate_llama_style_flags(argc, argv);
     cli::check_subcommand_name(app, args);
