@@ -58,18 +58,16 @@ ServerAddress start_server(Session& s, bool (*interrupted)()) {
   const double ready =
       s.server.wait_ready(port, std::chrono::seconds(s.o.ready_timeout_s), interrupted);
   s.meta["server"]["ready_s"] = ready;
+  s.meta["server"]["pid"] = s.server.pid();
+  s.dir.write_meta(s.meta);  // the pid, for whoever must find the server
   fmt::print(stderr, "[serve-bench] ready in {:.1f} s\n", ready);
   return {"127.0.0.1", port};
 }
 
 void keep(Session& s, const WorkloadRun& run, const ServerAddress& addr,
           const std::string& status) {
-  if (!s.jsonl) s.jsonl = std::make_unique<DurableAppender>(s.dir.file("requests.jsonl"));
   std::vector<nlohmann::json> rows;
-  for (const auto& rec : run.requests) {
-    rows.push_back(request_json(run, rec));
-    s.jsonl->append_line(rows.back().dump());
-  }
+  for (const auto& rec : run.requests) rows.push_back(request_json(run.workload.name, rec));
   const nlohmann::json summary = workload_summary(run);
   s.meta["workloads"].push_back(summary);
   if (!s.o.no_db)
@@ -125,7 +123,10 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)()) {
   if (o.twin) hooks.steer_token = client.tokenize(" the").at(0);
   s.meta["steer_token"] = hooks.steer_token;
   hooks.server_gone = [&s] { return s.server_gone(); };
-  hooks.on_request = [](const RequestRecord& rec) {
+  s.jsonl = std::make_unique<DurableAppender>(s.dir.file("requests.jsonl"));
+  std::string current;  // the workload running, for its requests' lines
+  hooks.on_request = [&s, &current](const RequestRecord& rec) {
+    s.jsonl->append_line(request_json(current, rec).dump());  // as it happens: a kill keeps it
     fmt::print(stderr, "[serve-bench] {:<12} {}\n", rec.r.task,
                rec.r.ok ? fmt::format("TTFT {:.1f} ms, E2E {:.1f} ms, cache_n {}", rec.r.ttft_ms,
                                       rec.r.e2e_ms, rec.r.cache_n)
@@ -136,6 +137,7 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)()) {
   std::string tables, gone;
   for (const Workload& w : o.workloads) {
     if (interrupted()) break;
+    current = w.name;
     const WorkloadRun run = run_workload(w, client, hooks);
     const std::string text = fmt::format("## {} ({})\n\n{}\n{}\n", w.name, w.kind,
                                          request_table(run), summary_text(workload_summary(run)));

@@ -139,9 +139,9 @@ std::string summary_text(const nlohmann::json& s) {
   return out;
 }
 
-nlohmann::json request_json(const WorkloadRun& run, const RequestRecord& rec) {
+nlohmann::json request_json(const std::string& workload, const RequestRecord& rec) {
   nlohmann::json j = rec.r.to_json();
-  j["workload"] = run.workload.name;
+  j["workload"] = workload;
   j["concurrency"] = rec.concurrency;
   j["itl_ms_mean"] = mean(rec.r.itl_ms);
   j["itl_ms_p50"] = percentile(rec.r.itl_ms, 50);

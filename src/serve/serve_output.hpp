@@ -19,6 +19,6 @@ std::string request_table(const WorkloadRun& run);
 // Throughput, percentiles, cache hit ratio, cold vs warm, /metrics deltas.
 nlohmann::json workload_summary(const WorkloadRun& run);
 std::string summary_text(const nlohmann::json& summary);
-nlohmann::json request_json(const WorkloadRun& run, const RequestRecord& rec);
+nlohmann::json request_json(const std::string& workload, const RequestRecord& rec);
 
 }  // namespace moesweep
