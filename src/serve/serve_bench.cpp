@@ -9,6 +9,8 @@
 
 #include "results/file_sinks.hpp"
 #include "results/serve_store.hpp"
+#include "serve/page_cache.hpp"
+#include "serve/prompt_pool.hpp"
 #include "serve/serve_client.hpp"
 #include "serve/serve_output.hpp"
 #include "serve/server_process.hpp"
@@ -75,6 +77,50 @@ void keep(Session& s, const WorkloadRun& run, const ServerAddress& addr,
                          addr.text(), s.o.gguf, summary, rows);
 }
 
+// cold-start: the server restarted twice, first with the model dropped from
+// the page cache, then with it still cached; time to ready and the first
+// request of each.
+WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
+                       std::unique_ptr<ServeClient>& client, const RunHooks& hooks,
+                       bool (*interrupted)()) {
+  if (!s.o.url.empty()) {
+    throw UserError("the cold-start workload was given with --url",
+                    "a server serve-bench starts (it restarts it and drops the page cache)",
+                    "drop --url, or run the other workloads against that server");
+  }
+  WorkloadRun run;
+  run.workload = w;
+  const auto parts = model_parts(s.o.gguf);
+  for (const bool cold : {true, false}) {
+    if (interrupted()) break;
+    s.server.stop();
+    nlohmann::json note = {{"phase", cold ? "cold" : "warm"}};
+    if (cold) {
+      note["resident_before"] = page_cache_fraction(parts);
+      const std::string why = drop_page_cache(parts);
+      note["dropped"] = why.empty();
+      if (!why.empty()) {
+        note["why_not"] = why;
+        fmt::print(stderr, "[serve-bench] cold start is not cold: {}\n", why);
+      }
+    }
+    note["resident_at_start"] = page_cache_fraction(parts);
+    addr = start_server(s, interrupted);
+    client = std::make_unique<ServeClient>(addr, s.o.request_timeout_s);
+    const double ready = s.meta["server"]["ready_s"].get<double>();
+    note["ready_s"] = ready;
+    const PromptPool pool(*client, w.seed, w.system_tokens + w.suffix_tokens);
+    CompletionRequest req{fmt::format("{} start (ready {:.1f} s)", cold ? "cold" : "warm", ready),
+                          pool.take(0, w.system_tokens + w.suffix_tokens), w.n_predict, false,
+                          hooks.steer_token};
+    run.requests.push_back({client->complete(req, interrupted), 1});
+    if (hooks.on_request) hooks.on_request(run.requests.back());
+    s.meta["cold_start"].push_back(note);
+  }
+  run.interrupted = interrupted();
+  return run;
+}
+
 }  // namespace
 
 std::vector<std::string> llama_server_args(const ServeBenchOptions& o, int port) {
@@ -116,11 +162,11 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)()) {
             {"workloads", nlohmann::json::array()}};
   s.dir.write_meta(s.meta);
   ServerAddress addr = o.url.empty() ? start_server(s, interrupted) : parse_server_url(o.url);
-  ServeClient client(addr, o.request_timeout_s);
-  client.check_reachable();
+  auto client = std::make_unique<ServeClient>(addr, o.request_timeout_s);
+  client->check_reachable();
   RunHooks hooks;
   hooks.interrupted = interrupted;
-  if (o.twin) hooks.steer_token = client.tokenize(" the").at(0);
+  if (o.twin) hooks.steer_token = client->tokenize(" the").at(0);
   s.meta["steer_token"] = hooks.steer_token;
   hooks.server_gone = [&s] { return s.server_gone(); };
   s.jsonl = std::make_unique<DurableAppender>(s.dir.file("requests.jsonl"));
@@ -138,7 +184,9 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)()) {
   for (const Workload& w : o.workloads) {
     if (interrupted()) break;
     current = w.name;
-    const WorkloadRun run = run_workload(w, client, hooks);
+    const WorkloadRun run = w.kind == "cold-start"
+                                ? cold_start(s, w, addr, client, hooks, interrupted)
+                                : run_workload(w, *client, hooks);
     const std::string text = fmt::format("## {} ({})\n\n{}\n{}\n", w.name, w.kind,
                                          request_table(run), summary_text(workload_summary(run)));
     fmt::print("{}", text);

@@ -13,7 +13,7 @@
 namespace moesweep {
 namespace {
 
-const char* const kKinds[] = {"prompt-cache", "multi-turn", "batch"};
+const char* const kKinds[] = {"prompt-cache", "multi-turn", "batch", "cold-start"};
 
 void check_range(const std::string& origin, const char* key, int v, int lo, int hi) {
   if (v < lo || v > hi) {
@@ -82,7 +82,8 @@ Workload load_workload(const std::string& name_or_path) {
   }
   if (std::find(std::begin(kKinds), std::end(kKinds), w.kind) == std::end(kKinds)) {
     throw UserError(fmt::format("{}: unknown workload kind '{}'", o, w.kind),
-                    "kind prompt-cache, multi-turn or batch", "fix \"kind\" in the file");
+                    "kind prompt-cache, multi-turn, batch or cold-start",
+                    "fix \"kind\" in the file");
   }
   if (w.break_cache != "none" && w.break_cache != "timestamp" && w.break_cache != "whitespace") {
     throw UserError(fmt::format("{}: break_cache '{}'", o, w.break_cache),

@@ -11,7 +11,7 @@
 namespace moesweep {
 
 struct Workload {
-  std::string name, kind, description;  // kind: prompt-cache | multi-turn | batch
+  std::string name, kind, description;  // kind: prompt-cache | multi-turn | batch | cold-start
   uint64_t seed = 1;
   int system_tokens = 1024;  // the shared system digest S
   int suffix_tokens = 64;    // prompt-cache: each request's own part; batch: a document

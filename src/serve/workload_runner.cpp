@@ -99,9 +99,14 @@ void multi_turn(const Workload& w, const ServeClient& c, Sender& s) {
 }
 
 void batch(const Workload& w, const ServeClient& c, Sender& s, WorkloadRun& run) {
-  const PromptPool pool(c, w.seed, w.system_tokens + w.requests * w.suffix_tokens);
+  // New documents at every level: one seen before would come from a slot's cache.
+  const int levels = static_cast<int>(w.concurrency.size());
+  const PromptPool pool(c, w.seed, w.system_tokens + levels * w.requests * w.suffix_tokens);
   const std::vector<int> sys = pool.take(0, w.system_tokens);
-  for (int conc : w.concurrency) {
+  for (int li = 0; li < levels; ++li) {
+    const int conc = w.concurrency[li];
+    const size_t first_doc =
+        w.system_tokens + static_cast<size_t>(li) * w.requests * w.suffix_tokens;
     if (s.stopped()) break;
     std::atomic<int> next{0};
     LevelSummary level;
@@ -110,7 +115,7 @@ void batch(const Workload& w, const ServeClient& c, Sender& s, WorkloadRun& run)
     const auto t0 = Clock::now();
     auto worker = [&] {
       for (int d; (d = next++) < w.requests && !s.stopped();) {
-        const auto doc = pool.take(w.system_tokens + d * w.suffix_tokens, w.suffix_tokens);
+        const auto doc = pool.take(first_doc + d * w.suffix_tokens, w.suffix_tokens);
         const CompletionResult r = s.send(
             {fmt::format("c{} doc {}", conc, d + 1), concat(sys, doc), w.n_predict, false}, conc);
         std::lock_guard lock(mu);

@@ -63,7 +63,8 @@ TEST(ServeArgs, UrlsAreHostAndPortOnly) {
 }
 
 TEST(ServeArgs, ShippedWorkloadsLoadAndBadOnesAreRefused) {
-  for (const char* name : {"prompt-cache", "prompt-cache-broken", "multi-turn", "batch"}) {
+  for (const char* name :
+       {"prompt-cache", "prompt-cache-broken", "multi-turn", "batch", "cold-start"}) {
     const Workload w = load_workload(name);
     EXPECT_FALSE(w.kind.empty()) << name;
   }

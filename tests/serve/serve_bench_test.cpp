@@ -157,6 +157,30 @@ TEST_F(ServeBench, CtrlCStopsTheServerAndExits130) {
             "interrupted");
 }
 
+TEST_F(ServeBench, ColdStartDropsTheModelFromThePageCacheOrSaysWhyNot) {
+  const auto wl = write_workload(dir_, "cold", R"({"kind": "cold-start", "system_tokens": 64,
+      "suffix_tokens": 16, "n_predict": 4})");
+  const auto r = test::run_cli(fmt::format("serve-bench {} --workload {} --out-dir {} --no-db",
+                                           kTwinFlags, wl.string(), (dir_ / "runs").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto run = test::only_run_dir(dir_ / "runs");
+  const auto reqs = requests(run);
+  ASSERT_EQ(reqs.size(), 2u);
+  EXPECT_EQ(reqs[0]["task"].get<std::string>().rfind("cold start", 0), 0u);
+  EXPECT_EQ(reqs[1]["task"].get<std::string>().rfind("warm start", 0), 0u);
+  const auto meta = read_json_file(run / "meta.json", "meta");
+  const auto& cold = meta["cold_start"][0];
+  if (cold["dropped"].get<bool>()) {  // dropped: the server started from a cold cache
+    EXPECT_LE(cold["resident_at_start"].get<double>(), 0.05) << cold.dump();
+  } else {  // else the run says why (tmpfs, a process mapping the file)
+    EXPECT_FALSE(cold["why_not"].get<std::string>().empty()) << cold.dump();
+  }
+  for (const auto& phase : meta["cold_start"])
+    EXPECT_GT(phase["ready_s"].get<double>(), 0) << phase.dump();
+  server_pid_ = meta["server"]["pid"].get<int>();
+  EXPECT_FALSE(alive(server_pid_));
+}
+
 TEST(ServeBenchUrl, AUrlThatDoesNotAnswerIsAClearError) {
   const auto dir = test::scratch_dir();
   const int port = free_loopback_port();  // nobody listens there
