@@ -42,8 +42,13 @@ std::vector<nlohmann::json> requests(const std::filesystem::path& run) {
   return out;
 }
 
+// Running, and not a zombie waiting for a reaper.
 bool alive(pid_t pid) {
-  return pid > 0 && ::kill(pid, 0) == 0;
+  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+  std::string text{std::istreambuf_iterator<char>(stat), {}};
+  const size_t paren = text.rfind(')');
+  return paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] != 'Z';
 }
 
 // Waits (bounded) until the run directory names the server's pid and at
@@ -155,6 +160,23 @@ TEST_F(ServeBench, CtrlCStopsTheServerAndExits130) {
   EXPECT_FALSE(alive(server_pid_)) << "llama-server left running after Ctrl-C";
   EXPECT_EQ(read_json_file(test::only_run_dir(dir_) / "meta.json", "meta")["status"],
             "interrupted");
+}
+
+TEST_F(ServeBench, AKilledMoesweepTakesItsServerWithIt) {
+  const auto wl = write_workload(dir_, "long", R"({"kind": "prompt-cache", "system_tokens": 64,
+      "suffix_tokens": 16, "requests": 200, "n_predict": 8})");
+  const pid_t cli = test::spawn_cli(fmt::format("serve-bench {} --workload {} --out-dir {} --no-db",
+                                                kTwinFlags, wl.string(), dir_.string()),
+                                    dir_ / "out.txt", dir_ / "err.txt");
+  cli_pid_ = cli;
+  server_pid_ = wait_for_requests(dir_, 1);
+  ASSERT_GT(server_pid_, 0) << "no request recorded in time";
+  ::kill(cli, SIGKILL);  // no handler runs: only PR_SET_PDEATHSIG can stop the server
+  EXPECT_EQ(test::wait_exit_code(cli, std::chrono::seconds(30)), 128 + SIGKILL);
+  cli_pid_ = -1;
+  for (int i = 0; i < 100 && alive(server_pid_); ++i)  // 10 s
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(alive(server_pid_)) << "llama-server outlived a killed moesweep";
 }
 
 TEST_F(ServeBench, ColdStartDropsTheModelFromThePageCacheOrSaysWhyNot) {
