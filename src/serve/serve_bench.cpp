@@ -121,6 +121,26 @@ WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
   return run;
 }
 
+// The run's files, its final status and the exit code.
+int finish(Session& s, const std::string& tables, int failed, bool stopped,
+           const std::string& gone) {
+  write_file_atomically(s.dir.file("tables.md"), tables);
+  s.meta["status"] = stopped ? "interrupted" : failed ? "points_failed" : "complete";
+  s.dir.write_meta(s.meta);
+  write_file_atomically(s.dir.file("summary.json"), s.meta["workloads"].dump(2) + "\n");
+  fmt::print(stderr, "[serve-bench] run directory {}\n", s.dir.path().string());
+  if (!gone.empty()) {
+    fmt::print(stderr,
+               "moesweep: error: {} during the run; {} requests failed; its log's last lines:\n{}"
+               "  expected: a server that stays up for the whole workload\n"
+               "  fix: read {} (out of memory? killed?); the failed requests are recorded\n",
+               gone, failed, s.server.log_tail(8), s.dir.file("server.log").string());
+    return exit_code::kPointsFailed;
+  }
+  if (stopped) return exit_code::kInterrupted;
+  return failed ? exit_code::kPointsFailed : exit_code::kOk;
+}
+
 }  // namespace
 
 std::vector<std::string> llama_server_args(const ServeBenchOptions& o, int port) {
@@ -198,23 +218,7 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)()) {
     keep(s, run, addr, stopped ? "interrupted" : failed ? "points_failed" : "complete");
     if (!gone.empty()) break;
   }
-  write_file_atomically(s.dir.file("tables.md"), tables);
-  s.meta["status"] = stopped || interrupted() ? "interrupted"
-                     : failed                 ? "points_failed"
-                                              : "complete";
-  s.dir.write_meta(s.meta);
-  write_file_atomically(s.dir.file("summary.json"), s.meta["workloads"].dump(2) + "\n");
-  fmt::print(stderr, "[serve-bench] run directory {}\n", s.dir.path().string());
-  if (!gone.empty()) {
-    fmt::print(stderr,
-               "moesweep: error: {} during the run; {} requests failed; its log's last lines:\n{}"
-               "  expected: a server that stays up for the whole workload\n"
-               "  fix: read {} (out of memory? killed?); the failed requests are recorded\n",
-               gone, failed, s.server.log_tail(8), s.dir.file("server.log").string());
-    return exit_code::kPointsFailed;
-  }
-  if (stopped || interrupted()) return exit_code::kInterrupted;
-  return failed ? exit_code::kPointsFailed : exit_code::kOk;
+  return finish(s, tables, failed, stopped || interrupted(), gone);
 }
 
 }  // namespace moesweep

@@ -58,6 +58,21 @@ class SseParser {
   std::string buf_;
 };
 
+nlohmann::json completion_body(const CompletionRequest& req) {
+  nlohmann::json body = {{"prompt", req.prompt},
+                         {"n_predict", req.n_predict},
+                         {"ignore_eos", true},
+                         {"stream", true},
+                         {"cache_prompt", true},
+                         {"temperature", 0},
+                         {"return_tokens", req.want_tokens}};
+  // A twin's random weights emit arbitrary bytes, which llama-server's output
+  // parser can reject (HTTP 500); one steered token keeps the text valid while
+  // every token still costs a full forward pass.
+  if (req.steer_token >= 0) body["logit_bias"] = {{req.steer_token, 100}};
+  return body;
+}
+
 }  // namespace
 
 std::string ServerAddress::text() const {
@@ -130,22 +145,11 @@ CompletionResult ServeClient::complete(const CompletionRequest& req, bool (*inte
   CompletionResult r;
   r.task = req.task;
   r.prompt_tokens = static_cast<int>(req.prompt.size());
-  nlohmann::json body = {{"prompt", req.prompt},
-                         {"n_predict", req.n_predict},
-                         {"ignore_eos", true},
-                         {"stream", true},
-                         {"cache_prompt", true},
-                         {"temperature", 0},
-                         {"return_tokens", req.want_tokens}};
-  // A twin's random weights emit arbitrary bytes, which llama-server's output
-  // parser can reject (HTTP 500); one steered token keeps the text valid while
-  // every token still costs a full forward pass.
-  if (req.steer_token >= 0) body["logit_bias"] = {{req.steer_token, 100}};
   auto cli = make_client(addr_, timeout_s_);
   httplib::Request hreq;
   hreq.method = "POST";
   hreq.path = "/completion";
-  hreq.body = body.dump();
+  hreq.body = completion_body(req).dump();
   hreq.set_header("Content-Type", "application/json");
   const auto t0 = Clock::now();
   Clock::time_point last{};
