@@ -135,6 +135,14 @@ std::string summary_text(const nlohmann::json& s) {
                  num(l["documents_per_hour"].get<double>(), 0),
                  num(l["output_tokens_per_s"].get<double>(), 1)});
     out += t.render();
+    const auto best =
+        std::max_element(s["levels"].begin(), s["levels"].end(), [](auto& a, auto& b) {
+          return a["documents_per_hour"].template get<double>() <
+                 b["documents_per_hour"].template get<double>();
+        });
+    out +=
+        fmt::format("  sweet spot: concurrency {} ({:.0f} documents/hour)\n",
+                    (*best)["concurrency"].get<int>(), (*best)["documents_per_hour"].get<double>());
   }
   return out;
 }

@@ -85,5 +85,40 @@ TEST(ServeArgs, PercentilesAreNearestRank) {
   EXPECT_EQ(percentile({5}, 1), 5);
 }
 
+TEST(ServeOutput, TheTableAndSummaryComeFromTheServersTimings) {
+  WorkloadRun run;
+  run.workload.name = "b";
+  run.workload.kind = "batch";
+  CompletionResult cold;
+  cold.task = "c1 doc 1";
+  cold.ok = true;
+  cold.prompt_tokens = 100;
+  cold.generated = 10;
+  cold.prompt_n = 100, cold.cache_n = 0, cold.predicted_n = 10;
+  cold.prompt_ms = 500, cold.predicted_ms = 1000;
+  CompletionResult warm = cold;
+  warm.task = "c2 doc 1";
+  warm.prompt_n = 20, warm.cache_n = 80;
+  CompletionResult bad;
+  bad.task = "c2 doc 2";
+  bad.error = "HTTP 500";
+  run.requests = {{cold, 1}, {warm, 2}, {bad, 2}};
+  run.levels = {{1, 10.0, 1, 0, 10}, {2, 5.0, 1, 1, 10}};
+  std::string table = request_table(run);
+  std::erase(table, ' ');
+  // PP/TG/T_PP/T_TG from `timings`, N_KV = cache_n + PP + TG, S_PP = 100 / 0.5 s
+  EXPECT_NE(table.find("|c1doc1|100|10|110|0.500|200.00|1.000|10.00|0|"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("|c2doc1|20|10|110|0.500|40.00|1.000|10.00|80|"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("FAILED:HTTP500"), std::string::npos) << table;
+  const auto s = workload_summary(run);
+  EXPECT_EQ(s["failed"], 1);
+  EXPECT_DOUBLE_EQ(s["cache_hit_ratio"].get<double>(), 80.0 / 200);
+  EXPECT_NE(summary_text(s).find("sweet spot: concurrency 2 (720 documents/hour)"),
+            std::string::npos)
+      << summary_text(s);
+}
+
 }  // namespace
 }  // namespace moesweep
