@@ -7,6 +7,7 @@ find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)  # topology: cores, L3 domains, NUMA
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)  # routing traces (routing.trace.zst)
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)  # serve-bench's HTTP client
 find_library(LIKWID_LIBRARY likwid)   # perfmon API for hardware counters (optional at run time)
 find_path(LIKWID_INCLUDE_DIR likwid.h)
 find_package(benchmark QUIET)         # kernels-bench micro-benchmarks

@@ -35,13 +35,14 @@ else()
 set(GGML_NATIVE ON CACHE BOOL "" FORCE)
 set(BUILD_SHARED_LIBS OFF CACHE BOOL "" FORCE)
 foreach(opt LLAMA_BUILD_TESTS LLAMA_BUILD_EXAMPLES
-            LLAMA_BUILD_APP LLAMA_CURL LLAMA_OPENSSL LLAMA_BUILD_UI)
+            LLAMA_BUILD_APP LLAMA_CURL LLAMA_OPENSSL LLAMA_BUILD_UI LLAMA_USE_PREBUILT_UI)
   set(${opt} OFF CACHE BOOL "" FORCE)
 endforeach()
 # The engine's own tools (llama-bench, llama-server) come from this same tree
 # and flags, so side-by-side benchmarks and serve-bench measure one engine
 # build; EXCLUDE_FROM_ALL below builds them only when asked for
-# (cmake --build build --target llama-bench llama-server).
+# (cmake --build build --target llama-bench llama-server). llama-server comes
+# without its web UI: no npm, no download.
 foreach(opt LLAMA_BUILD_COMMON LLAMA_BUILD_TOOLS LLAMA_BUILD_SERVER)
   set(${opt} ON CACHE BOOL "" FORCE)
 endforeach()

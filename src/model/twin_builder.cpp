@@ -15,6 +15,7 @@
 #include "llama.h"
 #include "model/quant_types.hpp"
 #include "model/twin_fill.hpp"
+#include "model/twin_vocab.hpp"
 #include "util/error.hpp"
 #include "util/paths.hpp"
 
@@ -117,6 +118,7 @@ void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
         "a quant type the engine makes without an importance matrix",
         "try another --quant; MOESWEEP_ENGINE_LOG=info shows the engine's reason");
   }
+  if (!spec.tokenizer.empty()) add_chat_template(partial);
   std::filesystem::rename(partial, path);
 }
 

@@ -8,6 +8,7 @@
 
 #include "gguf.h"
 #include "model/twin_spec.hpp"
+#include "model/twin_vocab.hpp"
 #include "util/hash.hpp"
 
 namespace moesweep {
@@ -51,19 +52,22 @@ void add_typed_entry(gguf_context* ctx, const std::string& name, ggml_type type)
 
 nlohmann::json TwinSpec::to_json() const {
   const ModelProfile& p = profile;
-  return {{"generator", "moesweep-twin-2"},
-          {"engine_commit", MOESWEEP_ENGINE_COMMIT},
-          {"name", p.name},
-          {"arch", p.arch},
-          {"scale", scale},
-          {"quant", quant},
-          {"seed", seed},
-          {"shape", p.shape.to_json()},
-          {"gating", p.gating},
-          {"normalize_weights", p.normalize_weights},
-          {"weights_scale", p.weights_scale},
-          {"rope_freq_base", p.rope_freq_base},
-          {"rms_eps", p.rms_eps}};
+  nlohmann::json j = {{"generator", "moesweep-twin-2"},
+                      {"engine_commit", MOESWEEP_ENGINE_COMMIT},
+                      {"name", p.name},
+                      {"arch", p.arch},
+                      {"scale", scale},
+                      {"quant", quant},
+                      {"seed", seed},
+                      {"shape", p.shape.to_json()},
+                      {"gating", p.gating},
+                      {"normalize_weights", p.normalize_weights},
+                      {"weights_scale", p.weights_scale},
+                      {"rope_freq_base", p.rope_freq_base},
+                      {"rms_eps", p.rms_eps}};
+  // Only servable twins carry the key, so the cache keys of all others stay.
+  if (!tokenizer.empty()) j["tokenizer"] = tokenizer;
+  return j;
 }
 
 std::string TwinSpec::cache_key() const {
@@ -82,6 +86,7 @@ gguf_context* make_twin_metadata(const TwinSpec& spec) {
   gguf_set_val_str(ctx, "general.name",
                    fmt::format("{} twin ({}, seed {})", p.name, spec.scale, spec.seed).c_str());
   gguf_set_val_str(ctx, "tokenizer.ggml.model", "no_vocab");
+  add_twin_tokenizer(ctx, spec);  // a servable twin's real tokenizer replaces no_vocab
   MetadataWriter w(ctx, p.arch);
   w.u32("vocab_size", m.vocab);
   w.u32("context_length", m.context_length);

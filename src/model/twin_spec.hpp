@@ -18,6 +18,7 @@ struct TwinSpec {
   std::string scale = "tiny";    // preset name or "full"; "<that>+custom" when overridden
   std::string quant = "Q4_K_S";  // a quant_types() name, upper case
   uint64_t seed = 42;
+  std::string tokenizer;  // "" = no vocabulary; else a vocab family (twin_vocab.hpp)
 
   nlohmann::json to_json() const;  // everything that determines the file's bytes
   std::string cache_key() const;   // sha256 of to_json(), 12 hex chars

@@ -69,6 +69,31 @@ CREATE TABLE counters (
 );
 CREATE INDEX points_by_shape ON points (model, quant, n_threads, n_kv);
 )sql",
+      // 1 -> 2: serve-bench (serve kind): one row per workload, one per request.
+      R"sql(
+CREATE TABLE serve_workloads (
+  run_id       TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+  workload     TEXT NOT NULL,
+  kind         TEXT NOT NULL,  -- prompt-cache | multi-turn | batch
+  server       TEXT NOT NULL,  -- the URL benchmarked
+  model        TEXT,
+  requests     INTEGER NOT NULL,
+  failed       INTEGER NOT NULL,
+  wall_s       REAL,
+  summary_json TEXT NOT NULL,  -- percentiles, cache hit ratio, /metrics deltas, levels
+  recorded_at  TEXT NOT NULL,
+  PRIMARY KEY (run_id, workload)
+);
+CREATE TABLE serve_requests (
+  run_id TEXT NOT NULL, workload TEXT NOT NULL, idx INTEGER NOT NULL,
+  task TEXT NOT NULL, ok INTEGER NOT NULL, error TEXT, concurrency INTEGER,
+  prompt_tokens INTEGER, generated INTEGER, cache_n INTEGER,
+  prompt_n INTEGER, prompt_ms REAL, predicted_n INTEGER, predicted_ms REAL,
+  ttft_ms REAL, itl_mean_ms REAL, itl_p50_ms REAL, itl_p99_ms REAL, e2e_ms REAL, start_s REAL,
+  PRIMARY KEY (run_id, workload, idx),
+  FOREIGN KEY (run_id, workload) REFERENCES serve_workloads(run_id, workload) ON DELETE CASCADE
+);
+)sql",
   };
   return steps;
 }

@@ -6,7 +6,7 @@
 
 namespace moesweep {
 
-inline constexpr int kResultsSchemaVersion = 1;
+inline constexpr int kResultsSchemaVersion = 2;
 
 // Checks that `db` is a readable SQLite file that this build understands,
 // without writing anything. Throws UserError when the file is corrupt or was

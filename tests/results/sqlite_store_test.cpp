@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "results/sqlite_schema.hpp"
 #include "results/sqlite_store.hpp"
 #include "sample_sets.hpp"
 #include "support/test_support.hpp"
@@ -72,7 +73,7 @@ TEST(SqliteStore, RecordsRoundTripWithSamplesAndCounters) {
   EXPECT_EQ(count_rows(db, "SELECT count(*) FROM samples"), 12);
   EXPECT_EQ(count_rows(db, "SELECT count(*) FROM counters WHERE value IS NULL"), 2);
   EXPECT_EQ(count_rows(db, "SELECT count(*) FROM environment WHERE key = '/engine/commit'"), 1);
-  EXPECT_EQ(count_rows(db, "PRAGMA user_version"), 1);
+  EXPECT_EQ(count_rows(db, "PRAGMA user_version"), kResultsSchemaVersion);
 }
 
 TEST(SqliteStore, ResumeSkipsFinishedAndRetriesFailedPoints) {
@@ -223,8 +224,9 @@ TEST(SqliteStore, EmptyFileIsMigratedToTheCurrentSchema) {
   const auto db = test::scratch_dir() / "empty.sqlite";
   std::ofstream(db).close();  // zero bytes: SQLite's "new database"
   { SqliteStore store(db, SqliteStore::Mode::kReadWrite); }
-  EXPECT_EQ(count_rows(db, "PRAGMA user_version"), 1);
-  EXPECT_EQ(count_rows(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 5);
+  EXPECT_EQ(count_rows(db, "PRAGMA user_version"), kResultsSchemaVersion);
+  // runs, environment, points, samples, counters; serve_workloads, serve_requests (v2)
+  EXPECT_EQ(count_rows(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 7);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "model/twin_builder.hpp"
+#include "model/twin_vocab.hpp"
 #include "twin_options.hpp"
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
@@ -22,6 +23,7 @@ struct SynthOptions {
   std::string out;
   bool force = false;
   bool json = false;
+  bool servable = false;
 };
 
 void print_summary(const TwinSpec& spec, const TwinResult& r, const ModelProfile& real) {
@@ -87,12 +89,16 @@ void add_synth_command(CLI::App& app, CommandRunner& run) {
       ->capture_default_str();
   cmd->add_option("--out,-o", opts->out, "also write the twin here (default: only the cache)");
   cmd->add_flag("--force", opts->force, "rebuild even when the cache has it");
+  cmd->add_flag("--servable", opts->servable,
+                "give the twin its family's real tokenizer and a chat template (llama-server "
+                "can serve it; the vocabulary becomes the tokenizer's)");
   cmd->callback([opts, &run] {
     run = [opts] {
       const ModelProfile real = load_model_profile(opts->twin.model);
       check_out_file(opts->out);
       for (const std::string& quant : split_list(opts->quant)) {
-        const TwinSpec spec = opts->twin.spec_for(quant);
+        TwinSpec spec = opts->twin.spec_for(quant);
+        if (opts->servable) make_servable(spec);
         auto progress = [](const std::string& stage) { fmt::print(stderr, "[synth] {}\n", stage); };
         const TwinResult r = ensure_twin(spec, opts->out, opts->force, progress);
         print_summary(spec, r, real);

@@ -30,5 +30,6 @@ void add_merge_command(CLI::App& app, CommandRunner& run);  // cmd_merge.cpp
 void add_slurm_command(CLI::App& app, CommandRunner& run);  // cmd_slurm.cpp
 void add_trace_command(CLI::App& app, CommandRunner& run);  // cmd_trace.cpp
 void add_l3_command(CLI::App& app, CommandRunner& run);     // cmd_l3.cpp
+void add_serve_bench_command(CLI::App& app, CommandRunner& run);
 
 }  // namespace moesweep::cli

@@ -1,0 +1,224 @@
+#include "serve/serve_bench.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "results/file_sinks.hpp"
+#include "results/serve_store.hpp"
+#include "serve/page_cache.hpp"
+#include "serve/prompt_pool.hpp"
+#include "serve/serve_client.hpp"
+#include "serve/serve_output.hpp"
+#include "serve/server_process.hpp"
+#include "serve/workload_runner.hpp"
+#include "sweep/run_directory.hpp"
+#include "util/error.hpp"
+#include "util/json_file.hpp"
+
+namespace moesweep {
+namespace {
+
+bool has_flag(const std::vector<std::string>& args, std::initializer_list<const char*> names) {
+  for (const std::string& a : args)
+    for (const char* n : names)
+      if (a == n || a.rfind(std::string(n) + "=", 0) == 0) return true;
+  return false;
+}
+
+int flag_int(const std::vector<std::string>& args, std::initializer_list<const char*> names,
+             int fallback) {
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    for (const char* n : names)
+      if (args[i] == n) return std::atoi(args[i + 1].c_str());
+  return fallback;
+}
+
+struct Session {
+  const ServeBenchOptions& o;
+  RunDirectory dir;
+  nlohmann::json meta;
+  ServerProcess server;
+  std::unique_ptr<DurableAppender> jsonl;
+  std::string server_gone() {
+    if (!o.url.empty() || server.running()) return "";
+    return fmt::format("llama-server ended ({})", server.exit_text());
+  }
+};
+
+ServerAddress start_server(Session& s, bool (*interrupted)()) {
+  const auto bin = find_llama_server(s.o.server_bin);
+  const int port = free_loopback_port();
+  const auto args = llama_server_args(s.o, port);
+  s.meta["server"] = {{"binary", bin.string()}, {"args", args}, {"log", "server.log"}};
+  s.server.start(bin, args, s.dir.file("server.log"));
+  fmt::print(stderr, "[serve-bench] llama-server pid {} on 127.0.0.1:{} (log {})\n", s.server.pid(),
+             port, s.dir.file("server.log").string());
+  const double ready =
+      s.server.wait_ready(port, std::chrono::seconds(s.o.ready_timeout_s), interrupted);
+  s.meta["server"]["ready_s"] = ready;
+  s.meta["server"]["pid"] = s.server.pid();
+  s.dir.write_meta(s.meta);  // the pid, for whoever must find the server
+  fmt::print(stderr, "[serve-bench] ready in {:.1f} s\n", ready);
+  return {"127.0.0.1", port};
+}
+
+void keep(Session& s, const WorkloadRun& run, const ServerAddress& addr,
+          const std::string& status) {
+  std::vector<nlohmann::json> rows;
+  for (const auto& rec : run.requests) rows.push_back(request_json(run.workload.name, rec));
+  const nlohmann::json summary = workload_summary(run);
+  s.meta["workloads"].push_back(summary);
+  if (!s.o.no_db)
+    store_serve_workload(s.o.db, {s.dir.run_id(), s.o.name, s.dir.path().string(), status, s.meta},
+                         addr.text(), s.o.gguf, summary, rows);
+}
+
+// cold-start: the server restarted twice, first with the model dropped from
+// the page cache, then with it still cached; time to ready and the first
+// request of each.
+WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
+                       std::unique_ptr<ServeClient>& client, const RunHooks& hooks,
+                       bool (*interrupted)()) {
+  if (!s.o.url.empty()) {
+    throw UserError("the cold-start workload was given with --url",
+                    "a server serve-bench starts (it restarts it and drops the page cache)",
+                    "drop --url, or run the other workloads against that server");
+  }
+  WorkloadRun run;
+  run.workload = w;
+  const auto parts = model_parts(s.o.gguf);
+  for (const bool cold : {true, false}) {
+    if (interrupted()) break;
+    s.server.stop();
+    nlohmann::json note = {{"phase", cold ? "cold" : "warm"}};
+    if (cold) {
+      note["resident_before"] = page_cache_fraction(parts);
+      const std::string why = drop_page_cache(parts);
+      note["dropped"] = why.empty();
+      if (!why.empty()) {
+        note["why_not"] = why;
+        fmt::print(stderr, "[serve-bench] cold start is not cold: {}\n", why);
+      }
+    }
+    note["resident_at_start"] = page_cache_fraction(parts);
+    addr = start_server(s, interrupted);
+    client = std::make_unique<ServeClient>(addr, s.o.request_timeout_s);
+    const double ready = s.meta["server"]["ready_s"].get<double>();
+    note["ready_s"] = ready;
+    const PromptPool pool(*client, w.seed, w.system_tokens + w.suffix_tokens);
+    CompletionRequest req{fmt::format("{} start (ready {:.1f} s)", cold ? "cold" : "warm", ready),
+                          pool.take(0, w.system_tokens + w.suffix_tokens), w.n_predict, false,
+                          hooks.steer_token};
+    run.requests.push_back({client->complete(req, interrupted), 1});
+    if (hooks.on_request) hooks.on_request(run.requests.back());
+    s.meta["cold_start"].push_back(note);
+  }
+  run.interrupted = interrupted();
+  return run;
+}
+
+// The run's files, its final status and the exit code.
+int finish(Session& s, const std::string& tables, int failed, bool stopped,
+           const std::string& gone) {
+  write_file_atomically(s.dir.file("tables.md"), tables);
+  s.meta["status"] = stopped ? "interrupted" : failed ? "points_failed" : "complete";
+  s.dir.write_meta(s.meta);
+  write_file_atomically(s.dir.file("summary.json"), s.meta["workloads"].dump(2) + "\n");
+  fmt::print(stderr, "[serve-bench] run directory {}\n", s.dir.path().string());
+  if (!gone.empty()) {
+    fmt::print(stderr,
+               "moesweep: error: {} during the run; {} requests failed; its log's last lines:\n{}"
+               "  expected: a server that stays up for the whole workload\n"
+               "  fix: read {} (out of memory? killed?); the failed requests are recorded\n",
+               gone, failed, s.server.log_tail(8), s.dir.file("server.log").string());
+    return exit_code::kPointsFailed;
+  }
+  if (stopped) return exit_code::kInterrupted;
+  return failed ? exit_code::kPointsFailed : exit_code::kOk;
+}
+
+}  // namespace
+
+std::vector<std::string> llama_server_args(const ServeBenchOptions& o, int port) {
+  std::vector<std::string> args = o.server_args;
+  int most_clients = 1, per_slot = 0;
+  for (const Workload& w : o.workloads) {
+    most_clients =
+        std::max(most_clients, *std::max_element(w.concurrency.begin(), w.concurrency.end()));
+    per_slot = std::max(per_slot, w.max_prompt_tokens() + w.n_predict + 256);
+  }
+  int parallel = flag_int(args, {"--parallel", "-np"}, 0);
+  if (parallel <= 0) {
+    parallel = most_clients;
+    args.insert(args.end(), {"--parallel", std::to_string(parallel)});
+  }
+  if (!has_flag(args, {"-c", "--ctx-size"})) {
+    const int ctx = (per_slot + 255) / 256 * 256 * parallel;  // every slot holds a whole prompt
+    args.insert(args.end(), {"-c", std::to_string(ctx)});
+  }
+  args.insert(args.end(),
+              {"-m", o.gguf, "--host", "127.0.0.1", "--port", std::to_string(port), "--metrics"});
+  return args;
+}
+
+int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)()) {
+  check_passthrough_args(o.server_args);
+  if (!o.url.empty() && !o.server_args.empty()) {
+    throw UserError("llama-server flags after -- were given with --url",
+                    "flags after -- only when serve-bench starts the server",
+                    "drop --url to start llama-server here, or drop the flags");
+  }
+  Session s{o, RunDirectory::create(o.out_dir, o.name), {}, {}, {}};
+  s.meta = {{"kind", "serve"},
+            {"run_id", s.dir.run_id()},
+            {"name", o.name},
+            {"status", "running"},
+            {"model", o.gguf},
+            {"url", o.url},
+            {"workloads", nlohmann::json::array()}};
+  s.dir.write_meta(s.meta);
+  ServerAddress addr = o.url.empty() ? start_server(s, interrupted) : parse_server_url(o.url);
+  auto client = std::make_unique<ServeClient>(addr, o.request_timeout_s);
+  client->check_reachable();
+  RunHooks hooks;
+  hooks.interrupted = interrupted;
+  if (o.twin) hooks.steer_token = client->tokenize(" the").at(0);
+  s.meta["steer_token"] = hooks.steer_token;
+  hooks.server_gone = [&s] { return s.server_gone(); };
+  s.jsonl = std::make_unique<DurableAppender>(s.dir.file("requests.jsonl"));
+  std::string current;  // the workload running, for its requests' lines
+  hooks.on_request = [&s, &current](const RequestRecord& rec) {
+    s.jsonl->append_line(request_json(current, rec).dump());  // as it happens: a kill keeps it
+    fmt::print(stderr, "[serve-bench] {:<12} {}\n", rec.r.task,
+               rec.r.ok ? fmt::format("TTFT {:.1f} ms, E2E {:.1f} ms, cache_n {}", rec.r.ttft_ms,
+                                      rec.r.e2e_ms, rec.r.cache_n)
+                        : "FAILED: " + rec.r.error);
+  };
+  int failed = 0;
+  bool stopped = false;
+  std::string tables, gone;
+  for (const Workload& w : o.workloads) {
+    if (interrupted()) break;
+    current = w.name;
+    const WorkloadRun run = w.kind == "cold-start"
+                                ? cold_start(s, w, addr, client, hooks, interrupted)
+                                : run_workload(w, *client, hooks);
+    const std::string text = fmt::format("## {} ({})\n\n{}\n{}\n", w.name, w.kind,
+                                         request_table(run), summary_text(workload_summary(run)));
+    fmt::print("{}", text);
+    std::fflush(stdout);
+    tables += text;
+    failed += run.failed();
+    stopped = stopped || run.interrupted;
+    gone = s.server_gone();
+    keep(s, run, addr, stopped ? "interrupted" : failed ? "points_failed" : "complete");
+    if (!gone.empty()) break;
+  }
+  return finish(s, tables, failed, stopped || interrupted(), gone);
+}
+
+}  // namespace moesweep

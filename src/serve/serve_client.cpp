@@ -1,0 +1,219 @@
+#include "serve/serve_client.hpp"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <regex>
+#include <sstream>
+
+#include "util/error.hpp"
+
+namespace moesweep {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0, Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(t - t0).count();
+}
+
+httplib::Client make_client(const ServerAddress& a, int read_timeout_s) {
+  httplib::Client cli(a.host, a.port);
+  cli.set_connection_timeout(5);
+  cli.set_read_timeout(read_timeout_s);
+  cli.set_write_timeout(read_timeout_s);
+  return cli;
+}
+
+// The server's per-request figures from the last event's `timings`.
+void take_timings(const nlohmann::json& ev, CompletionResult& r) {
+  if (!ev.contains("timings") || !ev["timings"].is_object()) return;
+  const auto& t = ev["timings"];
+  r.prompt_n = t.value("prompt_n", -1);
+  r.predicted_n = t.value("predicted_n", -1);
+  r.cache_n = t.value("cache_n", -1);
+  r.prompt_ms = t.value("prompt_ms", -1.0);
+  r.predicted_ms = t.value("predicted_ms", -1.0);
+}
+
+// Splits the SSE stream into events; calls on_event(json, arrival time).
+class SseParser {
+ public:
+  template <typename F>
+  void feed(const char* data, size_t len, F&& on_event) {
+    buf_.append(data, len);
+    size_t end;
+    while ((end = buf_.find("\n\n")) != std::string::npos) {
+      std::string event = buf_.substr(0, end);
+      buf_.erase(0, end + 2);
+      if (event.rfind("data: ", 0) != 0) continue;
+      const std::string payload = event.substr(6);
+      if (payload == "[DONE]") continue;
+      on_event(nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false));
+    }
+  }
+
+ private:
+  std::string buf_;
+};
+
+nlohmann::json completion_body(const CompletionRequest& req) {
+  nlohmann::json body = {{"prompt", req.prompt},
+                         {"n_predict", req.n_predict},
+                         {"ignore_eos", true},
+                         {"stream", true},
+                         {"cache_prompt", true},
+                         {"temperature", 0},
+                         {"return_tokens", req.want_tokens}};
+  // A twin's random weights emit arbitrary bytes, which llama-server's output
+  // parser can reject (HTTP 500); one steered token keeps the text valid while
+  // every token still costs a full forward pass.
+  if (req.steer_token >= 0) body["logit_bias"] = {{req.steer_token, 100}};
+  return body;
+}
+
+}  // namespace
+
+std::string ServerAddress::text() const {
+  return fmt::format("http://{}:{}", host, port);
+}
+
+ServerAddress parse_server_url(const std::string& url) {
+  static const std::regex re(R"(^http://([A-Za-z0-9.\-]+|\[[0-9a-fA-F:]+\]):([0-9]{1,5})/?$)");
+  std::smatch m;
+  if (!std::regex_match(url, m, re) || std::stoi(m[2]) < 1 || std::stoi(m[2]) > 65535) {
+    throw UserError(fmt::format("--url '{}' is not a server address", url),
+                    "http://HOST:PORT (no path, no https), e.g. http://127.0.0.1:8080",
+                    "give the address the server listens on");
+  }
+  return {m[1], std::stoi(m[2])};
+}
+
+nlohmann::json CompletionResult::to_json() const {
+  return {{"task", task},
+          {"ok", ok},
+          {"error", error},
+          {"prompt_tokens", prompt_tokens},
+          {"generated", generated},
+          {"start_s", start_s},
+          {"ttft_ms", ttft_ms},
+          {"e2e_ms", e2e_ms},
+          {"itl_ms", itl_ms},
+          {"prompt_n", prompt_n},
+          {"prompt_ms", prompt_ms},
+          {"predicted_n", predicted_n},
+          {"predicted_ms", predicted_ms},
+          {"cache_n", cache_n}};
+}
+
+ServeClient::ServeClient(ServerAddress addr, int request_timeout_s)
+    : addr_(std::move(addr)), timeout_s_(request_timeout_s) {}
+
+void ServeClient::check_reachable() const {
+  auto cli = make_client(addr_, 5);
+  auto res = cli.Get("/health");
+  if (res && res->status == 200) return;
+  const std::string why =
+      res ? fmt::format("HTTP {}", res->status) : "no answer: " + httplib::to_string(res.error());
+  throw UserError(
+      fmt::format("the server at {} does not answer GET /health ({})", addr_.text(), why),
+      "a running llama-server or OpenAI-compatible server at --url",
+      "start the server first, or check the host and port of --url");
+}
+
+std::vector<int> ServeClient::tokenize(const std::string& text) const {
+  auto cli = make_client(addr_, timeout_s_);
+  const nlohmann::json body = {{"content", text}, {"prompt", text}, {"add_special", false}};
+  auto res = cli.Post("/tokenize", body.dump(), "application/json");
+  nlohmann::json j;
+  if (res && res->status == 200) j = nlohmann::json::parse(res->body, nullptr, false);
+  if (!j.is_object() || !j.contains("tokens") || !j["tokens"].is_array()) {
+    throw UserError(
+        fmt::format("the server at {} gave no tokens for POST /tokenize ({})", addr_.text(),
+                    res ? fmt::format("HTTP {}", res->status) : httplib::to_string(res.error())),
+        "a llama-server-compatible /tokenize endpoint (prompts are token-exact)",
+        "benchmark a llama-server or ik_llama server");
+  }
+  std::vector<int> out;
+  for (const auto& t : j["tokens"])
+    out.push_back(t.is_number() ? t.get<int>() : t["id"].get<int>());
+  return out;
+}
+
+CompletionResult ServeClient::complete(const CompletionRequest& req, bool (*interrupted)()) const {
+  CompletionResult r;
+  r.task = req.task;
+  r.prompt_tokens = static_cast<int>(req.prompt.size());
+  auto cli = make_client(addr_, timeout_s_);
+  httplib::Request hreq;
+  hreq.method = "POST";
+  hreq.path = "/completion";
+  hreq.body = completion_body(req).dump();
+  hreq.set_header("Content-Type", "application/json");
+  const auto t0 = Clock::now();
+  Clock::time_point last{};
+  SseParser sse;
+  std::string http_error;
+  hreq.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
+    const auto now = Clock::now();
+    sse.feed(data, len, [&](const nlohmann::json& ev) {
+      if (!ev.is_object()) return;
+      if (ev.contains("error")) http_error = ev["error"].dump();
+      int n = 0;
+      if (ev.contains("tokens") && ev["tokens"].is_array() && !ev["tokens"].empty()) {
+        n = static_cast<int>(ev["tokens"].size());
+        for (const auto& t : ev["tokens"]) r.tokens.push_back(t.get<int>());
+      } else if (!ev.value("content", std::string()).empty()) {
+        n = 1;
+      }
+      if (n > 0) {
+        if (r.generated == 0)
+          r.ttft_ms = ms_since(t0, now);
+        else
+          r.itl_ms.push_back(ms_since(last, now));
+        last = now;
+        r.generated += n;
+      }
+      take_timings(ev, r);
+    });
+    const bool late = ms_since(t0, now) > timeout_s_ * 1000.0;
+    if (late) http_error = fmt::format("no end within the request timeout of {} s", timeout_s_);
+    return !late && !(interrupted && interrupted());
+  };
+  httplib::Response res;
+  httplib::Error err = httplib::Error::Success;
+  const bool sent = cli.send(hreq, res, err);
+  r.e2e_ms = ms_since(t0, Clock::now());
+  if (!http_error.empty())
+    r.error = http_error;
+  else if (!sent)
+    r.error = "request failed: " + httplib::to_string(err);
+  else if (res.status != 200)
+    r.error = fmt::format("HTTP {}", res.status);
+  else if (r.generated == 0)
+    r.error = "the stream carried no tokens";
+  r.ok = r.error.empty();
+  return r;
+}
+
+std::map<std::string, double> ServeClient::metrics() const {
+  std::map<std::string, double> out;
+  auto cli = make_client(addr_, 10);
+  auto res = cli.Get("/metrics");
+  if (!res || res->status != 200) return out;
+  std::istringstream in(res->body);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t sp = line.rfind(' ');
+    if (sp == std::string::npos) continue;
+    try {
+      out[line.substr(0, sp)] = std::stod(line.substr(sp + 1));
+    } catch (const std::exception&) {  // a line that is not "name value": not a counter
+    }
+  }
+  return out;
+}
+
+}  // namespace moesweep

@@ -1,0 +1,64 @@
+#pragma once
+// The benchmark's HTTP client (cpp-httplib): one streaming completion at a
+// time per client, every server-sent event stamped on the client's clock, so
+// TTFT and inter-token latency are measured here and not taken on trust.
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace moesweep {
+
+struct ServerAddress {
+  std::string host = "127.0.0.1";
+  int port = 0;
+  std::string text() const;  // http://host:port
+};
+
+// "http://host:port" -> address; UserError for anything else (https, a path).
+ServerAddress parse_server_url(const std::string& url);
+
+struct CompletionRequest {
+  std::string task;          // label in the table: "cold", "warm 3", "turn 2"
+  std::vector<int> prompt;   // token ids: lengths are exact by construction
+  int n_predict = 32;        // with ignore_eos: exactly this many tokens
+  bool want_tokens = false;  // return the generated ids (multi-turn history)
+  int steer_token = -1;      // >= 0: logit_bias makes this the greedy pick (twins)
+};
+
+struct CompletionResult {
+  std::string task;
+  bool ok = false;
+  std::string error;
+  int prompt_tokens = 0;  // sent
+  int generated = 0;      // tokens seen in the stream
+  std::vector<int> tokens;
+  double start_s = 0;  // since the workload's start
+  double ttft_ms = 0, e2e_ms = 0;
+  std::vector<double> itl_ms;
+  // The server's own `timings` (-1: not reported).
+  int prompt_n = -1, predicted_n = -1, cache_n = -1;
+  double prompt_ms = -1, predicted_ms = -1;
+  nlohmann::json to_json() const;
+};
+
+class ServeClient {
+ public:
+  ServeClient(ServerAddress addr, int request_timeout_s);
+  // GET /health 200 within a few seconds, else UserError (exit 2) naming the URL.
+  void check_reachable() const;
+  std::vector<int> tokenize(const std::string& text) const;
+  // One streamed /completion; never throws for a failed request (ok = false).
+  CompletionResult complete(const CompletionRequest& req, bool (*interrupted)()) const;
+  // GET /metrics as name -> value (llamacpp:prompt_tokens_total ...); empty
+  // when the server has none.
+  std::map<std::string, double> metrics() const;
+  const ServerAddress& address() const { return addr_; }
+
+ private:
+  ServerAddress addr_;
+  int timeout_s_;
+};
+
+}  // namespace moesweep

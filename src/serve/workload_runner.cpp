@@ -1,0 +1,160 @@
+#include "serve/workload_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "serve/prompt_pool.hpp"
+
+namespace moesweep {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::vector<int> concat(std::vector<int> a, const std::vector<int>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+class Sender {
+ public:
+  Sender(const ServeClient& c, const RunHooks& h, WorkloadRun& run)
+      : client_(c), hooks_(h), run_(run), t0_(Clock::now()) {}
+  bool stopped() const { return hooks_.interrupted && hooks_.interrupted(); }
+
+  CompletionResult send(CompletionRequest req, int concurrency) {
+    req.steer_token = hooks_.steer_token;
+    CompletionResult r;
+    const std::string gone = hooks_.server_gone ? hooks_.server_gone() : "";
+    if (!gone.empty()) {
+      r.task = req.task;
+      r.prompt_tokens = static_cast<int>(req.prompt.size());
+      r.error = "not sent: " + gone;
+    } else {
+      const double start = seconds_since(t0_);
+      r = client_.complete(req, hooks_.interrupted);
+      r.start_s = start;
+      if (!r.ok && hooks_.server_gone && !hooks_.server_gone().empty())
+        r.error += " (" + hooks_.server_gone() + ")";
+    }
+    std::lock_guard lock(mu_);
+    run_.requests.push_back({r, concurrency});
+    if (hooks_.on_request) hooks_.on_request(run_.requests.back());
+    return r;
+  }
+
+ private:
+  const ServeClient& client_;
+  const RunHooks& hooks_;
+  WorkloadRun& run_;
+  Clock::time_point t0_;
+  std::mutex mu_;
+};
+
+// The system digest for request k: the shared one, or one broken at the top.
+std::vector<int> system_for(const Workload& w, const ServeClient& c, const PromptPool& pool,
+                            int k) {
+  std::vector<int> sys = pool.take(0, w.system_tokens);
+  if (w.break_cache == "none" || sys.empty()) return sys;
+  const std::string head =
+      w.break_cache == "timestamp"
+          ? fmt::format("Current time: 2026-01-01 12:{:02}:{:02}\n", k / 60 % 60, k % 60)
+          : std::string(k % 2 + 1, ' ');
+  std::vector<int> top = c.tokenize(head);
+  top.resize(std::min(top.size(), sys.size()));
+  // Same length as the shared digest: only the top differs.
+  return concat(top, std::vector<int>(sys.begin(), sys.end() - static_cast<long>(top.size())));
+}
+
+void prompt_cache(const Workload& w, const ServeClient& c, Sender& s) {
+  const PromptPool pool(c, w.seed, w.system_tokens + w.requests * w.suffix_tokens);
+  for (int k = 0; k < w.requests && !s.stopped(); ++k) {
+    const auto suffix = pool.take(w.system_tokens + k * w.suffix_tokens, w.suffix_tokens);
+    const std::string task =
+        k == 0 ? "cold" : (w.break_cache == "none" ? "warm " : "broken ") + std::to_string(k);
+    s.send({task, concat(system_for(w, c, pool, k), suffix), w.n_predict, false}, 1);
+  }
+}
+
+void multi_turn(const Workload& w, const ServeClient& c, Sender& s) {
+  const PromptPool pool(c, w.seed, w.system_tokens + w.requests * w.suffix_tokens);
+  std::vector<int> history = pool.take(0, w.system_tokens);
+  for (int t = 0; t < w.requests && !s.stopped(); ++t) {
+    history = concat(history, pool.take(w.system_tokens + t * w.suffix_tokens, w.suffix_tokens));
+    const CompletionResult r =
+        s.send({fmt::format("turn {}", t + 1), history, w.n_predict, true}, 1);
+    // The reply joins the history as the server made it (its token ids), so
+    // the next turn's prefix matches the server's cache exactly.
+    std::vector<int> reply = r.tokens;
+    if (reply.empty()) reply = pool.take(0, std::min<size_t>(w.n_predict, pool.size()));
+    history = concat(history, reply);
+  }
+}
+
+void batch(const Workload& w, const ServeClient& c, Sender& s, WorkloadRun& run) {
+  // New documents at every level: one seen before would come from a slot's cache.
+  const int levels = static_cast<int>(w.concurrency.size());
+  const PromptPool pool(c, w.seed, w.system_tokens + levels * w.requests * w.suffix_tokens);
+  const std::vector<int> sys = pool.take(0, w.system_tokens);
+  for (int li = 0; li < levels; ++li) {
+    const int conc = w.concurrency[li];
+    const size_t first_doc =
+        w.system_tokens + static_cast<size_t>(li) * w.requests * w.suffix_tokens;
+    if (s.stopped()) break;
+    std::atomic<int> next{0};
+    LevelSummary level;
+    level.concurrency = conc;
+    std::mutex mu;
+    const auto t0 = Clock::now();
+    auto worker = [&] {
+      for (int d; (d = next++) < w.requests && !s.stopped();) {
+        const auto doc = pool.take(first_doc + d * w.suffix_tokens, w.suffix_tokens);
+        const CompletionResult r = s.send(
+            {fmt::format("c{} doc {}", conc, d + 1), concat(sys, doc), w.n_predict, false}, conc);
+        std::lock_guard lock(mu);
+        (r.ok ? level.ok : level.failed)++;
+        if (r.ok) level.output_tokens += r.generated;
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int i = 0; i < conc; ++i) threads.emplace_back(worker);
+    for (auto& th : threads) th.join();
+    level.wall_s = seconds_since(t0);
+    run.levels.push_back(level);
+  }
+}
+
+}  // namespace
+
+int WorkloadRun::failed() const {
+  int n = 0;
+  for (const auto& r : requests) n += !r.r.ok;
+  return n;
+}
+
+WorkloadRun run_workload(const Workload& w, const ServeClient& client, const RunHooks& hooks) {
+  WorkloadRun run;
+  run.workload = w;
+  run.metrics_before = client.metrics();
+  const auto t0 = Clock::now();
+  Sender sender(client, hooks, run);
+  if (w.kind == "prompt-cache")
+    prompt_cache(w, client, sender);
+  else if (w.kind == "multi-turn")
+    multi_turn(w, client, sender);
+  else
+    batch(w, client, sender, run);
+  run.wall_s = seconds_since(t0);
+  run.interrupted = sender.stopped();
+  if (!hooks.server_gone || hooks.server_gone().empty()) run.metrics_after = client.metrics();
+  return run;
+}
+
+}  // namespace moesweep

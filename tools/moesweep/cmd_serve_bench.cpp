@@ -1,0 +1,100 @@
+// `moesweep serve-bench`: benchmark llama-server (started here, with the
+// twin or a GGUF) or any running server (--url) with workloads from
+// profiles/workloads, printing the seeds' per-request table.
+#include <fmt/format.h>
+
+#include <atomic>
+#include <csignal>
+#include <memory>
+
+#include "commands.hpp"
+#include "model/twin_builder.hpp"
+#include "model/twin_vocab.hpp"
+#include "serve/serve_bench.hpp"
+#include "twin_options.hpp"
+#include "util/error.hpp"
+#include "util/parse_list.hpp"
+
+namespace moesweep::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void on_serve_interrupt(int) {
+  g_stop.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once (the server dies with us)
+}
+
+bool interrupted() {
+  return g_stop.load();
+}
+
+struct ServeBenchCli {
+  TwinOptions twin;
+  std::string quant = "Q4_K_S";
+  std::string workloads = "prompt-cache";
+  ServeBenchOptions bench;
+};
+
+// The model llama-server loads: --gguf as given, else the servable twin.
+std::string model_path(ServeBenchCli& o) {
+  if (!o.bench.gguf.empty()) return o.bench.gguf;
+  o.bench.twin = true;
+  TwinSpec spec = o.twin.spec_for(o.quant);
+  make_servable(spec);
+  auto progress = [](const std::string& s) { fmt::print(stderr, "[serve-bench] twin: {}\n", s); };
+  return ensure_twin(spec, "", false, progress).path.string();
+}
+
+int run(ServeBenchCli& o) {
+  for (const std::string& w : split_list(o.workloads))
+    o.bench.workloads.push_back(load_workload(w));
+  if (o.bench.url.empty()) o.bench.gguf = model_path(o);
+  g_stop = false;
+  std::signal(SIGINT, on_serve_interrupt);
+  std::signal(SIGTERM, on_serve_interrupt);
+  struct Restore {
+    ~Restore() {
+      std::signal(SIGINT, SIG_DFL);
+      std::signal(SIGTERM, SIG_DFL);
+    }
+  } restore;
+  return run_serve_bench(o.bench, interrupted);
+}
+
+}  // namespace
+
+void add_serve_bench_command(CLI::App& app, CommandRunner& run_cmd) {
+  auto o = std::make_shared<ServeBenchCli>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve-bench",
+      "benchmark llama-server (started here) or a running server (--url) with workloads; "
+      "llama-server flags go after --");
+  cmd->add_option("--workload,-w", o->workloads,
+                  "workload(s), comma-separated: names in profiles/workloads or JSON paths")
+      ->capture_default_str();
+  cmd->add_option("--url", o->bench.url,
+                  "benchmark the running server at http://HOST:PORT instead of starting one");
+  cmd->add_option("--gguf", o->bench.gguf, "serve this GGUF instead of a servable twin");
+  o->twin.add_to(*cmd);
+  cmd->add_option("--quant,-q", o->quant, "the twin's quant type")->capture_default_str();
+  cmd->add_option("--server-bin", o->bench.server_bin,
+                  "llama-server binary (default: $MOESWEEP_LLAMA_SERVER, else next to moesweep)");
+  cmd->add_option("--ready-timeout", o->bench.ready_timeout_s,
+                  "seconds to wait for the server's /health")
+      ->capture_default_str();
+  cmd->add_option("--request-timeout", o->bench.request_timeout_s,
+                  "seconds one request may take before it is recorded as failed")
+      ->capture_default_str();
+  cmd->add_option("--out-dir", o->bench.out_dir, "where run directories are made")
+      ->capture_default_str();
+  cmd->add_option("--name", o->bench.name, "run name")->capture_default_str();
+  cmd->add_option("--db", o->bench.db, "SQLite results store")->capture_default_str();
+  cmd->add_flag("--no-db", o->bench.no_db, "do not write the SQLite store");
+  cmd->add_option("server-args", o->bench.server_args,
+                  "llama-server flags after --: -t -tb -c -b -ub -ctk -ctv -fa --parallel "
+                  "--cache-ram --mlock --no-mmap -ot ...");
+  cmd->callback([o, &run_cmd] { run_cmd = [o] { return run(*o); }; });
+}
+
+}  // namespace moesweep::cli
