@@ -10,6 +10,7 @@
 #include "engine/context_rules.hpp"
 #include "results/record.hpp"
 #include "sweep/spec_limits.hpp"
+#include "sweep/sweep_settings.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 #include "util/parse_list.hpp"
@@ -166,16 +167,11 @@ std::string load_mode_setting(const Settings& s) {
 }  // namespace
 
 const std::vector<std::string>& known_sweep_keys() {
-  static const std::vector<std::string> keys = {
-      "name",       "description",  "model",           "quant",        "scale",
-      "seed",       "layers",       "hidden",          "heads",        "expert-ff",
-      "dense-ff",   "vocab",        "experts",         "experts-used", "mmap",
-      "mlock",      "n-gpu-layers", "override-tensor", "n-cpu-moe",    "numa",
-      "ctx-size",   "batch-size",   "ubatch-size",     "cache-type-k", "cache-type-v",
-      "flash-attn", "threads",      "threads-batch",   "cpu-mask",     "cpu-strict",
-      "poll",       "depths",       "depth-step",      "depth-max",    "n-prompt",
-      "n-gen",      "repetitions",  "token-seed",      "counters",     "allow-oversubscribe",
-      "load-mode",  "target-ci",    "max-repetitions"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const SweepSetting& s : sweep_settings()) out.push_back(s.key);
+    return out;
+  }();
   return keys;
 }
 
