@@ -51,19 +51,22 @@ void add_typed_entry(gguf_context* ctx, const std::string& name, ggml_type type)
 
 nlohmann::json TwinSpec::to_json() const {
   const ModelProfile& p = profile;
-  return {{"generator", "moesweep-twin-2"},
-          {"engine_commit", MOESWEEP_ENGINE_COMMIT},
-          {"name", p.name},
-          {"arch", p.arch},
-          {"scale", scale},
-          {"quant", quant},
-          {"seed", seed},
-          {"shape", p.shape.to_json()},
-          {"gating", p.gating},
-          {"normalize_weights", p.normalize_weights},
-          {"weights_scale", p.weights_scale},
-          {"rope_freq_base", p.rope_freq_base},
-          {"rms_eps", p.rms_eps}};
+  nlohmann::json j = {{"generator", "moesweep-twin-2"},
+                      {"engine_commit", MOESWEEP_ENGINE_COMMIT},
+                      {"name", p.name},
+                      {"arch", p.arch},
+                      {"scale", scale},
+                      {"quant", quant},
+                      {"seed", seed},
+                      {"shape", p.shape.to_json()},
+                      {"gating", p.gating},
+                      {"normalize_weights", p.normalize_weights},
+                      {"weights_scale", p.weights_scale},
+                      {"rope_freq_base", p.rope_freq_base},
+                      {"rms_eps", p.rms_eps}};
+  // Only when set: every twin without a skew keeps its cache key (and file).
+  if (routing_skew > 0) j["routing_skew"] = routing_skew;
+  return j;
 }
 
 std::string TwinSpec::cache_key() const {
