@@ -133,3 +133,30 @@ TEST(RecordedResctrlTree, StaleGroupsOfDeadRunsAreRemoved) {
 
 }  // namespace
 }  // namespace moesweep
+
+namespace moesweep {
+namespace {
+
+// Issue 11's acceptance check, through the real CLI: where resctrl is absent
+// (these VMs) the axis is refused at plan time, exit 2, with why and the fix.
+TEST(RecordedResctrlTree, L3WaysWithoutResctrlExitsTwoAtPlanTime) {
+  const std::string root = (test::scratch_dir() / "absent").string();
+  for (const char* flag : {"--l3-ways 4", "--mem-bw-percent 50"}) {
+    SCOPED_TRACE(flag);
+    const test::CommandResult r =
+        test::run_shell("MOESWEEP_RESCTRL_ROOT=" + root + " " + MOESWEEP_CLI +
+                        std::string(" sweep ") + flag + " -d 0 --dry-run --no-db");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("cannot run here: no resctrl at"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("mount -t resctrl"), std::string::npos) << r.err;
+  }
+  // With a recorded tree that offers both, the same flags plan.
+  const test::CommandResult ok = test::run_shell(
+      "MOESWEEP_RESCTRL_ROOT=" + recorded("intel-cat-mba").string() + " " + MOESWEEP_CLI +
+      " sweep --l3-ways 2,4 --mem-bw-percent 50 -d 0 --dry-run --no-db");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("2 model load(s)"), std::string::npos) << ok.out;
+}
+
+}  // namespace
+}  // namespace moesweep
