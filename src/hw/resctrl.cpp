@@ -190,7 +190,10 @@ ResctrlGroup::ResctrlGroup(const ResctrlInfo& info, int l3_ways, int mb_percent)
   try {
     std::string lines;  // one write: resctrl takes several resources at once
     if (l3_ways > 0) lines += l3_schemata_line(info, l3_ways);
-    if (mb_percent > 0) lines += (lines.empty() ? "" : "\n") + mb_schemata_line(info, mb_percent);
+    if (mb_percent > 0) {
+      if (!lines.empty()) lines += '\n';
+      lines += mb_schemata_line(info, mb_percent);
+    }
     if (!lines.empty()) write_file(dir_ / "schemata", lines);
     adopt_threads();
   } catch (...) {

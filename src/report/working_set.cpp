@@ -25,7 +25,7 @@ using CurveKey = std::tuple<double, int, int, std::string>;
 std::string curve_label(const CurveKey& k, bool many_threads, bool many_quants) {
   std::string label = fmt::format("skew s={} N_KV={}", std::get<0>(k), std::get<1>(k));
   if (many_threads) label += fmt::format(" t={}", std::get<2>(k));
-  if (many_quants) label += " " + std::get<3>(k);
+  if (many_quants) label += fmt::format(" {}", std::get<3>(k));
   return label;
 }
 

@@ -60,11 +60,13 @@ uint64_t byte_size(const std::string& text) {
 
 std::string knobs_text(const TwinKnobs& k) {
   std::string out;
-  auto add = [&](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
+  auto add = [&](const std::string& part) {
+    out += fmt::format("{}{}", out.empty() ? "" : ", ", part);
+  };
   if (k.experts > 0) add(fmt::format("experts {}", k.experts));
   if (k.expert_ff > 0) add(fmt::format("expert_ff {}", k.expert_ff));
   if (k.routing_skew > 0) add(fmt::format("skew {}", k.routing_skew));
-  return out.empty() ? out : " [" + out + "]";
+  return out.empty() ? out : fmt::format(" [{}]", out);
 }
 
 ExpertsAutoL3 parse_experts_auto_l3(const std::string& text, const std::string& origin) {
