@@ -15,7 +15,8 @@
 namespace moesweep {
 
 const std::vector<std::string>& supported_twin_archs() {
-  static const std::vector<std::string> archs = {"deepseek2", "llama4", "qwen3moe"};
+  // llama: dense twins (experts 0), the reference for dense-versus-MoE runs.
+  static const std::vector<std::string> archs = {"deepseek2", "llama4", "qwen3moe", "llama"};
   return archs;
 }
 
@@ -98,12 +99,18 @@ ModelProfile parse_model_profile(const nlohmann::json& j, const std::string& ori
     throw UserError(fmt::format("{}: GQA model lacks head_dim", origin), "\"head_dim\" > 0",
                     "add head_dim to \"shape\" (hidden / heads for most models)");
   }
-  if (m.experts_used <= 0 || m.experts_used > m.experts) {
+  const bool dense = m.experts == 0 && m.experts_used == 0;
+  if (dense != (p.arch == "llama")) {
+    throw UserError(fmt::format("{}: arch '{}' with {} experts", origin, p.arch, m.experts),
+                    "experts 0 (dense) exactly for arch llama, experts > 0 for the MoE archs",
+                    "fix \"arch\" or the expert counts in \"shape\"");
+  }
+  if (!dense && (m.experts_used <= 0 || m.experts_used > m.experts)) {
     throw UserError(
         fmt::format("{}: experts_used={} with experts={}", origin, m.experts_used, m.experts),
         "1 <= experts_used <= experts", "fix the expert counts in \"shape\"");
   }
-  if (m.layers <= m.dense_lead_layers) {
+  if (!dense && m.layers <= m.dense_lead_layers) {
     throw UserError(fmt::format("{}: {} layers but {} dense-lead layers", origin, m.layers,
                                 m.dense_lead_layers),
                     "more layers than dense-lead layers (at least one MoE layer)",
@@ -192,6 +199,34 @@ void override_if(int64_t& field, int64_t value) {
   if (value > 0) field = value;
 }
 
+void apply_overrides(ModelShape& m, const ShapeOverrides& o, bool mla) {
+  override_if(m.heads, o.heads);
+  if (o.heads > 0 && mla) m.kv_heads = o.heads;
+  override_if(m.expert_ff, o.expert_ff);
+  override_if(m.dense_ff, o.dense_ff);
+  override_if(m.vocab, o.vocab);
+  override_if(m.experts, o.experts);
+  override_if(m.experts_used, o.experts_used);
+  override_if(m.q_lora_rank, o.q_lora_rank);
+  override_if(m.kv_lora_rank, o.kv_lora_rank);
+}
+
+// A preset may fix more than hidden and layers ("expert_ff", "dense_ff",
+// "experts", ...): a twin made for one experiment keeps its shape in the profile.
+ShapeOverrides preset_overrides(const nlohmann::json& preset, const std::string& origin) {
+  ShapeOverrides o;
+  const std::pair<const char*, int64_t*> keys[] = {{"heads", &o.heads},
+                                                   {"expert_ff", &o.expert_ff},
+                                                   {"dense_ff", &o.dense_ff},
+                                                   {"vocab", &o.vocab},
+                                                   {"experts", &o.experts},
+                                                   {"experts_used", &o.experts_used},
+                                                   {"q_lora_rank", &o.q_lora_rank},
+                                                   {"kv_lora_rank", &o.kv_lora_rank}};
+  for (const auto& [key, field] : keys) *field = optional_field<int64_t>(preset, key, 0, origin);
+  return o;
+}
+
 }  // namespace
 
 ModelProfile scale_profile(const ModelProfile& real, const std::string& scale,
@@ -200,6 +235,7 @@ ModelProfile scale_profile(const ModelProfile& real, const std::string& scale,
   ModelShape& m = twin.shape;
   const ModelShape& r = real.shape;
   int64_t hidden = r.hidden, layers = r.layers;
+  ShapeOverrides preset;
   if (scale != "full") {
     auto it = real.scales.find(scale);
     if (it == real.scales.end()) {
@@ -213,6 +249,7 @@ ModelProfile scale_profile(const ModelProfile& real, const std::string& scale,
         optional_field<int64_t>(it->second, "hidden", r.hidden, real.name + " scales." + scale);
     layers =
         optional_field<int64_t>(it->second, "layers", r.layers, real.name + " scales." + scale);
+    preset = preset_overrides(it->second, real.name + " scales." + scale);
   }
   if (o.hidden > 0) hidden = o.hidden;
   if (o.layers > 0) layers = o.layers;
@@ -230,7 +267,7 @@ ModelProfile scale_profile(const ModelProfile& real, const std::string& scale,
     if (!r.is_mla()) m.heads = m.kv_heads * group;
     if (r.q_lora_rank > 0) m.q_lora_rank = round_to(r.q_lora_rank * f, 256);
     if (r.kv_lora_rank > 0) m.kv_lora_rank = round_to(r.kv_lora_rank * f, 32);
-    m.expert_ff = round_to(r.expert_ff * f, 256);
+    if (r.expert_ff > 0) m.expert_ff = round_to(r.expert_ff * f, 256);
     if (r.dense_ff > 0) m.dense_ff = round_to(r.dense_ff * f, 256);
     // The embedding and output head exist once per model while the rest is
     // per layer: shrink the vocabulary with the layer count as well, or a
@@ -238,16 +275,12 @@ ModelProfile scale_profile(const ModelProfile& real, const std::string& scale,
     m.vocab = round_to(r.vocab * f * static_cast<double>(layers) / r.layers, 256);
     m.context_length = std::min<int64_t>(r.context_length, 262144);
   }
-  override_if(m.heads, o.heads);
-  if (o.heads > 0 && r.is_mla()) m.kv_heads = o.heads;
-  override_if(m.expert_ff, o.expert_ff);
-  override_if(m.dense_ff, o.dense_ff);
-  override_if(m.vocab, o.vocab);
-  override_if(m.experts, o.experts);
-  override_if(m.experts_used, o.experts_used);
-  override_if(m.q_lora_rank, o.q_lora_rank);
-  override_if(m.kv_lora_rank, o.kv_lora_rank);
-  if (m.layers <= m.dense_lead_layers) {
+  const bool dense = r.experts == 0;
+  apply_overrides(m, preset, r.is_mla());
+  if (!dense) apply_overrides(m, o, r.is_mla());
+  // A dense twin has no experts to override: only its widths follow the flags.
+  if (dense) apply_overrides(m, {o.layers, o.hidden, o.heads, 0, o.dense_ff, o.vocab}, false);
+  if (!dense && m.layers <= m.dense_lead_layers) {
     throw UserError(fmt::format("{} layers leave no MoE layer after {} dense-lead layers", m.layers,
                                 m.dense_lead_layers),
                     fmt::format("--layers > {}", m.dense_lead_layers),
@@ -260,7 +293,7 @@ ModelProfile scale_profile(const ModelProfile& real, const std::string& scale,
                                 engine_limits::kMaxLayers, engine_limits::kMaxExperts),
                     "lower --layers / --experts");
   }
-  if (m.experts_used > m.experts || m.experts_used <= 0) {
+  if (!dense && (m.experts_used > m.experts || m.experts_used <= 0)) {
     throw UserError(fmt::format("experts_used={} with experts={}", m.experts_used, m.experts),
                     "1 <= experts-used <= experts", "fix --experts / --experts-used");
   }

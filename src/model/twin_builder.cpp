@@ -16,6 +16,7 @@
 #include "model/quant_types.hpp"
 #include "model/twin_fill.hpp"
 #include "model/twin_vocab.hpp"
+#include "model/twin_routing.hpp"
 #include "util/error.hpp"
 #include "util/paths.hpp"
 
@@ -84,7 +85,12 @@ void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
   mp.n_gpu_layers = 0;
   mp.load_mode = LLAMA_LOAD_MODE_NONE;
   mp.use_extra_bufts = false;  // repacked buffers cannot be read back for saving
-  TwinFillContext fill{spec.seed};
+  RoutingSkew skew;
+  if (spec.routing_skew > 0) {
+    say(fmt::format("calibrating routing skew s={}", spec.routing_skew));
+    skew = calibrate_routing_skew(spec.profile, spec.routing_skew);
+  }
+  TwinFillContext fill{spec.seed, spec.routing_skew > 0 ? &skew : nullptr};
   llama_model* model = llama_model_init_from_user(meta, fill_twin_tensor, &fill, mp);
   gguf_free(meta);
   if (!model) {

@@ -8,6 +8,7 @@
 
 #include "ggml-backend.h"
 #include "ggml.h"
+#include "model/twin_routing.hpp"
 #include "util/hash.hpp"
 
 namespace moesweep {
@@ -51,6 +52,19 @@ void fill_twin_tensor(ggml_tensor* tensor, void* userdata) {
   const int64_t n_rows = ggml_nrows(tensor);
   const size_t row_bytes = ggml_row_size(tensor->type, row_len);
   const FillPlan plan = plan_for(name, row_len);
+  const RoutingSkew* skew = ctx->skew;
+  // exp_probs_b (one row, one value per expert): the calibrated selection bias.
+  const bool skew_bias = skew && !skew->bias.empty() &&
+                         name.find("exp_probs_b") != std::string_view::npos &&
+                         tensor->type == GGML_TYPE_F32 && row_len == int64_t(skew->bias.size());
+  // The router (row e = expert e): each row's spread scaled.
+  const bool skew_rows = skew && !skew->row_scale.empty() &&
+                         name.ends_with("ffn_gate_inp.weight") &&
+                         n_rows == int64_t(skew->row_scale.size());
+  if (skew_bias) {
+    ggml_backend_tensor_set(tensor, skew->bias.data(), 0, n_rows * row_bytes);
+    return;
+  }
   const uint64_t tensor_seed = fnv1a64(name, ctx->seed * 0x9e3779b97f4a7c15ULL + 1);
 
   constexpr int64_t kRowsPerChunk = 64;
@@ -65,7 +79,8 @@ void fill_twin_tensor(ggml_tensor* tensor, void* userdata) {
       const int64_t rows = std::min(kRowsPerChunk, n_rows - first);
       for (int64_t r = 0; r < rows; ++r)
         random_row(f32.data() + r * row_len, row_len,
-                   tensor_seed ^ (0xd1b54a32d192ed03ULL * (first + r + 1)), plan.amp, plan.offset);
+                   tensor_seed ^ (0xd1b54a32d192ed03ULL * (first + r + 1)),
+                   skew_rows ? plan.amp * skew->row_scale[first + r] : plan.amp, plan.offset);
       const void* src = f32.data();
       if (tensor->type == GGML_TYPE_F32) {
         // already in the final layout

@@ -7,8 +7,11 @@ struct ggml_tensor;
 
 namespace moesweep {
 
+struct RoutingSkew;
+
 struct TwinFillContext {
   uint64_t seed;
+  const RoutingSkew* skew = nullptr;  // routing skew: exp_probs_b or router row scales
 };
 
 // llama_model_set_tensor_data_t: `userdata` is a TwinFillContext*.

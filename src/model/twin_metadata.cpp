@@ -67,6 +67,8 @@ nlohmann::json TwinSpec::to_json() const {
                       {"rms_eps", p.rms_eps}};
   // Only servable twins carry the key, so the cache keys of all others stay.
   if (!tokenizer.empty()) j["tokenizer"] = tokenizer;
+  // Only when set: every twin without a skew keeps its cache key (and file).
+  if (routing_skew > 0) j["routing_skew"] = routing_skew;
   return j;
 }
 

@@ -1,7 +1,12 @@
+#include <fmt/format.h>
+
+#include <cmath>
 #include <string>
 
 #include "model/quant_types.hpp"
+#include "model/twin_routing.hpp"
 #include "model/twin_spec.hpp"
+#include "util/error.hpp"
 
 namespace moesweep {
 namespace {
@@ -14,9 +19,22 @@ bool any_override(const ShapeOverrides& o) {
 }  // namespace
 
 TwinSpec twin_spec_for(const std::string& profile, const std::string& scale,
-                       const ShapeOverrides& overrides, const std::string& quant, uint64_t seed) {
+                       const ShapeOverrides& overrides, const std::string& quant, uint64_t seed,
+                       double routing_skew) {
   TwinSpec t;
   t.profile = scale_profile(load_model_profile(profile), scale, overrides);
+  if (!(routing_skew >= 0 && routing_skew <= kMaxRoutingSkew)) {
+    throw UserError(fmt::format("--routing-skew {} is out of range", routing_skew),
+                    fmt::format("0 <= s <= {} (0 = the twin's random routing)", kMaxRoutingSkew),
+                    "use e.g. --routing-skew 0,0.5,1,1.5");
+  }
+  if (routing_skew > 0 && t.profile.shape.experts == 0) {
+    throw UserError(
+        fmt::format("--routing-skew {} for '{}', a dense model", routing_skew, t.profile.name),
+        "a MoE twin: routing skew shapes which experts are chosen",
+        "leave --routing-skew out for dense twins (a sweep applies it to its MoE twins only)");
+  }
+  t.routing_skew = routing_skew;
   t.scale = any_override(overrides) ? scale + "+custom" : scale;
   t.quant = find_quant_type(quant).name;  // refuses an unknown type before anything runs
   t.seed = seed;

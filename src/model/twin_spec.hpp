@@ -19,6 +19,7 @@ struct TwinSpec {
   std::string quant = "Q4_K_S";  // a quant_types() name, upper case
   uint64_t seed = 42;
   std::string tokenizer;  // "" = no vocabulary; else a vocab family (twin_vocab.hpp)
+  double routing_skew = 0;  // Zipf exponent of expert popularity (twin_routing.hpp); 0 = random
 
   nlohmann::json to_json() const;  // everything that determines the file's bytes
   std::string cache_key() const;   // sha256 of to_json(), 12 hex chars
@@ -28,8 +29,10 @@ struct TwinSpec {
 // The one way a twin's spec is made (sweep plan, sweep runner, `synth`): the
 // profile scaled by preset and overrides, the quant type's canonical name
 // (UserError when unknown), "+custom" on the scale when any shape is overridden.
+// `routing_skew` > 0 needs a MoE profile (UserError for a dense one).
 TwinSpec twin_spec_for(const std::string& profile, const std::string& scale,
-                       const ShapeOverrides& overrides, const std::string& quant, uint64_t seed);
+                       const ShapeOverrides& overrides, const std::string& quant, uint64_t seed,
+                       double routing_skew = 0);
 
 // The GGUF metadata (keys for the arch + typed tensor entries for the
 // skeleton) handed to llama_model_init_from_user. Caller frees it.

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "report/series.hpp"
+#include "report/working_set.hpp"
 #include "util/paths.hpp"
 
 namespace moesweep {
@@ -121,6 +122,7 @@ nlohmann::json plot_data(const LoadedRun& run, const std::vector<LoadedRun>& ref
   }
   data["threads_ticks"] = thread_ticks(data["threads"]);
   data["counters"] = counter_series(by_nkv);
+  if (nlohmann::json ws = working_set_data(run.records); !ws.is_null()) data["working_set"] = ws;
   return data;
 }
 

@@ -27,6 +27,16 @@ const std::vector<PointField>& point_fields() {
       {.member = &P::n_gpu_layers, .key = "ngl", .json = nullptr, .sweep_bench = "n_gpu_layers",
        .sweep_bench_pos = 5, .label = "ngl", .absent_is_blank = true},
       {.member = &P::tensor_overrides, .key = "ot", .json = "tensor_overrides", .label = "ot"},
+      {.member = &P::experts, .key = "experts", .json = "experts", .label = "experts", .csv = true,
+       .key_only_when_set = true},
+      {.member = &P::expert_ff, .key = "expert_ff", .json = "expert_ff", .label = "expert_ff",
+       .csv = true, .key_only_when_set = true},
+      {.member = &P::routing_skew, .key = "skew", .json = "routing_skew", .label = "skew",
+       .csv = true, .key_only_when_set = true},
+      {.member = &P::l3_ways, .key = "l3_ways", .json = "l3_ways", .label = "l3_ways",
+       .csv = true, .key_only_when_set = true},
+      {.member = &P::mem_bw_percent, .key = "mem_bw", .json = "mem_bw_percent", .label = "mem_bw",
+       .csv = true, .key_only_when_set = true},
       {.member = &P::n_ctx, .key = "n_ctx", .json = "n_ctx", .sweep_bench = "n_kv_max",
        .sweep_bench_pos = 1, .label = "n_ctx", .csv = true, .sql = true},
       {.member = &P::n_batch, .key = "n_batch", .json = nullptr, .sweep_bench = "n_batch",
@@ -67,6 +77,15 @@ std::string field_label(const PointField& f, const PointParams& p) {
   if (f.label_value) return f.label_value(p);
   if (auto m = std::get_if<bool PointParams::*>(&f.member)) return std::to_string(p.**m ? 1 : 0);
   return field_text(f, p);
+}
+
+bool field_is_blank(const PointField& f, const PointParams& p) {
+  return std::visit(
+      [&](auto m) {
+        using T = std::remove_reference_t<decltype(p.*m)>;
+        return p.*m == T{};
+      },
+      f.member);
 }
 
 void blank_field(const PointField& f, PointParams& p) {

@@ -15,8 +15,8 @@ namespace moesweep {
 
 class SqliteStmt;
 
-using FieldMember =
-    std::variant<std::string PointParams::*, int PointParams::*, bool PointParams::*>;
+using FieldMember = std::variant<std::string PointParams::*, int PointParams::*,
+                                 bool PointParams::*, double PointParams::*>;
 
 struct PointField {
   FieldMember member;
@@ -33,6 +33,9 @@ struct PointField {
   // A JSONL line without the key reads as the blank value (0), not the
   // struct's default: such lines come from sweep-bench or predate the field.
   bool absent_is_blank = false;
+  // In key_string() only when not blank: an axis added later leaves the keys
+  // of every point that does not use it (stored runs, baselines) unchanged.
+  bool key_only_when_set = false;
   std::string (*label_value)(const PointParams&) = nullptr;  // display override for labels
 };
 
@@ -43,6 +46,8 @@ const std::vector<PointField>& point_fields();
 std::string field_text(const PointField& f, const PointParams& p);
 // Value as a chart label shows it (bool: 0/1, or label_value).
 std::string field_label(const PointField& f, const PointParams& p);
+// The field holds its blank value: "", 0 or false.
+bool field_is_blank(const PointField& f, const PointParams& p);
 // Sets the field to its blank value: "", 0 or false (compare's --ignore).
 void blank_field(const PointField& f, PointParams& p);
 void field_to_json(const PointField& f, const PointParams& p, nlohmann::ordered_json& j,

@@ -11,7 +11,7 @@ namespace moesweep {
 std::string PointParams::key_string() const {
   std::string out;
   for (const PointField& f : point_fields()) {
-    if (!f.key) continue;
+    if (!f.key || (f.key_only_when_set && field_is_blank(f, *this))) continue;
     if (!out.empty()) out += ';';
     out += fmt::format("{}={}", f.key, field_text(f, *this));
   }

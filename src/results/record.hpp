@@ -25,6 +25,13 @@ struct PointParams {
   std::string load_mode = "auto";  // the engine's: auto, none, mmap, mlock, mmap+mlock, dio
   int n_gpu_layers = -1;           // llama-bench's default (-1 = all; on a CPU build all on CPU)
   std::string tensor_overrides;    // -ot patterns, ';'-joined
+  // twin axes (issue 11), as asked for; 0 = the twin's own value (or not a twin)
+  int experts = 0;          // routed experts per MoE layer
+  int expert_ff = 0;        // expert FFN size
+  double routing_skew = 0;  // Zipf exponent s: expert e chosen ~ (e+1)^-s
+  // resctrl allocation (issue 11 §3); 0 = not limited
+  int l3_ways = 0;         // L3 ways of the group the threads ran in
+  int mem_bw_percent = 0;  // memory bandwidth allocation, percent
   // context level
   int n_ctx = 0;
   int n_batch = 0;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <set>
 
@@ -10,6 +11,7 @@
 
 #include "engine/context_rules.hpp"
 #include "engine/engine_limits.hpp"
+#include "hw/resctrl.hpp"
 #include "model/twin_spec.hpp"
 #include "sweep/spec_limits.hpp"
 #include "util/error.hpp"
@@ -71,11 +73,6 @@ void check_cpu_mask(const std::string& text, bool dry_run, std::vector<std::stri
   throw UserError(problem, have, "pin to CPUs this machine has (see `moesweep hw`)");
 }
 
-TwinSpec twin_spec_of(const ModelChoice& choice, const SweepSpec& spec) {
-  return twin_spec_for(choice.twin_profile, spec.twin_scale, spec.twin_overrides, choice.quant,
-                       spec.twin_seed);
-}
-
 struct Sizes {
   int n_ctx, n_batch, n_ubatch;
 };
@@ -113,9 +110,16 @@ void check_plan_size(const Plan& plan) {
 
 }  // namespace
 
-std::string model_display_name(const ModelChoice& choice, const SweepSpec& spec) {
+std::string model_display_name(const ModelGroup& group, const SweepSpec& spec) {
+  const ModelChoice& choice = group.choice;
   if (!choice.file.empty()) return std::filesystem::path(choice.file).filename().string();
-  return twin_spec_of(choice, spec).file_stem();
+  return twin_spec_of(choice, group.knobs, spec).file_stem();
+}
+
+std::string model_display_name(const ModelChoice& choice, const SweepSpec& spec) {
+  ModelGroup group;
+  group.choice = choice;
+  return model_display_name(group, spec);
 }
 
 namespace {
@@ -205,6 +209,11 @@ PointParams point_params(const SweepSpec& spec, const ModelGroup& mg, const std:
   if (mg.load.n_cpu_moe > 0)
     ot += fmt::format("{}n-cpu-moe={}", ot.empty() ? "" : ";", mg.load.n_cpu_moe);
   p.tensor_overrides = ot;
+  p.experts = mg.knobs.experts;
+  p.expert_ff = mg.knobs.expert_ff;
+  p.routing_skew = mg.knobs.routing_skew;
+  p.l3_ways = mg.l3_ways;
+  p.mem_bw_percent = mg.mem_bw_percent;
   p.n_ctx = cg.params.n_ctx;
   p.n_batch = cg.params.n_batch;
   p.n_ubatch = cg.params.n_ubatch;
@@ -229,7 +238,7 @@ void add_points(Plan& plan) {
   int index = 0;
   for (size_t mi = 0; mi < plan.models.size(); ++mi) {
     const ModelGroup& mg = plan.models[mi];
-    const std::string model_name = model_display_name(mg.choice, plan.spec);  // reads a profile
+    const std::string model_name = model_display_name(mg, plan.spec);  // reads a profile
     for (size_t ci = 0; ci < mg.contexts.size(); ++ci) {
       const ContextGroup& cg = mg.contexts[ci];
       for (size_t di = 0; di < cg.depths.size(); ++di)
@@ -252,14 +261,29 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
   const std::vector<ThreadSettings> threads =
       thread_settings(spec, logical_cpus, dry_run, plan.warnings);
   const std::vector<int> n_cpu_moe = spec.n_cpu_moe.empty() ? std::vector<int>{0} : spec.n_cpu_moe;
+  // Cache and bandwidth allocation (resctrl): refused here, before anything
+  // runs, where the kernel does not offer it.
+  if (!spec.l3_ways.empty() || !spec.mem_bw_percent.empty())
+    check_resctrl_axes(probe_resctrl(), spec.l3_ways, spec.mem_bw_percent);
+  std::vector<std::array<int, 3>> load_axes;  // n-cpu-moe, l3 ways, bandwidth percent
+  for (int cpu_moe : n_cpu_moe)
+    for (int ways : spec.l3_ways.empty() ? std::vector<int>{0} : spec.l3_ways)
+      for (int bw : spec.mem_bw_percent.empty() ? std::vector<int>{0} : spec.mem_bw_percent)
+        load_axes.push_back({cpu_moe, ways, bw});
   int valid_contexts = 0;
   std::string last_reason;
-  for (const ModelChoice& choice : spec.models) {
-    if (!choice.twin_profile.empty())
-      twin_spec_of(choice, spec);  // validate profile, scale, quant early
-    for (int cpu_moe : n_cpu_moe) {
+  // One twin per knob combination (twin_axes.hpp); validates profile, scale, quant early.
+  std::vector<std::pair<ModelChoice, TwinKnobs>> twins;
+  for (const ModelChoice& choice : spec.models)
+    for (const TwinKnobs& knobs : twin_knobs_for(choice, spec, plan.warnings))
+      twins.emplace_back(choice, knobs);
+  for (const auto& [choice, knobs] : twins) {
+    for (const auto& [cpu_moe, ways, bw] : load_axes) {
       ModelGroup mg;
       mg.choice = choice;
+      mg.knobs = knobs;
+      mg.l3_ways = ways;
+      mg.mem_bw_percent = bw;
       mg.load = {choice.file,           spec.load_mode, spec.n_gpu_layers,
                  spec.tensor_overrides, cpu_moe,        spec.numa};
       add_contexts(mg, spec, threads, valid_contexts, last_reason);

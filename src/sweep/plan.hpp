@@ -22,7 +22,10 @@ struct ContextGroup {
 
 struct ModelGroup {
   ModelChoice choice;
-  ModelLoadParams load;  // load.path empty for a twin until it is resolved
+  TwinKnobs knobs;         // the twin axes' values of this group (twin_axes.hpp)
+  int l3_ways = 0;         // resctrl allocation for this group's points; 0 = none
+  int mem_bw_percent = 0;  // (hw/resctrl.hpp)
+  ModelLoadParams load;    // load.path empty for a twin until it is resolved
   std::vector<ContextGroup> contexts;
 };
 
@@ -51,6 +54,8 @@ struct Plan {
 Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run = false);
 
 // The model name a point carries for a twin (its cache file stem) or a file.
+std::string model_display_name(const ModelGroup& group, const SweepSpec& spec);
+// The same for a choice without twin axes (the twin's own experts and routing).
 std::string model_display_name(const ModelChoice& choice, const SweepSpec& spec);
 
 }  // namespace moesweep

@@ -6,6 +6,7 @@
 #include "hw/build_info.hpp"
 #include "hw/hardware_profile.hpp"
 #include "hw/roofline.hpp"
+#include "hw/topology.hpp"
 
 namespace moesweep {
 
@@ -13,6 +14,11 @@ BandwidthFigure machine_bandwidth(const std::function<void(const std::string&)>&
   BandwidthFigure f;
   const HardwareProfile profile = match_hardware_profile(cpu_info().model_name);
   f.peak_gflops = profile.peak_gflops;
+  try {
+    f.l3_bytes = probe_topology().l3_total_bytes();
+  } catch (const std::exception&) {
+    f.l3_bytes = 0;  // no hwloc view: the working-set figure draws no L3 line
+  }
   std::optional<BandwidthMeasurement> m = load_cached_bandwidth();
   if (!m) {
     try {
@@ -63,6 +69,10 @@ void RooflineAnnotator::annotate(Record& r) const {
   nlohmann::json j = to_json(roofline_for_record(in, r.pp.speed.mean, r.tg.speed.mean, bw_.source));
   j["active_weight_bytes_per_token"] = active.weights();
   j["kv_bytes_read_per_token"] = active.kv;
+  // All routed experts of one MoE layer (0 for a dense model): the working set
+  // a decode draws its experts from, against this machine's L3.
+  j["routed_expert_bytes_per_layer"] = model_->bytes_per_routed_expert() * model_->n_expert;
+  if (bw_.l3_bytes > 0) j["l3_bytes"] = bw_.l3_bytes;
   r.extra["roofline"] = j;
 }
 

@@ -2,7 +2,8 @@
 // Adds to every finished record what the seeds compute by hand: active bytes
 // per decoded token at the record's depth (from the GGUF header), the decode
 // roofline (bandwidth / active bytes) and the efficiency S_TG / roofline, and
-// the prefill compute bound where the hardware profile knows the peak.
+// the prefill compute bound where the hardware profile knows the peak; and for
+// the working-set figure the routed-expert bytes of one MoE layer and the L3.
 #include <functional>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@ struct BandwidthFigure {
   double gbps = 0;
   std::string source;  // "measured" (moesweep hw --bandwidth) or "theoretical" (hardware profile)
   double peak_gflops = 0;
+  uint64_t l3_bytes = 0;  // this machine's total L3 (hwloc); 0 when hidden
 };
 
 // The machine's bandwidth: the cached measurement, else measured now (a few

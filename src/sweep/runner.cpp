@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 
+#include "hw/resctrl.hpp"
 #include "model/gguf_inspect.hpp"
 #include "model/kv_cache.hpp"
 #include "model/twin_builder.hpp"
@@ -80,9 +82,7 @@ void SweepRunner::fail_points(const std::vector<const PlannedPoint*>& points,
 
 std::string SweepRunner::resolve_model_path(ModelGroup& mg) {
   if (!mg.choice.file.empty()) return mg.choice.file;
-  const TwinSpec spec =
-      twin_spec_for(mg.choice.twin_profile, plan_.spec.twin_scale, plan_.spec.twin_overrides,
-                    mg.choice.quant, plan_.spec.twin_seed);
+  const TwinSpec spec = twin_spec_of(mg.choice, mg.knobs, plan_.spec);
   listener_.note(fmt::format("twin {} ({} {})", mg.choice.twin_profile, spec.scale, spec.quant));
   const TwinResult twin =
       ensure_twin(spec, {}, false, [&](const std::string& s) { listener_.note(s); });
@@ -111,6 +111,18 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
   } catch (const std::exception& e) {
     fail_points(points_of(std::nullopt), fmt::format("model load failed: {}", e.what()), out);
     return;
+  }
+  // Cache / bandwidth allocation for every point of this group; removed on
+  // every way out of this function (errors and Ctrl-C unwind through here).
+  std::optional<ResctrlGroup> allocation;
+  if (mg.l3_ways > 0 || mg.mem_bw_percent > 0) {
+    try {
+      remove_stale_resctrl_groups(resctrl_root());
+      allocation.emplace(probe_resctrl(), mg.l3_ways, mg.mem_bw_percent);
+    } catch (const std::exception& e) {
+      fail_points(points_of(std::nullopt), e.what(), out);
+      return;
+    }
   }
   const ModelFacts& f = model->facts();
   if (annotator_) annotator_->set_model(f.path);

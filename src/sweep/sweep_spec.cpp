@@ -8,8 +8,10 @@
 #include <filesystem>
 
 #include "engine/context_rules.hpp"
+#include "model/twin_routing.hpp"
 #include "results/record.hpp"
 #include "sweep/spec_limits.hpp"
+#include "sweep/sweep_settings.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 #include "util/parse_list.hpp"
@@ -91,6 +93,29 @@ class Settings {
     }
     return v;
   }
+  // A list of numbers ("0,0.5,1.5"), each in [min_value, max_value].
+  std::vector<double> numbers(const std::string& key, double min_value, double max_value) const {
+    std::vector<double> out;
+    if (!has(key)) return out;
+    for (const std::string& w : words(key, {})) {
+      size_t used = 0;
+      double v = 0;
+      try {
+        v = std::stod(w, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != w.size() || !(v >= min_value && v <= max_value)) {
+        throw UserError(
+            fmt::format("{}: '{}' is not a number from {} to {}", flag(key), w, min_value,
+                        max_value),
+            fmt::format("numbers from {} to {}, e.g. 0,0.5,1,1.5", min_value, max_value),
+            fmt::format("fix --{}", key));
+      }
+      out.push_back(v);
+    }
+    return out;
+  }
   // A list of words; given but empty ("-m ''") is refused, never an empty axis.
   std::vector<std::string> words(const std::string& key, std::vector<std::string> fallback,
                                  char sep = ',') const {
@@ -163,19 +188,25 @@ std::string load_mode_setting(const Settings& s) {
   return mode;
 }
 
+// --experts (a list, or auto-l3:LO-HI), --expert-ff, --routing-skew.
+void twin_axes_from(const Settings& s, SweepSpec& spec) {
+  if (s.has("experts") && is_experts_auto_l3(s.text("experts"))) {
+    spec.twin_experts_auto = parse_experts_auto_l3(s.text("experts"), s.flag("experts"));
+  } else {
+    spec.twin_experts = s.ints("experts", {}, 1);
+  }
+  spec.twin_expert_ff = s.ints("expert-ff", {}, 1);
+  spec.routing_skew = s.numbers("routing-skew", 0, kMaxRoutingSkew);
+}
+
 }  // namespace
 
 const std::vector<std::string>& known_sweep_keys() {
-  static const std::vector<std::string> keys = {
-      "name",       "description",  "model",           "quant",        "scale",
-      "seed",       "layers",       "hidden",          "heads",        "expert-ff",
-      "dense-ff",   "vocab",        "experts",         "experts-used", "mmap",
-      "mlock",      "n-gpu-layers", "override-tensor", "n-cpu-moe",    "numa",
-      "ctx-size",   "batch-size",   "ubatch-size",     "cache-type-k", "cache-type-v",
-      "flash-attn", "threads",      "threads-batch",   "cpu-mask",     "cpu-strict",
-      "poll",       "depths",       "depth-step",      "depth-max",    "n-prompt",
-      "n-gen",      "repetitions",  "token-seed",      "counters",     "allow-oversubscribe",
-      "load-mode",  "target-ci",    "max-repetitions"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const SweepSetting& s : sweep_settings()) out.push_back(s.key);
+    return out;
+  }();
   return keys;
 }
 
@@ -198,11 +229,10 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   o.layers = s.one_int("layers", 0, 1);
   o.hidden = s.one_int("hidden", 0, 1);
   o.heads = s.one_int("heads", 0, 1);
-  o.expert_ff = s.one_int("expert-ff", 0, 1);
   o.dense_ff = s.one_int("dense-ff", 0, 1);
   o.vocab = s.one_int("vocab", 0, 1);
-  o.experts = s.one_int("experts", 0, 1);
   o.experts_used = s.one_int("experts-used", 0, 1);
+  twin_axes_from(s, spec);
 
   const std::vector<std::string> quants = s.words("quant", {"Q4_K_S"});
   for (const std::string& m : s.words("model", {"kimi-k2.5"})) {
@@ -223,6 +253,8 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
           "pattern=BUFFER_TYPE, e.g. exps=CPU", "write -ot exps=CPU");
     }
   spec.n_cpu_moe = s.ints("n-cpu-moe", {}, 0);
+  spec.l3_ways = s.ints("l3-ways", {}, 1);
+  spec.mem_bw_percent = s.ints("mem-bw-percent", {}, 1);
   spec.numa = s.has("numa") ? s.text("numa") : "disabled";
   if (spec.numa != "disabled" && spec.numa != "distribute" && spec.numa != "isolate" &&
       spec.numa != "numactl") {
@@ -314,10 +346,18 @@ nlohmann::json SweepSpec::to_json() const {
           {"models", models_json},
           {"twin_scale", twin_scale},
           {"twin_seed", twin_seed},
+          {"twin_experts", twin_experts},
+          {"twin_experts_auto_l3", twin_experts_auto.on()
+                                       ? nlohmann::json{twin_experts_auto.lo, twin_experts_auto.hi}
+                                       : nlohmann::json(nullptr)},
+          {"twin_expert_ff", twin_expert_ff},
+          {"routing_skew", routing_skew},
           {"load_mode", load_mode},
           {"n_gpu_layers", n_gpu_layers},
           {"tensor_overrides", tensor_overrides},
           {"n_cpu_moe", n_cpu_moe},
+          {"l3_ways", l3_ways},
+          {"mem_bw_percent", mem_bw_percent},
           {"numa", numa},
           {"n_ctx", n_ctx},
           {"n_batch", n_batch},

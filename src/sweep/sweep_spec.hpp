@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/model_profile.hpp"
+#include "sweep/twin_axes.hpp"
 
 namespace moesweep {
 
@@ -26,13 +27,20 @@ struct SweepSpec {
   // twin options shared by every twin model
   std::string twin_scale = "tiny";
   uint64_t twin_seed = 42;
-  ShapeOverrides twin_overrides;
+  ShapeOverrides twin_overrides;  // shared; experts and expert_ff come from the axes below
+  // twin axes (twin_axes.hpp): one twin, and model group, per combination;
+  // empty = the twin's own value
+  std::vector<int> twin_experts;
+  ExpertsAutoL3 twin_experts_auto;  // --experts auto-l3:LO-HI, resolved by the plan
+  std::vector<int> twin_expert_ff;
+  std::vector<double> routing_skew;
   // model-level axes (defaults: the pinned engine's llama-bench defaults)
   std::string load_mode = "auto";  // auto, none, mmap, mlock, mmap+mlock, dio (-lm)
   int n_gpu_layers = -1;
   std::vector<std::string> tensor_overrides;  // "pattern=BUFT", applied together
   std::vector<int> n_cpu_moe;                 // axis; empty = not used
   std::string numa = "disabled";
+  std::vector<int> l3_ways, mem_bw_percent;  // resctrl axes (hw/resctrl.hpp); empty = not used
   // context-level axes
   std::vector<int> n_ctx;  // empty = sized per context as llama-bench does (see ctx_for)
   std::vector<int> n_batch, n_ubatch;

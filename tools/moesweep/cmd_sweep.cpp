@@ -38,7 +38,7 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
              origin, s["points"].get<int>(), s["model_loads"].get<int>(), s["contexts"].get<int>(),
              s["thread_switches"].get<int>());
   for (const ModelGroup& mg : plan.models) {
-    fmt::print("model {}{}\n", model_display_name(mg.choice, plan.spec),
+    fmt::print("model {}{}{}\n", model_display_name(mg, plan.spec), knobs_text(mg.knobs),
                mg.choice.file.empty() ? " (twin, built on first use)" : "");
     for (const ContextGroup& cg : mg.contexts) {
       fmt::print("  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}{}\n",

@@ -1,68 +1,9 @@
 #include "sweep_options.hpp"
 
+#include "sweep/sweep_settings.hpp"
 #include "sweep/sweep_spec.hpp"
 
 namespace moesweep::cli {
-namespace {
-
-struct ValueFlag {
-  const char* names;  // CLI11 names
-  const char* key;    // settings key = long name
-  const char* help;
-};
-
-const ValueFlag kValueFlags[] = {
-    {"-m,--model", "model",
-     "GGUF file(s) or twin profile name(s), comma-separated (default kimi-k2.5 twin)"},
-    {"-q,--quant", "quant", "twin quant type(s): Q4_K_S,Q4_K_M,Q6_K,Q8_0,F16,..."},
-    {"--scale", "scale", "twin size preset: tiny, small, full"},
-    {"--seed", "seed", "twin weight seed"},
-    {"--layers", "layers", "twin override: layers"},
-    {"--hidden", "hidden", "twin override: hidden size"},
-    {"--experts", "experts", "twin override: routed experts"},
-    {"--experts-used", "experts-used", "twin override: experts used per token"},
-    {"--expert-ff", "expert-ff", "twin override: expert FFN size"},
-    {"-t,--threads", "threads", "threads for generation: 16,14,13,12 or 12-16"},
-    {"--threads-batch", "threads-batch", "threads for prefill (-tb), default = --threads"},
-    {"-c,--ctx-size", "ctx-size",
-     "context size(s) (default: deepest depth + PP + TG as llama-bench; 4096 for the open walk)"},
-    {"-b,--batch-size", "batch-size", "logical batch size(s)"},
-    {"--ubatch-size", "ubatch-size", "physical batch size(s) (-ub)"},
-    {"--cache-type-k", "cache-type-k", "K cache type(s) (-ctk): f16, q8_0, q4_0, ..."},
-    {"--cache-type-v", "cache-type-v", "V cache type(s) (-ctv); quantized V needs -fa on or auto"},
-    {"--flash-attn", "flash-attn", "flash attention (-fa): auto, on, off or a list (default auto)"},
-    {"-d,--depths,--n-depth", "depths",
-     "N_KV depths: 0,512,1024 or 0-8192+1024 (default: sweep-bench walk)"},
-    {"--depth-step", "depth-step", "depth step (default: ubatch)"},
-    {"--depth-max", "depth-max", "deepest N_KV (default: as deep as ctx allows)"},
-    {"-p,--n-prompt", "n-prompt", "PP tokens per measurement (default: one ubatch)"},
-    {"-n,--n-gen", "n-gen", "TG tokens per measurement"},
-    {"-r,--repetitions", "repetitions", "repetitions per point (the minimum with --target-ci)"},
-    {"--target-ci", "target-ci",
-     "repeat each point until the 95% CI half-width of its mean speed is within this percent"},
-    {"--max-repetitions", "max-repetitions", "most repetitions per point with --target-ci (20)"},
-    {"--token-seed", "token-seed", "seed of the random prompt tokens"},
-    {"-C,--cpu-mask", "cpu-mask", "CPU mask(s): 0xffff or 0-15 (';' between alternatives)"},
-    {"--poll", "poll", "threadpool polling level 0-100"},
-    {"--numa", "numa", "NUMA strategy: disabled, distribute, isolate, numactl"},
-    {"--load-mode", "load-mode",
-     "how the engine loads the model (-lm): auto, none, mmap, mlock, mmap+mlock, dio (default "
-     "auto)"},
-    {"--mmap", "mmap", "older spelling (-mmp): on = -lm mmap, off = -lm none"},
-    {"--n-gpu-layers", "n-gpu-layers",
-     "layers to offload (-ngl; default -1 = all, as llama-bench; a CPU build keeps them on CPU)"},
-    {"--n-cpu-moe", "n-cpu-moe", "keep the experts of the first N layers on CPU (axis)"},
-    {"--counters", "counters", "hardware counters: auto, perf, likwid, none"},
-    {"--name", "name", "run name (default: the profile's or 'adhoc')"},
-};
-
-const ValueFlag kBoolFlags[] = {
-    {"--mlock", "mlock", "older spelling: lock the model in RAM (= -lm mmap+mlock)"},
-    {"--cpu-strict", "cpu-strict", "strict CPU placement"},
-    {"--allow-oversubscribe", "allow-oversubscribe", "allow more threads than logical CPUs"},
-};
-
-}  // namespace
 
 void SweepOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--profile", profile, "sweep profile: a name in profiles/sweeps or a JSON path");
@@ -80,12 +21,23 @@ void SweepOptions::add_to(CLI::App& cmd) {
                  "sweet spot: fraction of the best S_TG to keep (0 ignores decode)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
-  for (const ValueFlag& f : kValueFlags)
-    value_options.push_back(cmd.add_option(f.names, values[f.key], f.help));
-  value_options.push_back(cmd.add_option("--override-tensor", repeated["override-tensor"],
-                                         "tensor buffer override (-ot), e.g. exps=CPU"));
-  for (const ValueFlag& f : kBoolFlags)
-    flag_options.push_back(cmd.add_flag(f.names, flags[f.key], f.help));
+  // Every setting of sweep_settings() (src/sweep/sweep_settings.cpp) but a
+  // profile's own keys: the flags and the profile keys are one list.
+  for (const SweepSetting& s : sweep_settings()) {
+    switch (s.kind) {
+      case SettingKind::kValue:
+        value_options.push_back(cmd.add_option(s.cli_names, values[s.key], s.help));
+        break;
+      case SettingKind::kRepeated:
+        value_options.push_back(cmd.add_option(s.cli_names, repeated[s.key], s.help));
+        break;
+      case SettingKind::kSwitch:
+        flag_options.push_back(cmd.add_flag(s.cli_names, flags[s.key], s.help));
+        break;
+      case SettingKind::kProfileOnly:
+        break;
+    }
+  }
 }
 
 std::map<std::string, nlohmann::json> SweepOptions::merged_settings(std::string* origin) const {
@@ -96,7 +48,7 @@ std::map<std::string, nlohmann::json> SweepOptions::merged_settings(std::string*
   for (const CLI::Option* opt : value_options) {
     if (opt->count() == 0) continue;
     const std::string key = opt->get_lnames().front();
-    if (key == "override-tensor") {
+    if (repeated.count(key)) {
       std::string joined;
       for (const std::string& v : repeated.at(key)) joined += (joined.empty() ? "" : ";") + v;
       settings[key] = joined;
@@ -110,12 +62,12 @@ std::map<std::string, nlohmann::json> SweepOptions::merged_settings(std::string*
 }
 
 std::vector<std::string> translate_llama_style_flags(int argc, char** argv) {
-  static const std::map<std::string, std::string> aliases = {
-      {"-tb", "--threads-batch"},   {"-ub", "--ubatch-size"},
-      {"-ctk", "--cache-type-k"},   {"-ctv", "--cache-type-v"},
-      {"-fa", "--flash-attn"},      {"-ngl", "--n-gpu-layers"},
-      {"-ot", "--override-tensor"}, {"-ncmoe", "--n-cpu-moe"},
-      {"-lm", "--load-mode"},       {"-mmp", "--mmap"}};
+  static const std::map<std::string, std::string> aliases = [] {
+    std::map<std::string, std::string> out;
+    for (const SweepSetting& s : sweep_settings())
+      if (s.llama_alias) out[s.llama_alias] = std::string("--") + s.key;
+    return out;
+  }();
   std::vector<std::string> out;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];

@@ -1,0 +1,120 @@
+#include "sweep/sweep_settings.hpp"
+
+namespace moesweep {
+
+const std::vector<SweepSetting>& sweep_settings() {
+  using K = SettingKind;
+  using L = SettingLevel;
+  // clang-format off
+  static const std::vector<SweepSetting> table = {
+      {"name", "--name", nullptr, "run name (default: the profile's or 'adhoc')", K::kValue, L::kRun},
+      {"description", nullptr, nullptr, "what the profile is for (profiles only)", K::kProfileOnly, L::kRun},
+      // the models and their twins
+      {"model", "-m,--model", nullptr,
+       "GGUF file(s) or twin profile name(s), comma-separated (default kimi-k2.5 twin)", K::kValue, L::kTwin},
+      {"quant", "-q,--quant", nullptr, "twin quant type(s): Q4_K_S,Q4_K_M,Q6_K,Q8_0,F16,...", K::kValue, L::kTwin},
+      {"scale", "--scale", nullptr, "twin size preset: tiny, small, full", K::kValue, L::kTwin},
+      {"seed", "--seed", nullptr, "twin weight seed", K::kValue, L::kTwin},
+      {"layers", "--layers", nullptr, "twin override: layers", K::kValue, L::kTwin},
+      {"hidden", "--hidden", nullptr, "twin override: hidden size (multiple of 256)", K::kValue, L::kTwin},
+      {"heads", "--heads", nullptr, "twin override: attention heads", K::kValue, L::kTwin},
+      {"dense-ff", "--dense-ff", nullptr, "twin override: dense FFN size", K::kValue, L::kTwin},
+      {"vocab", "--vocab", nullptr, "twin override: vocabulary size", K::kValue, L::kTwin},
+      {"experts", "--experts", nullptr,
+       "twin axis: routed experts per MoE layer, experts used held fixed (8,16,32 or "
+       "auto-l3:0.25-16 = total routed-expert bytes per layer from 0.25x to 16x this machine's L3)",
+       K::kValue, L::kTwin},
+      {"experts-used", "--experts-used", nullptr, "twin override: experts used per token", K::kValue, L::kTwin},
+      {"expert-ff", "--expert-ff", nullptr, "twin axis: expert FFN size(s)", K::kValue, L::kTwin},
+      {"routing-skew", "--routing-skew", nullptr,
+       "twin axis: Zipf exponent s of expert popularity, (e+1)^-s (0 = the twin's random routing)",
+       K::kValue, L::kTwin},
+      // model level
+      {"load-mode", "--load-mode", "-lm",
+       "how the engine loads the model (-lm): auto, none, mmap, mlock, mmap+mlock, dio (default auto)",
+       K::kValue, L::kModel},
+      {"mmap", "--mmap", "-mmp", "older spelling (-mmp): on = -lm mmap, off = -lm none", K::kValue, L::kModel},
+      {"mlock", "--mlock", nullptr, "older spelling: lock the model in RAM (= -lm mmap+mlock)", K::kSwitch, L::kModel},
+      {"n-gpu-layers", "--n-gpu-layers", "-ngl",
+       "layers to offload (-ngl; default -1 = all, as llama-bench; a CPU build keeps them on CPU)",
+       K::kValue, L::kModel},
+      {"override-tensor", "--override-tensor", "-ot", "tensor buffer override (-ot), e.g. exps=CPU",
+       K::kRepeated, L::kModel},
+      {"n-cpu-moe", "--n-cpu-moe", "-ncmoe", "keep the experts of the first N layers on CPU (axis)",
+       K::kValue, L::kModel},
+      {"l3-ways", "--l3-ways", nullptr,
+       "L3 ways the run's threads may fill (axis; resctrl L3 cache allocation, bare metal only)",
+       K::kValue, L::kModel},
+      {"mem-bw-percent", "--mem-bw-percent", nullptr,
+       "memory bandwidth allocation in percent (axis; resctrl MBA, bare metal only)", K::kValue,
+       L::kModel},
+      {"numa", "--numa", nullptr, "NUMA strategy: disabled, distribute, isolate, numactl", K::kValue, L::kModel},
+      // context level
+      {"ctx-size", "-c,--ctx-size", nullptr,
+       "context size(s) (default: deepest depth + PP + TG as llama-bench; 4096 for the open walk)",
+       K::kValue, L::kContext},
+      {"batch-size", "-b,--batch-size", nullptr, "logical batch size(s)", K::kValue, L::kContext},
+      {"ubatch-size", "--ubatch-size", "-ub", "physical batch size(s) (-ub)", K::kValue, L::kContext},
+      {"cache-type-k", "--cache-type-k", "-ctk", "K cache type(s) (-ctk): f16, q8_0, q4_0, ...",
+       K::kValue, L::kContext},
+      {"cache-type-v", "--cache-type-v", "-ctv",
+       "V cache type(s) (-ctv); quantized V needs -fa on or auto", K::kValue, L::kContext},
+      {"flash-attn", "--flash-attn", "-fa",
+       "flash attention (-fa): auto, on, off or a list (default auto)", K::kValue, L::kContext},
+      // thread level
+      {"threads", "-t,--threads", nullptr, "threads for generation: 16,14,13,12 or 12-16", K::kValue, L::kThread},
+      {"threads-batch", "--threads-batch", "-tb", "threads for prefill (-tb), default = --threads",
+       K::kValue, L::kThread},
+      {"cpu-mask", "-C,--cpu-mask", nullptr, "CPU mask(s): 0xffff or 0-15 (';' between alternatives)",
+       K::kValue, L::kThread},
+      {"cpu-strict", "--cpu-strict", nullptr, "strict CPU placement", K::kSwitch, L::kThread},
+      {"poll", "--poll", nullptr, "threadpool polling level 0-100", K::kValue, L::kThread},
+      // the walk and the measurement
+      {"depths", "-d,--depths,--n-depth", nullptr,
+       "N_KV depths: 0,512,1024 or 0-8192+1024 (default: sweep-bench walk)", K::kValue, L::kWalk},
+      {"depth-step", "--depth-step", nullptr, "depth step (default: ubatch)", K::kValue, L::kWalk},
+      {"depth-max", "--depth-max", nullptr, "deepest N_KV (default: as deep as ctx allows)", K::kValue, L::kWalk},
+      {"n-prompt", "-p,--n-prompt", nullptr, "PP tokens per measurement (default: one ubatch)", K::kValue, L::kWalk},
+      {"n-gen", "-n,--n-gen", nullptr, "TG tokens per measurement", K::kValue, L::kWalk},
+      {"repetitions", "-r,--repetitions", nullptr, "repetitions per point (the minimum with --target-ci)",
+       K::kValue, L::kWalk},
+      {"target-ci", "--target-ci", nullptr,
+       "repeat each point until the 95% CI half-width of its mean speed is within this percent",
+       K::kValue, L::kWalk},
+      {"max-repetitions", "--max-repetitions", nullptr, "most repetitions per point with --target-ci (20)",
+       K::kValue, L::kWalk},
+      {"token-seed", "--token-seed", nullptr, "seed of the random prompt tokens", K::kValue, L::kWalk},
+      // run
+      {"counters", "--counters", nullptr, "hardware counters: auto, perf, likwid, none", K::kValue, L::kRun},
+      {"allow-oversubscribe", "--allow-oversubscribe", nullptr, "allow more threads than logical CPUs",
+       K::kSwitch, L::kRun},
+  };
+  // clang-format on
+  return table;
+}
+
+const SweepSetting* find_sweep_setting(const std::string& key) {
+  for (const SweepSetting& s : sweep_settings())
+    if (key == s.key) return &s;
+  return nullptr;
+}
+
+const char* setting_level_name(SettingLevel level) {
+  switch (level) {
+    case SettingLevel::kRun:
+      return "run";
+    case SettingLevel::kTwin:
+      return "twin";
+    case SettingLevel::kModel:
+      return "model";
+    case SettingLevel::kContext:
+      return "context";
+    case SettingLevel::kThread:
+      return "thread";
+    case SettingLevel::kWalk:
+      return "walk";
+  }
+  return "?";
+}
+
+}  // namespace moesweep
