@@ -102,7 +102,7 @@ TEST(TraceEngine, SweepTraceRoutingWritesATracePerContext) {
 // Enable when twins take --routing-skew (helper "axes"): the realised skew
 // of the router must rise with the requested one, and so must the hit rate
 // of a 32 MiB cache.
-TEST(TraceEngine, DISABLED_RealisedSkewRisesWithRequestedSkew) {
+TEST(TraceEngine, RealisedSkewRisesWithRequestedSkew) {
   double last_gini = -1, last_hit = -1;
   for (const char* s : {"0", "1.5"}) {
     const auto dir = test::scratch_dir() / (std::string("skew-") + s);
@@ -113,9 +113,11 @@ TEST(TraceEngine, DISABLED_RealisedSkewRisesWithRequestedSkew) {
     const L3Analysis a =
         analyse_trace(read_routing_trace(test::only_run_dir(dir) / "routing.trace.zst"), {});
     EXPECT_GT(a.mean.gini, last_gini) << s;
-    const double hit32 = a.curve[2].hit.generation;  // standard_cache_sizes()[2] = 32 MiB
-    EXPECT_GT(hit32, last_hit) << s;
-    last_gini = a.mean.gini, last_hit = hit32;
+    // At 8 MiB (standard_cache_sizes()[0]) the 27 MiB pool of this twin does
+    // not fit, so the skew's smaller hot set shows; at 32 MiB both fit.
+    const double hit8 = a.curve[0].hit.generation;
+    EXPECT_GT(hit8, last_hit + 0.1) << s;
+    last_gini = a.mean.gini, last_hit = hit8;
   }
 }
 

@@ -27,6 +27,9 @@ void TwinOptions::add_to(CLI::App& cmd, bool model_flag_is_profile) {
     given_.push_back({cmd.add_option(shape_flags[i].first, *shape_flags[i].second, helps[i]),
                       shape_flags[i].second});
   cmd.add_option("--seed", seed, "random seed of the weights")->capture_default_str();
+  cmd.add_option("--routing-skew", routing_skew,
+                 "Zipf exponent s of expert popularity (0: random routing; see README)")
+      ->capture_default_str();
 }
 
 TwinSpec TwinOptions::spec_for(const std::string& quant) const {
@@ -39,7 +42,7 @@ TwinSpec TwinOptions::spec_for(const std::string& quant) const {
           "a number >= 1",
           fmt::format("fix {}, or leave it out for the preset's value", option->get_name()));
     }
-  return twin_spec_for(model, scale, overrides, quant, seed);
+  return twin_spec_for(model, scale, overrides, quant, seed, routing_skew);
 }
 
 std::string human_count(int64_t n) {

@@ -18,6 +18,7 @@ struct TwinOptions {
   std::string scale = "tiny";
   ShapeOverrides overrides;
   uint64_t seed = 42;
+  double routing_skew = 0;  // twin_routing.hpp; 0 = the random router
 
   void add_to(CLI::App& cmd, bool model_flag_is_profile = true);
   // The spec for one quant type; UserError for a shape flag given as 0 or less.
