@@ -47,30 +47,11 @@ nlohmann::json ModelShape::to_json() const {
           {"context_length", context_length}};
 }
 
-ModelProfile parse_model_profile(const nlohmann::json& j, const std::string& origin) {
-  if (!j.is_object()) {
-    throw UserError(fmt::format("{}: a model profile must be a JSON object", origin),
-                    "{\"name\":..., \"arch\":..., \"shape\":{...}}",
-                    "see profiles/models/kimi-k2.5.json");
-  }
-  ModelProfile p;
-  p.name = require_field<std::string>(j, "name", origin);
-  p.arch = require_field<std::string>(j, "arch", origin);
-  if (std::find(supported_twin_archs().begin(), supported_twin_archs().end(), p.arch) ==
-      supported_twin_archs().end()) {
-    throw UserError(fmt::format("{}: arch '{}' is not one the twin builder knows", origin, p.arch),
-                    fmt::format("one of {}", fmt::join(supported_twin_archs(), ", ")),
-                    "use a supported arch, or run sweeps on a real GGUF with -m");
-  }
-  p.description = optional_field<std::string>(j, "description", "", origin);
-  p.source = optional_field<std::string>(j, "source", "", origin);
-  if (!j.contains("shape") || !j["shape"].is_object()) {
-    throw UserError(fmt::format("{}: required object 'shape' is missing", origin),
-                    "\"shape\": {...}", "add the model's dimensions under \"shape\"");
-  }
-  const nlohmann::json& s = j["shape"];
-  const std::string so = origin + " shape";
-  ModelShape& m = p.shape;
+namespace {
+
+// The "shape" object: every dimension a twin and the KV/roofline arithmetic need.
+ModelShape parse_shape(const nlohmann::json& s, const std::string& so) {
+  ModelShape m;
   m.layers = require_field<int64_t>(s, "layers", so);
   m.hidden = require_field<int64_t>(s, "hidden", so);
   m.heads = require_field<int64_t>(s, "heads", so);
@@ -90,6 +71,12 @@ ModelProfile parse_model_profile(const nlohmann::json& j, const std::string& ori
   m.moe_every = optional_field<int64_t>(s, "moe_every", 1, so);
   m.vocab = require_field<int64_t>(s, "vocab", so);
   m.context_length = optional_field<int64_t>(s, "context_length", 4096, so);
+  return m;
+}
+
+// The shape's rules: attention head dims, experts exactly for the MoE archs.
+void check_shape(const ModelProfile& p, const std::string& origin) {
+  const ModelShape& m = p.shape;
   if (m.is_mla() && (m.qk_nope_head_dim <= 0 || m.qk_rope_head_dim <= 0 || m.v_head_dim <= 0)) {
     throw UserError(fmt::format("{}: MLA model (kv_lora_rank set) lacks head dims", origin),
                     "qk_nope_head_dim, qk_rope_head_dim and v_head_dim > 0",
@@ -116,6 +103,33 @@ ModelProfile parse_model_profile(const nlohmann::json& j, const std::string& ori
                     "more layers than dense-lead layers (at least one MoE layer)",
                     "fix \"layers\"");
   }
+}
+
+}  // namespace
+
+ModelProfile parse_model_profile(const nlohmann::json& j, const std::string& origin) {
+  if (!j.is_object()) {
+    throw UserError(fmt::format("{}: a model profile must be a JSON object", origin),
+                    "{\"name\":..., \"arch\":..., \"shape\":{...}}",
+                    "see profiles/models/kimi-k2.5.json");
+  }
+  ModelProfile p;
+  p.name = require_field<std::string>(j, "name", origin);
+  p.arch = require_field<std::string>(j, "arch", origin);
+  if (std::find(supported_twin_archs().begin(), supported_twin_archs().end(), p.arch) ==
+      supported_twin_archs().end()) {
+    throw UserError(fmt::format("{}: arch '{}' is not one the twin builder knows", origin, p.arch),
+                    fmt::format("one of {}", fmt::join(supported_twin_archs(), ", ")),
+                    "use a supported arch, or run sweeps on a real GGUF with -m");
+  }
+  p.description = optional_field<std::string>(j, "description", "", origin);
+  p.source = optional_field<std::string>(j, "source", "", origin);
+  if (!j.contains("shape") || !j["shape"].is_object()) {
+    throw UserError(fmt::format("{}: required object 'shape' is missing", origin),
+                    "\"shape\": {...}", "add the model's dimensions under \"shape\"");
+  }
+  p.shape = parse_shape(j["shape"], origin + " shape");
+  check_shape(p, origin);
   if (j.contains("routing")) {
     const nlohmann::json& r = j["routing"];
     p.gating = optional_field<std::string>(r, "gating", "softmax", origin + " routing");
@@ -227,6 +241,33 @@ ShapeOverrides preset_overrides(const nlohmann::json& preset, const std::string&
   return o;
 }
 
+// A scaled twin the engine can load: an MoE layer left, within the engine's
+// layer and expert limits, a valid expert choice, whole GQA groups.
+void check_scaled_shape(const ModelShape& m, bool mla, bool dense) {
+  if (!dense && m.layers <= m.dense_lead_layers) {
+    throw UserError(fmt::format("{} layers leave no MoE layer after {} dense-lead layers", m.layers,
+                                m.dense_lead_layers),
+                    fmt::format("--layers > {}", m.dense_lead_layers),
+                    fmt::format("use --layers {} or more", m.dense_lead_layers + 1));
+  }
+  if (m.layers > engine_limits::kMaxLayers || m.experts > engine_limits::kMaxExperts) {
+    throw UserError(fmt::format("a twin of {} layers and {} experts", m.layers, m.experts),
+                    fmt::format("at most {} layers (LLAMA_MAX_LAYERS) and {} experts "
+                                "(LLAMA_MAX_EXPERTS): the engine cannot load more",
+                                engine_limits::kMaxLayers, engine_limits::kMaxExperts),
+                    "lower --layers / --experts");
+  }
+  if (!dense && (m.experts_used > m.experts || m.experts_used <= 0)) {
+    throw UserError(fmt::format("experts_used={} with experts={}", m.experts_used, m.experts),
+                    "1 <= experts-used <= experts", "fix --experts / --experts-used");
+  }
+  if (!mla && m.heads % m.kv_heads != 0) {
+    throw UserError(
+        fmt::format("--heads {} is not a multiple of the {} KV heads", m.heads, m.kv_heads),
+        "heads divisible by kv_heads", "choose another --heads");
+  }
+}
+
 }  // namespace
 
 ModelProfile scale_profile(const ModelProfile& real, const std::string& scale,
@@ -280,28 +321,7 @@ ModelProfile scale_profile(const ModelProfile& real, const std::string& scale,
   if (!dense) apply_overrides(m, o, r.is_mla());
   // A dense twin has no experts to override: only its widths follow the flags.
   if (dense) apply_overrides(m, {o.layers, o.hidden, o.heads, 0, o.dense_ff, o.vocab}, false);
-  if (!dense && m.layers <= m.dense_lead_layers) {
-    throw UserError(fmt::format("{} layers leave no MoE layer after {} dense-lead layers", m.layers,
-                                m.dense_lead_layers),
-                    fmt::format("--layers > {}", m.dense_lead_layers),
-                    fmt::format("use --layers {} or more", m.dense_lead_layers + 1));
-  }
-  if (m.layers > engine_limits::kMaxLayers || m.experts > engine_limits::kMaxExperts) {
-    throw UserError(fmt::format("a twin of {} layers and {} experts", m.layers, m.experts),
-                    fmt::format("at most {} layers (LLAMA_MAX_LAYERS) and {} experts "
-                                "(LLAMA_MAX_EXPERTS): the engine cannot load more",
-                                engine_limits::kMaxLayers, engine_limits::kMaxExperts),
-                    "lower --layers / --experts");
-  }
-  if (!dense && (m.experts_used > m.experts || m.experts_used <= 0)) {
-    throw UserError(fmt::format("experts_used={} with experts={}", m.experts_used, m.experts),
-                    "1 <= experts-used <= experts", "fix --experts / --experts-used");
-  }
-  if (!r.is_mla() && m.heads % m.kv_heads != 0) {
-    throw UserError(
-        fmt::format("--heads {} is not a multiple of the {} KV heads", m.heads, m.kv_heads),
-        "heads divisible by kv_heads", "choose another --heads");
-  }
+  check_scaled_shape(m, r.is_mla(), dense);
   if (scale != "full" || f != 1.0) twin.name = real.name;
   return twin;
 }

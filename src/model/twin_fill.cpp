@@ -14,13 +14,6 @@
 namespace moesweep {
 namespace {
 
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // Uniform in [-amp, amp] (+ offset): cheap and varied enough that routing
 // spreads tokens over the experts as real weights do.
 void random_row(float* out, int64_t n, uint64_t row_seed, float amp, float offset) {

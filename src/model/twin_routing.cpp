@@ -4,15 +4,10 @@
 #include <cmath>
 #include <numeric>
 
+#include "util/hash.hpp"
+
 namespace moesweep {
 namespace {
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // The router logits of `samples` tokens: ~N(0,1) each (Box-Muller), fixed seed.
 std::vector<float> model_logits(int64_t samples, int64_t experts) {

@@ -89,14 +89,16 @@ std::string SweepRunner::resolve_model_path(ModelGroup& mg) {
   return twin.path.string();
 }
 
+std::vector<const PlannedPoint*> SweepRunner::points_of(size_t mi,
+                                                        std::optional<size_t> context) const {
+  std::vector<const PlannedPoint*> v;
+  for (const PlannedPoint& p : plan_.points)
+    if (p.model == mi && (!context || p.context == *context)) v.push_back(&p);
+  return v;
+}
+
 void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome& out) {
   ModelGroup& mg = plan_.models[mi];
-  auto points_of = [&](std::optional<size_t> context) {
-    std::vector<const PlannedPoint*> v;
-    for (const PlannedPoint& p : plan_.points)
-      if (p.model == mi && (!context || p.context == *context)) v.push_back(&p);
-    return v;
-  };
   std::unique_ptr<LoadedModel> model;
   KvShape kv_shape;
   try {
@@ -109,7 +111,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
   } catch (const UserError& e) {
     throw;  // a missing or corrupt file is the user's to fix: stop with the message
   } catch (const std::exception& e) {
-    fail_points(points_of(std::nullopt), fmt::format("model load failed: {}", e.what()), out);
+    fail_points(points_of(mi, std::nullopt), fmt::format("model load failed: {}", e.what()), out);
     return;
   }
   // Cache / bandwidth allocation for every point of this group; removed on
@@ -120,7 +122,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
       remove_stale_resctrl_groups(resctrl_root());
       allocation.emplace(probe_resctrl(), mg.l3_ways, mg.mem_bw_percent);
     } catch (const std::exception& e) {
-      fail_points(points_of(std::nullopt), e.what(), out);
+      fail_points(points_of(mi, std::nullopt), e.what(), out);
       return;
     }
   }
@@ -133,33 +135,41 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
 
   for (size_t ci = 0; ci < mg.contexts.size(); ++ci) {
     if (stop.load()) return;
-    const ContextGroup& cg = mg.contexts[ci];
-    const std::vector<const PlannedPoint*> points = points_of(ci);
-    auto wanted = [&](const PlannedPoint& p) { return !done_.count(p.params.key_string()); };
-    size_t n_wanted = 0;
-    for (const PlannedPoint* p : points) n_wanted += wanted(*p);
-    out.skipped_points += static_cast<int>(points.size() - n_wanted);
-    if (n_wanted == 0) continue;
-    if (!cg.invalid_reason.empty()) {
-      fail_points(points, cg.invalid_reason, out);
-      continue;
-    }
-    try {
-      check_kv_fits_memory(kv_cache_bytes(kv_shape, cg.params), cg.params);
-      LiveContext ctx(*model, cg.params, traces_ ? traces_->start(f, ci) : nullptr);
-      int max_depth = 0;
-      for (int d : cg.depths) max_depth = std::max(max_depth, d);
-      // [0, deepest + PP) is the prompt stream; the TG tokens come after it.
-      const auto tokens =
-          random_tokens(plan_.spec.token_seed, f.n_vocab,
-                        static_cast<size_t>(max_depth + cg.n_prompt + plan_.spec.n_gen));
-      WalkInputs in{ctx, cg, plan_.spec, tokens, counters_, listener_, stop};
-      run_kv_walk(in, points, wanted,
-                  [&](const PlannedPoint&, Record&& rec) { emit(std::move(rec), out); });
-      if (traces_) traces_->finish();
-    } catch (const EngineError& e) {
-      fail_points(points, e.what(), out);  // the rest of this context; the sweep goes on
-    }
+    run_context(mi, ci, *model, kv_shape, stop, out);
+  }
+}
+
+// One context of a loaded model: its KV walk over the wanted points; an
+// engine error fails the rest of this context and the sweep goes on.
+void SweepRunner::run_context(size_t mi, size_t ci, LoadedModel& model, const KvShape& kv_shape,
+                              const std::atomic<bool>& stop, RunOutcome& out) {
+  const ModelFacts& f = model.facts();
+  const ContextGroup& cg = plan_.models[mi].contexts[ci];
+  const std::vector<const PlannedPoint*> points = points_of(mi, ci);
+  auto wanted = [&](const PlannedPoint& p) { return !done_.count(p.params.key_string()); };
+  size_t n_wanted = 0;
+  for (const PlannedPoint* p : points) n_wanted += wanted(*p);
+  out.skipped_points += static_cast<int>(points.size() - n_wanted);
+  if (n_wanted == 0) return;
+  if (!cg.invalid_reason.empty()) {
+    fail_points(points, cg.invalid_reason, out);
+    return;
+  }
+  try {
+    check_kv_fits_memory(kv_cache_bytes(kv_shape, cg.params), cg.params);
+    LiveContext ctx(model, cg.params, traces_ ? traces_->start(f, ci) : nullptr);
+    int max_depth = 0;
+    for (int d : cg.depths) max_depth = std::max(max_depth, d);
+    // [0, deepest + PP) is the prompt stream; the TG tokens come after it.
+    const auto tokens =
+        random_tokens(plan_.spec.token_seed, f.n_vocab,
+                      static_cast<size_t>(max_depth + cg.n_prompt + plan_.spec.n_gen));
+    WalkInputs in{ctx, cg, plan_.spec, tokens, counters_, listener_, stop};
+    run_kv_walk(in, points, wanted,
+                [&](const PlannedPoint&, Record&& rec) { emit(std::move(rec), out); });
+    if (traces_) traces_->finish();
+  } catch (const EngineError& e) {
+    fail_points(points, e.what(), out);  // the rest of this context; the sweep goes on
   }
 }
 

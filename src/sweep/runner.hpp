@@ -5,8 +5,10 @@
 // reason and the sweep goes on; Ctrl-C (the `stop` flag) ends it after the
 // current sample with everything finished already in the listener.
 #include <atomic>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "counters/counter_backend.hpp"
 #include "results/sink.hpp"
@@ -17,6 +19,8 @@ namespace moesweep {
 
 class RoutingObserver;  // engine/routing_observer.hpp
 struct ModelFacts;
+class LoadedModel;  // engine/llama_engine.hpp
+struct KvShape;     // model/kv_cache.hpp
 
 // sweep --trace-routing: hands out the observer that records one context's
 // routing (every timed PP and TG token of its points), and is told when the
@@ -52,6 +56,10 @@ class SweepRunner {
 
  private:
   void run_model(size_t model_index, const std::atomic<bool>& stop, RunOutcome& out);
+  void run_context(size_t model_index, size_t context_index, LoadedModel& model,
+                   const KvShape& kv_shape, const std::atomic<bool>& stop, RunOutcome& out);
+  std::vector<const PlannedPoint*> points_of(size_t model_index,
+                                             std::optional<size_t> context) const;
   void fail_points(const std::vector<const PlannedPoint*>& points, const std::string& reason,
                    RunOutcome& out);
   void emit(Record&& rec, RunOutcome& out);

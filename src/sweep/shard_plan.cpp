@@ -108,7 +108,10 @@ void fill_empty(Loads& loads, const PlanCost& cost) {
 
 std::string plan_id(const Plan& plan) {
   std::string text = plan.spec.to_json().dump();
-  for (const PlannedPoint& p : plan.points) text += "\n" + p.params.key_string();
+  for (const PlannedPoint& p : plan.points) {
+    text += '\n';  // appended apart: GCC 12 warns (-Wrestrict) on "\n" + string here
+    text += p.params.key_string();
+  }
   return sha256_hex(text).substr(0, 16);
 }
 

@@ -210,8 +210,11 @@ const std::vector<std::string>& known_sweep_keys() {
   return keys;
 }
 
-SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settings,
-                             const std::string& origin) {
+namespace {
+
+// Every key is a setting of the table (a typo in a profile is an error, not ignored).
+void check_known_settings(const std::map<std::string, nlohmann::json>& settings,
+                          const std::string& origin) {
   for (const auto& [key, value] : settings) {
     const auto& keys = known_sweep_keys();
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
@@ -220,8 +223,10 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
                       "remove it or correct its spelling (profile keys are the flags' long names)");
     }
   }
-  const Settings s(settings, origin);
-  SweepSpec spec;
+}
+
+// The model level: name, twins and their knobs, the models, how they load.
+void model_settings_from(const Settings& s, SweepSpec& spec) {
   if (s.has("name")) spec.name = s.text("name");
   spec.twin_scale = s.has("scale") ? s.text("scale") : spec.twin_scale;
   spec.twin_seed = static_cast<uint64_t>(s.one_int("seed", 42, 0));
@@ -261,6 +266,16 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
     throw UserError(fmt::format("{}: unknown NUMA strategy '{}'", s.flag("numa"), spec.numa),
                     "disabled, distribute, isolate or numactl", "pick one of those");
   }
+}
+
+}  // namespace
+
+SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settings,
+                             const std::string& origin) {
+  check_known_settings(settings, origin);
+  const Settings s(settings, origin);
+  SweepSpec spec;
+  model_settings_from(s, spec);
   spec.n_ctx = s.ints("ctx-size", {}, 64);
   spec.n_batch = s.ints("batch-size", {2048}, 1);
   spec.n_ubatch = s.ints("ubatch-size", {512}, 1);

@@ -13,6 +13,15 @@ std::string sha256_hex(std::string_view bytes);
 // Stable across compilers and runs (std::hash is not): seeds and cache keys.
 uint64_t fnv1a64(std::string_view bytes, uint64_t seed = 0xcbf29ce484222325ULL);
 
+// SplitMix64: the next value of a tiny fixed-seed generator (twin weights,
+// routing calibration), the same on every compiler and CPU.
+inline uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 }  // namespace moesweep
 
 namespace moesweep {
