@@ -17,14 +17,20 @@ namespace {
 
 const char kAutoPrefix[] = "auto-l3:";
 
+// The number text starts with, and how many characters it took (0: none).
+double leading_number(const std::string& text, size_t* used) {
+  *used = 0;
+  try {
+    return std::stod(text, used);
+  } catch (const std::exception&) {
+    *used = 0;
+    return 0;
+  }
+}
+
 double positive_number(const std::string& text, const std::string& what) {
   size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  const double v = leading_number(text, &used);
   if (used == 0 || used != text.size() || !(v > 0) || !std::isfinite(v)) {
     throw UserError(fmt::format("{}: '{}' is not a positive number", what, text),
                     "auto-l3:LO-HI with LO and HI multiples of the L3 size, e.g. auto-l3:0.25-16",
@@ -36,12 +42,7 @@ double positive_number(const std::string& text, const std::string& what) {
 // "32M", "512MiB", "1G" or plain bytes.
 uint64_t byte_size(const std::string& text) {
   size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  const double v = leading_number(text, &used);
   const std::string unit = used > 0 ? text.substr(used) : "";
   const double scale = unit.empty()     ? 1.0
                        : unit[0] == 'K' ? 1024.0
