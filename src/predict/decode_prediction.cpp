@@ -12,6 +12,7 @@
 #include "model/gguf_inspect.hpp"
 #include "model/kv_cache.hpp"
 #include "model/model_profile.hpp"
+#include "predict/fleet_fit.hpp"
 #include "results/run_source.hpp"
 #include "results/stats.hpp"
 #include "util/error.hpp"
@@ -45,6 +46,13 @@ ModelCost cost_from_sizes(double total_params, double active_params, const Quant
   m.active_params = active_params;
   m.total_bytes = total_params * q.approx_bpw / 8;
   m.bytes_per_token = active_params * q.approx_bpw / 8;
+  return m;
+}
+
+ModelCost cost_from_bytes(double bytes_per_token) {
+  ModelCost m;
+  m.label = fmt::format("{:.3f} GB read per decoded token (as recorded)", bytes_per_token / 1e9);
+  m.bytes_per_token = bytes_per_token;
   return m;
 }
 
@@ -119,6 +127,7 @@ void choose_bandwidth(const PredictInputs& in, Prediction& p) {
 // --efficiency, else this machine's measured runs, else the profile's.
 std::optional<Calibration> choose_calibration(const PredictInputs& in, const Prediction& p) {
   if (in.efficiency > 0) return Calibration{in.efficiency, "--efficiency"};
+  if (!in.calibration_file.empty()) return load_saved_calibration(in.calibration_file);
   if (p.this_machine) {
     const double min_bytes = 4.0 * static_cast<double>(std::max<uint64_t>(
                                        probe_topology().l3_total_bytes(), 256ull << 20));
@@ -133,8 +142,9 @@ std::optional<Calibration> choose_calibration(const PredictInputs& in, const Pre
 }  // namespace
 
 Prediction predict_decode(const PredictInputs& in) {
-  if (in.model.empty() == (in.active_params <= 0)) {
-    throw UserError("predict needs a model",
+  const int models = !in.model.empty() + (in.active_params > 0) + (in.active_bytes_per_token > 0);
+  if (models != 1) {
+    throw UserError(models == 0 ? "predict needs a model" : "predict got more than one model",
                     "--model PROFILE, or --active-params and --total-params",
                     "e.g. --model kimi-k2.5, or --total-params 2.8e12 --active-params 104e9");
   }
@@ -142,8 +152,9 @@ Prediction predict_decode(const PredictInputs& in) {
   p.hardware = load_hardware_profile(in.hardware);
   const QuantType& q = find_quant_type(in.quant);
   parse_cache_type(in.cache_type);  // refused even when a size-only model has no KV term
-  p.model = in.model.empty() ? cost_from_sizes(in.total_params, in.active_params, q)
-                             : cost_from_profile(in.model, q, in.depth, in.cache_type);
+  p.model = in.active_bytes_per_token > 0 ? cost_from_bytes(in.active_bytes_per_token)
+            : in.model.empty()            ? cost_from_sizes(in.total_params, in.active_params, q)
+                                          : cost_from_profile(in.model, q, in.depth, in.cache_type);
   const std::string cpu = in.cpu_model_name.empty() ? cpu_info().model_name : in.cpu_model_name;
   p.this_machine = match_hardware_profile(cpu).name == p.hardware.name;
   choose_bandwidth(in, p);

@@ -20,11 +20,15 @@ struct PredictInputs {
   std::string hardware;  // hardware profile name or JSON path
   std::string model;     // model profile; or, instead, the two sizes below
   double total_params = 0, active_params = 0;
+  // Or, instead of both: the bytes one decoded token reads, as a sweep record
+  // measured them (extra.roofline.active_bytes_per_token; the fleet table).
+  double active_bytes_per_token = 0;
   std::string quant = "Q4_K_S";
   int64_t depth = 8192;  // KV depth for the KV bytes read per token
   std::string cache_type = "q8_0";
   double bandwidth_gbps = 0;              // override; 0: measured here, else theoretical
   double efficiency = 0;                  // override, fraction; 0: calibrated
+  std::string calibration_file;           // `predict --calibrate --save` wrote it; "": none
   double target_tps = 0;                  // also say what this decode speed needs; 0: no
   std::string runs_dir = "results/runs";  // measured runs used for calibration
   std::string reference_model;            // calibrate only on the profile's runs of this model
@@ -45,6 +49,8 @@ ModelCost cost_from_profile(const std::string& name, const QuantType& q, int64_t
                             const std::string& cache_type);
 // KV unknown without a shape: the active weights only.
 ModelCost cost_from_sizes(double total_params, double active_params, const QuantType& q);
+// The bytes per token a sweep recorded (weights and KV at the record's depth).
+ModelCost cost_from_bytes(double bytes_per_token);
 
 struct Calibration {
   double efficiency = 0;  // fraction of the roofline

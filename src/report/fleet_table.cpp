@@ -1,62 +1,75 @@
 #include "report/fleet_table.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <algorithm>
-#include <map>
 
 #include "report/markdown_table.hpp"
 
 namespace moesweep {
 namespace {
 
-// Best speed over thread settings at depth `n_kv` (0 when none was measured).
-std::pair<double, double> best_at(const std::vector<Record>& records, int n_kv) {
-  double pp = 0, tg = 0;
-  for (const Record& r : records)
-    if (r.ok && r.params.n_kv == n_kv) {
-      pp = std::max(pp, r.pp.speed.mean);
-      tg = std::max(tg, r.tg.speed.mean);
-    }
-  return {pp, tg};
-}
-
 std::string speed(double v) {
   return v > 0 ? fmt::format("{:.1f}", v) : "-";
+}
+
+nlohmann::json number_or_null(double v) {
+  return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+std::string l3_mib(const FleetMember& m) {
+  const nlohmann::json mc = m.meta.value("machine_class", nlohmann::json::object());
+  const nlohmann::json l3 = mc.value("l3_bytes", nlohmann::json());
+  return l3.is_number() ? fmt::format("{:.0f}", l3.get<double>() / (1 << 20)) : "-";
+}
+
+nlohmann::json depth_json(const FleetHost& h) {
+  return {{"n_kv", h.n_kv},
+          {"s_pp", number_or_null(h.s_pp)},
+          {"s_tg", number_or_null(h.s_tg)},
+          {"bytes_per_token", number_or_null(h.bytes_per_token)},
+          {"roofline_tg", h.roofline_tps ? nlohmann::json(*h.roofline_tps) : nullptr},
+          {"efficiency_tg", h.efficiency ? nlohmann::json(*h.efficiency) : nullptr},
+          {"efficiency_text", h.efficiency_text}};
 }
 
 }  // namespace
 
 std::string fleet_table(const std::vector<FleetMember>& members) {
-  int shallow = -1, deep = -1;
-  for (const FleetMember& m : members)
-    for (const Record& r : m.records)
-      if (r.ok) {
-        shallow = shallow < 0 ? r.params.n_kv : std::min(shallow, r.params.n_kv);
-        deep = std::max(deep, r.params.n_kv);
-      }
+  const int shallow = fleet_depth(members, false), deep = fleet_depth(members, true);
+  const auto at0 = fleet_hosts(members, shallow), at1 = fleet_hosts(members, deep);
   MarkdownTable t({"hosts", "CPU", "CPUs", "L3 MiB", "bandwidth GB/s",
                    fmt::format("S_PP @{}", shallow), fmt::format("S_TG @{}", shallow),
-                   fmt::format("S_PP @{}", deep), fmt::format("S_TG @{}", deep), "points"});
-  for (const FleetMember& m : members) {
-    const nlohmann::json node = m.meta.value("node", nlohmann::json::object());
-    const nlohmann::json mc = m.meta.value("machine_class", nlohmann::json::object());
-    const nlohmann::json l3 = mc.value("l3_bytes", nlohmann::json());
-    std::vector<double> bw;
-    for (const auto& s : m.meta["merge"].value("sources", nlohmann::json::array()))
-      if (s.contains("bandwidth") && s["bandwidth"].is_object())
-        bw.push_back(s["bandwidth"].value("gbps", 0.0));
-    const double bandwidth = bw.empty() ? 0 : *std::max_element(bw.begin(), bw.end());
-    const auto [pp0, tg0] = best_at(m.records, shallow);
-    const auto [pp1, tg1] = best_at(m.records, deep);
-    t.add_row({fmt::format("{}", fmt::join(m.meta.value("hosts", std::vector<std::string>{}), ",")),
-               node.value("cpu_model", "?"), fmt::format("{}", node.value("logical_cpus", 0)),
-               l3.is_number() ? fmt::format("{:.0f}", l3.get<double>() / (1 << 20)) : "-",
-               bandwidth > 0 ? fmt::format("{:.1f}", bandwidth) : "-", speed(pp0), speed(tg0),
-               speed(pp1), speed(tg1), fmt::format("{}", m.records.size())});
+                   fmt::format("decode eff. @{}", shallow), fmt::format("S_PP @{}", deep),
+                   fmt::format("S_TG @{}", deep), fmt::format("decode eff. @{}", deep), "points"});
+  for (size_t i = 0; i < members.size(); ++i) {
+    const FleetHost &a = at0[i], &b = at1[i];
+    t.add_row({a.hosts, a.cpu, fmt::format("{}", a.logical_cpus), l3_mib(members[i]),
+               a.bandwidth_gbps ? fmt::format("{:.1f}", *a.bandwidth_gbps) : "not measured",
+               speed(a.s_pp), speed(a.s_tg), a.efficiency_text, speed(b.s_pp), speed(b.s_tg),
+               b.efficiency_text, fmt::format("{}", members[i].records.size())});
   }
   return t.render();
+}
+
+nlohmann::json fleet_table_json(const std::vector<FleetMember>& members) {
+  const int shallow = fleet_depth(members, false), deep = fleet_depth(members, true);
+  const auto at0 = fleet_hosts(members, shallow), at1 = fleet_hosts(members, deep);
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t i = 0; i < members.size(); ++i) {
+    const FleetHost& a = at0[i];
+    const nlohmann::json mc = members[i].meta.value("machine_class", nlohmann::json::object());
+    rows.push_back({{"hosts", a.hosts},
+                    {"machine", a.machine},
+                    {"cpu", a.cpu},
+                    {"logical_cpus", a.logical_cpus},
+                    {"l3_bytes", mc.value("l3_bytes", nlohmann::json())},
+                    {"bandwidth_gbps", a.bandwidth_gbps ? nlohmann::json(*a.bandwidth_gbps)
+                                                        : nlohmann::json(nullptr)},
+                    {"bandwidth_text", a.bandwidth_gbps ? "measured" : kNoBandwidth},
+                    {"shallow", depth_json(a)},
+                    {"deep", depth_json(at1[i])},
+                    {"points", members[i].records.size()}});
+  }
+  return rows;
 }
 
 }  // namespace moesweep

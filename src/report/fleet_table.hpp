@@ -1,21 +1,19 @@
 #pragma once
 // The hardware table of a fleet (one plan merged per machine class, issue 13):
 // host, CPU, cores, L3, measured bandwidth, and the best S_PP / S_TG over the
-// thread settings at the shallowest and the deepest depth.
+// thread settings at the shallowest and the deepest depth, each S_TG with its
+// decode efficiency against predict's roofline for that host's bandwidth.
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
-#include "results/record.hpp"
+#include "predict/fleet_fit.hpp"
 
 namespace moesweep {
 
-struct FleetMember {
-  nlohmann::json meta;  // the merged run's meta.json
-  std::vector<Record> records;
-};
-
 std::string fleet_table(const std::vector<FleetMember>& members);
+// The same rows for fleet.json ("table"): numbers, or null with the reason.
+nlohmann::json fleet_table_json(const std::vector<FleetMember>& members);
 
 }  // namespace moesweep

@@ -78,13 +78,7 @@ int run_merge(const MergeOptions& opts) {
   // The hardware table: one row per machine class (a single row without a fleet).
   const std::string table = fleet_table(members);
   fmt::print("{}", table);
-  if (fleet) {
-    write_file_atomically(std::filesystem::path(opts.out) / "fleet.md",
-                          "# fleet: plan " + check.plan_id + "\n\n" + table);
-    write_file_atomically(
-        std::filesystem::path(opts.out) / "fleet.json",
-        nlohmann::json({{"plan_id", check.plan_id}, {"runs", fleet_index}}).dump(2) + "\n");
-  }
+  if (fleet) write_fleet_files(opts.out, check.plan_id, fleet_index, members);
   if (!all_complete) {
     fmt::print(stderr,
                "[merge] {}: the merged run lacks, repeats or failed points (exit 3); re-run the "
@@ -97,27 +91,6 @@ int run_merge(const MergeOptions& opts) {
 }
 
 }  // namespace
-
-bool is_fleet_dir(const std::filesystem::path& dir) {
-  return std::filesystem::exists(dir / "fleet.json");
-}
-
-int report_fleet(const std::filesystem::path& dir) {
-  const nlohmann::json index = read_json_file(dir / "fleet.json", "fleet index");
-  std::vector<FleetMember> members;
-  for (const auto& m : index.value("runs", nlohmann::json::array())) {
-    const std::filesystem::path run = dir / m.value("dir", "");
-    members.push_back({read_json_file(run / "meta.json", "run metadata"),
-                       read_records_jsonl(run / "records.jsonl")});
-  }
-  const std::string table = fleet_table(members);
-  write_file_atomically(dir / "fleet.md",
-                        "# fleet: plan " + index.value("plan_id", "?") + "\n\n" + table);
-  fmt::print("{}", table);
-  fmt::print(stderr, "[report] {} machine class(es) -> {}\n", members.size(),
-             (dir / "fleet.md").string());
-  return exit_code::kOk;
-}
 
 void add_merge_command(CLI::App& app, CommandRunner& run) {
   auto opts = std::make_shared<MergeOptions>();

@@ -4,7 +4,10 @@
 #include "commands.hpp"
 #include "model/quant_types.hpp"
 #include "predict/decode_prediction.hpp"
+#include "predict/fleet_fit.hpp"
 #include "predict_l3.hpp"
+#include "util/error.hpp"
+#include "util/json_file.hpp"
 
 namespace moesweep::cli {
 
@@ -27,8 +30,59 @@ void print_model(const PredictInputs& o, const Prediction& p) {
     fmt::print(" (weights only: no shape, so no KV estimate)");
 }
 
-int run_predict(const PredictInputs& o, const std::string& trace) {
-  const Prediction p = predict_decode(o);
+struct CalibrateArgs {
+  std::string fleet;  // --calibrate FLEET
+  std::string save;   // --save FILE
+};
+
+void print_fit(const Fleet& f, const FleetFit& fit) {
+  fmt::print("fleet {} (plan {}): decode efficiency fitted over {} hosts at N_KV={}\n",
+             f.dir.string(), f.plan_id, fit.hosts.size(), fit.n_kv);
+  fmt::print("  {:<24} {:>9} {:>9} {:>10} {:>7} {:>10}\n", "hosts", "GB/s", "S_TG", "roofline",
+             "eff.", "residual");
+  for (size_t i = 0; i < fit.hosts.size(); ++i) {
+    const FleetHost& h = fit.hosts[i];
+    fmt::print("  {:<24} {:>9.1f} {:>9.2f} {:>10.2f} {:>6.1f}% {:>+10.3f}\n", h.hosts,
+               *h.bandwidth_gbps, h.s_tg, *h.roofline_tps, 100 * *h.efficiency,
+               fit.residual_tps[i]);
+  }
+  fmt::print(
+      "fitted efficiency: {:.2f}% of the roofline (standard error {:.2f} points; hosts "
+      "{:.1f}%..{:.1f}%)\n",
+      100 * fit.efficiency, 100 * fit.std_error, 100 * fit.min_efficiency,
+      100 * fit.max_efficiency);
+}
+
+// --calibrate: fit, print, save; the fitted factor becomes the prediction's.
+std::optional<Calibration> calibrate(const CalibrateArgs& c) {
+  if (c.fleet.empty() && !c.save.empty()) {
+    throw UserError("--save without --calibrate: nothing fitted to save",
+                    "--calibrate FLEET --save FILE", "add --calibrate FLEET, or drop --save");
+  }
+  if (c.fleet.empty()) return std::nullopt;
+  const Fleet f = load_fleet(c.fleet);
+  const FleetFit fit =
+      fit_fleet_efficiency(fleet_hosts(f.members, fleet_depth(f.members, false)), c.fleet);
+  print_fit(f, fit);
+  if (!c.save.empty()) {
+    write_file_atomically(c.save, to_json(fit, c.fleet, f.plan_id).dump(2) + "\n");
+    fmt::print("saved -> {} (use it with: moesweep predict --calibration {} ...)\n", c.save,
+               c.save);
+  }
+  return Calibration{fit.efficiency,
+                     fmt::format("the fit over {} hosts of fleet {}", fit.hosts.size(), c.fleet)};
+}
+
+int run_predict(PredictInputs o, const std::string& trace, const CalibrateArgs& c) {
+  const std::optional<Calibration> fitted = calibrate(c);
+  if (fitted && o.hardware.empty() && o.model.empty() && o.active_params <= 0) return 0;
+  if (o.hardware.empty()) {
+    throw UserError("predict needs a hardware profile", "--hardware PROFILE (profiles/hardware)",
+                    "e.g. --hardware epyc-9575f; or only --calibrate FLEET to fit the efficiency");
+  }
+  if (fitted) o.efficiency = fitted->efficiency;
+  Prediction p = predict_decode(o);
+  if (fitted) p.calibration = fitted;
   fmt::print("hardware: {} - {:.1f} GB/s ({})\n", p.hardware.name, p.bandwidth_gbps,
              p.bandwidth_source);
   print_model(o, p);
@@ -60,8 +114,7 @@ void add_predict_command(CLI::App& app, CommandRunner& run) {
   auto o = std::make_shared<PredictInputs>();
   CLI::App* cmd =
       app.add_subcommand("predict", "decode speed a machine can reach with a model (roofline)");
-  cmd->add_option("--hardware", o->hardware, "hardware profile (profiles/hardware) or JSON path")
-      ->required();
+  cmd->add_option("--hardware", o->hardware, "hardware profile (profiles/hardware) or JSON path");
   cmd->add_option("--model", o->model, "model profile (profiles/models) or JSON path");
   cmd->add_option("--quant", o->quant, "quant type, e.g. Q4_K_S");
   cmd->add_option("--total-params", o->total_params,
@@ -82,7 +135,15 @@ void add_predict_command(CLI::App& app, CommandRunner& run) {
   auto trace = std::make_shared<std::string>();
   cmd->add_option("--trace", *trace,
                   "routing trace (moesweep trace): also the roofline with the L3 term");
-  cmd->callback([&run, o, trace] { run = [o, trace] { return run_predict(*o, *trace); }; });
+  auto cal = std::make_shared<CalibrateArgs>();
+  cmd->add_option("--calibrate", cal->fleet,
+                  "fit the efficiency across a fleet (the --out of `moesweep merge` over several "
+                  "machine classes) and use it");
+  cmd->add_option("--save", cal->save, "with --calibrate: write the fitted efficiency to FILE");
+  cmd->add_option("--calibration", o->calibration_file,
+                  "use the efficiency a `--calibrate ... --save FILE` wrote");
+  cmd->callback(
+      [&run, o, trace, cal] { run = [o, trace, cal] { return run_predict(*o, *trace, *cal); }; });
 }
 
 }  // namespace moesweep::cli

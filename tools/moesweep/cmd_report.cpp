@@ -20,10 +20,12 @@ struct ReportArgs {
   std::string out;
   std::vector<std::string> references;
   bool no_plots = false;
+  int fleet_depth = -1;  // a fleet's figure: S_TG at this depth (-1: the smallest)
 };
 
 int run_report(const ReportArgs& a) {
-  if (is_fleet_dir(a.run)) return report_fleet(a.run);  // issue 13: merge's fleet directory
+  if (is_fleet_dir(a.run))  // issue 13: merge's fleet directory
+    return report_fleet(a.run, {a.fleet_depth, !a.no_plots});
   const LoadedRun run = load_run(a.run, a.db);
   ReportOptions options;
   options.plots = !a.no_plots;
@@ -64,6 +66,8 @@ void add_report_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--reference", args->references,
                   "published table (results/reference/*.jsonl) to draw beside the run; repeatable");
   cmd->add_flag("--no-plots", args->no_plots, "tables only, do not run scripts/plot");
+  cmd->add_option("--fleet-depth", args->fleet_depth,
+                  "a fleet: the depth (N_KV) of the S_TG-vs-bandwidth figure (default: smallest)");
   cmd->callback([&run, args] { run = [args] { return run_report(*args); }; });
 }
 

@@ -1,6 +1,7 @@
 #include "sweep_shard.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -32,10 +33,32 @@ void refuse_sweep_flags_with_shard(const SweepOptions& opts) {
       "change the sweep with `moesweep plan` (new shard files), or drop those flags");
 }
 
+namespace {
+
+// How the machine an earlier run measured on differs from this one, by its
+// meta.json: the machine class, and the node's CPU model, hardware profile
+// and CPU count (facts a run lacks are not compared). Empty: same hardware.
+std::vector<std::string> hardware_differences(const nlohmann::json& meta,
+                                              const std::string& machine_here,
+                                              const nlohmann::json& node_here) {
+  std::vector<std::string> out;
+  const std::string machine = meta.value("machine_class", nlohmann::json::object()).value("id", "");
+  if (machine != machine_here)
+    out.push_back(fmt::format("machine class {} -> {}", machine, machine_here));
+  const nlohmann::json node = meta.value("node", nlohmann::json::object());
+  for (const char* key : {"cpu_model", "hardware_profile", "logical_cpus"})
+    if (node.is_object() && node.contains(key) && node[key] != node_here[key])
+      out.push_back(fmt::format("{} {} -> {}", key, node[key].dump(), node_here[key].dump()));
+  return out;
+}
+
+}  // namespace
+
 ShardStart shard_start(const std::string& arg, const std::filesystem::path& out_dir) {
   ShardStart s;
   s.file = read_shard_file(resolve_shard_arg(arg));
   const std::string machine = machine_class_id(this_machine_class());
+  const nlohmann::json node_here = node_facts();
   std::error_code ec;
   if (!std::filesystem::is_directory(out_dir, ec)) return s;
   std::string newest;  // run directories start with their time stamp
@@ -47,11 +70,20 @@ ShardStart shard_start(const std::string& arg, const std::filesystem::path& out_
       continue;  // not a run, or a broken one: not ours to continue
     }
     const nlohmann::json shard = meta.value("shard", nlohmann::json::object());
-    const bool same =
-        shard.value("plan_id", "") == s.file.plan_id && shard.value("index", -1) == s.file.index &&
-        meta.value("machine_class", nlohmann::json::object()).value("id", "") == machine;
+    if (shard.value("plan_id", "") != s.file.plan_id || shard.value("index", -1) != s.file.index)
+      continue;
+    // A re-queued array task on another node type: that run's numbers are
+    // another machine's, so this one starts afresh and leaves it as it is.
+    const auto differences = hardware_differences(meta, machine, node_here);
+    if (!differences.empty()) {
+      fmt::print(stderr,
+                 "[sweep] not continuing shard {}/{} in {}: it was measured on other hardware "
+                 "({}); starting a fresh run and leaving that one untouched\n",
+                 s.file.index, s.file.count, e.path().string(), fmt::join(differences, "; "));
+      continue;
+    }
     const std::string name = e.path().filename().string();
-    if (!same || name < newest) continue;
+    if (name < newest) continue;
     newest = name;
     s.earlier_run = e.path();
     s.earlier_complete = meta.value("status", "") == "complete";

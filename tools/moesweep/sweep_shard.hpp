@@ -25,7 +25,9 @@ struct ShardStart {
 };
 
 // --shard FILE or DIR (index from SLURM_ARRAY_TASK_ID); looks under out_dir
-// for a run of the same plan, shard and machine class to continue.
+// for a run of the same plan, shard and hardware to continue; a run of the
+// shard measured on other hardware (machine class, or meta.json node's CPU
+// model, hardware profile, CPU count) is named on stderr and left untouched.
 ShardStart shard_start(const std::string& arg, const std::filesystem::path& out_dir);
 
 // meta.json's "node": host, CPU model, logical CPUs, the hardware profile

@@ -1,0 +1,196 @@
+#include "predict/fleet_fit.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "results/run_source.hpp"
+#include "util/error.hpp"
+#include "util/json_file.hpp"
+
+namespace moesweep {
+namespace {
+
+// The bandwidth measured on the member's hosts (the best of its shard runs);
+// a hardware profile's theoretical figure is no measurement.
+std::optional<double> measured_bandwidth(const nlohmann::json& meta) {
+  std::vector<nlohmann::json> figures;
+  const nlohmann::json merge = meta.value("merge", nlohmann::json::object());
+  for (const auto& s : merge.value("sources", nlohmann::json::array()))
+    if (s.is_object() && s.contains("bandwidth")) figures.push_back(s["bandwidth"]);
+  if (figures.empty() && meta.contains("bandwidth")) figures.push_back(meta["bandwidth"]);
+  std::optional<double> best;
+  for (const nlohmann::json& b : figures) {
+    if (!b.is_object() || b.value("source", "") != "measured") continue;
+    const double gbps = b.value("gbps", 0.0);
+    if (gbps > 0) best = std::max(best.value_or(0.0), gbps);
+  }
+  return best;
+}
+
+double recorded_bytes(const Record& r) {
+  const nlohmann::json::json_pointer p("/roofline/active_bytes_per_token");
+  return r.extra.is_object() && r.extra.contains(p) && r.extra.at(p).is_number()
+             ? r.extra.at(p).get<double>()
+             : 0.0;
+}
+
+FleetHost host_of(const FleetMember& m, int n_kv) {
+  FleetHost h;
+  const nlohmann::json node = m.meta.value("node", nlohmann::json::object());
+  h.hosts = fmt::format("{}", fmt::join(m.meta.value("hosts", std::vector<std::string>{}), ","));
+  if (h.hosts.empty()) h.hosts = node.value("host", "?");
+  h.machine = m.meta.value("machine_class", nlohmann::json::object()).value("id", "");
+  h.cpu = node.value("cpu_model", "?");
+  h.hardware_profile = node.value("hardware_profile", "");
+  h.logical_cpus = node.value("logical_cpus", 0);
+  h.bandwidth_gbps = measured_bandwidth(m.meta);
+  h.n_kv = n_kv;
+  for (const Record& r : m.records) {
+    if (!r.ok || r.params.n_kv != n_kv) continue;
+    h.s_pp = std::max(h.s_pp, r.pp.speed.mean);
+    if (r.tg.speed.mean > h.s_tg) h.s_tg = r.tg.speed.mean, h.bytes_per_token = recorded_bytes(r);
+  }
+  return h;
+}
+
+}  // namespace
+
+Fleet load_fleet(const std::filesystem::path& dir) {
+  if (!std::filesystem::exists(dir / "fleet.json")) {
+    throw UserError(fmt::format("{} is no fleet directory (no fleet.json)", dir.string()),
+                    "the --out of `moesweep merge` over runs of several machine classes",
+                    "merge the shard runs of every host: moesweep merge RUNS... --out FLEET");
+  }
+  const nlohmann::json index = read_json_file(dir / "fleet.json", "fleet index");
+  Fleet f{dir, index.value("plan_id", "?"), {}};
+  for (const auto& m : index.value("runs", nlohmann::json::array())) {
+    const std::filesystem::path run = dir / m.value("dir", "");
+    f.members.push_back({read_json_file(run / "meta.json", "run metadata"),
+                         read_records_jsonl(run / "records.jsonl")});
+  }
+  return f;
+}
+
+int fleet_depth(const std::vector<FleetMember>& members, bool deepest) {
+  int d = -1;
+  for (const FleetMember& m : members)
+    for (const Record& r : m.records)
+      if (r.ok && (d < 0 || (deepest ? r.params.n_kv > d : r.params.n_kv < d))) d = r.params.n_kv;
+  return d;
+}
+
+double fleet_roofline_tps(const std::string& hardware_profile, double bytes_per_token,
+                          double bandwidth_gbps) {
+  PredictInputs in;
+  in.hardware = hardware_profile.empty() ? "generic" : hardware_profile;
+  in.active_bytes_per_token = bytes_per_token;
+  in.bandwidth_gbps = bandwidth_gbps;
+  in.efficiency = 1.0;  // the bound itself: no calibration looked up
+  in.cpu_model_name = "fleet host";
+  try {
+    return predict_decode(in).bound_tps;
+  } catch (const UserError&) {  // a profile this checkout lacks: the bound needs none
+    in.hardware = "generic";
+    return predict_decode(in).bound_tps;
+  }
+}
+
+std::vector<FleetHost> fleet_hosts(const std::vector<FleetMember>& members, int n_kv) {
+  std::vector<FleetHost> out;
+  for (const FleetMember& m : members) {
+    FleetHost h = host_of(m, n_kv);
+    if (!h.bandwidth_gbps) {
+      h.efficiency_text = kNoBandwidth;
+    } else if (h.s_tg <= 0) {
+      h.efficiency_text = fmt::format("n/a (no S_TG at depth {})", n_kv);
+    } else if (h.bytes_per_token <= 0) {
+      h.efficiency_text = "n/a (no bytes per token recorded)";
+    } else {
+      h.roofline_tps = fleet_roofline_tps(h.hardware_profile, h.bytes_per_token, *h.bandwidth_gbps);
+      h.efficiency = h.s_tg / *h.roofline_tps;
+      h.efficiency_text = fmt::format("{:.1f}%", 100 * *h.efficiency);
+    }
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+FleetFit fit_fleet_efficiency(const std::vector<FleetHost>& hosts, const std::string& fleet_name) {
+  FleetFit fit;
+  std::vector<std::string> without;
+  for (const FleetHost& h : hosts) {
+    if (h.efficiency) {
+      fit.hosts.push_back(h);
+    } else {
+      without.push_back(fmt::format("{} ({})", h.hosts, h.efficiency_text));
+    }
+  }
+  fit.n_kv = hosts.empty() ? -1 : hosts.front().n_kv;
+  if (fit.hosts.size() < 2) {
+    throw UserError(
+        fmt::format("fleet {} has {} host(s) with a measured bandwidth and a decode speed at "
+                    "depth {}; without: {}",
+                    fleet_name, fit.hosts.size(), fit.n_kv, fmt::join(without, "; ")),
+        "at least 2 hosts of different bandwidth to fit the efficiency factor across",
+        "measure the bandwidth on each host (`moesweep hw --bandwidth` before its sweep) and "
+        "merge again; or give predict --efficiency");
+  }
+  // S_TG = e x roofline through the origin: e = sum(s b) / sum(b^2).
+  double sb = 0, bb = 0;
+  for (const FleetHost& h : fit.hosts)
+    sb += h.s_tg * *h.roofline_tps, bb += *h.roofline_tps * *h.roofline_tps;
+  fit.efficiency = sb / bb;
+  double rss = 0;
+  fit.min_efficiency = fit.max_efficiency = *fit.hosts.front().efficiency;
+  for (const FleetHost& h : fit.hosts) {
+    fit.residual_tps.push_back(h.s_tg - fit.efficiency * *h.roofline_tps);
+    rss += fit.residual_tps.back() * fit.residual_tps.back();
+    fit.min_efficiency = std::min(fit.min_efficiency, *h.efficiency);
+    fit.max_efficiency = std::max(fit.max_efficiency, *h.efficiency);
+  }
+  fit.std_error = std::sqrt(rss / static_cast<double>(fit.hosts.size() - 1) / bb);
+  return fit;
+}
+
+nlohmann::json to_json(const FleetFit& fit, const std::string& fleet, const std::string& plan_id) {
+  nlohmann::json hosts = nlohmann::json::array();
+  for (size_t i = 0; i < fit.hosts.size(); ++i) {
+    const FleetHost& h = fit.hosts[i];
+    hosts.push_back({{"hosts", h.hosts},
+                     {"cpu", h.cpu},
+                     {"bandwidth_gbps", *h.bandwidth_gbps},
+                     {"s_tg", h.s_tg},
+                     {"bytes_per_token", h.bytes_per_token},
+                     {"roofline_tps", *h.roofline_tps},
+                     {"efficiency", *h.efficiency},
+                     {"residual_tps", fit.residual_tps[i]}});
+  }
+  return {{"efficiency", fit.efficiency},
+          {"std_error", fit.std_error},
+          {"min_efficiency", fit.min_efficiency},
+          {"max_efficiency", fit.max_efficiency},
+          {"n_kv", fit.n_kv},
+          {"fleet", fleet},
+          {"plan_id", plan_id},
+          {"hosts", hosts}};
+}
+
+Calibration load_saved_calibration(const std::string& file) {
+  const nlohmann::json j = read_json_file(file, "calibration file");
+  const double e = j.is_object() && j.contains("efficiency") && j["efficiency"].is_number()
+                       ? j["efficiency"].get<double>()
+                       : 0.0;
+  if (!(e > 0)) {
+    throw UserError(fmt::format("{} has no positive \"efficiency\"", file),
+                    "a file `moesweep predict --calibrate FLEET --save FILE` wrote",
+                    "write it again with --calibrate ... --save, or give --efficiency");
+  }
+  return Calibration{e, fmt::format("{} (fit over {} host(s) of fleet {}, +-{:.1f} points)", file,
+                                    j.value("hosts", nlohmann::json::array()).size(),
+                                    j.value("fleet", "?"), 100 * j.value("std_error", 0.0))};
+}
+
+}  // namespace moesweep
