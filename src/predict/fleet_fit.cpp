@@ -134,7 +134,7 @@ FleetFit fit_fleet_efficiency(const std::vector<FleetHost>& hosts, const std::st
         fmt::format("fleet {} has {} host(s) with a measured bandwidth and a decode speed at "
                     "depth {}; without: {}",
                     fleet_name, fit.hosts.size(), fit.n_kv, fmt::join(without, "; ")),
-        "at least 2 hosts of different bandwidth to fit the efficiency factor across",
+        "at least 2 hosts with a measured bandwidth to fit the efficiency factor across",
         "measure the bandwidth on each host (`moesweep hw --bandwidth` before its sweep) and "
         "merge again; or give predict --efficiency");
   }

@@ -1,0 +1,84 @@
+// predict's fleet fit on plain numbers: each host's efficiency is S_TG over
+// predict_decode's roofline at its measured bandwidth; the least-squares
+// factor across hosts; hosts without a measured bandwidth are named, never
+// given a number; fewer than 2 fittable hosts are refused (exit 2).
+#include <gtest/gtest.h>
+
+#include "predict/decode_prediction.hpp"
+#include "predict/fleet_fit.hpp"
+#include "util/error.hpp"
+
+namespace moesweep {
+namespace {
+
+// A merged run of one host: one decode point at depth 0 reading `bytes` per token.
+FleetMember member(const std::string& host, double gbps, const char* source, double s_tg,
+                   double bytes = 1e9) {
+  FleetMember m;
+  m.meta = {{"hosts", {host}},
+            {"node", {{"host", host}, {"cpu_model", "CPU of " + host}, {"logical_cpus", 8}}},
+            {"bandwidth", {{"gbps", gbps}, {"source", source}}}};
+  Record r;
+  r.params.n_kv = 0;
+  r.tg.speed.mean = s_tg;
+  r.extra = {{"roofline", {{"active_bytes_per_token", bytes}}}};
+  m.records.push_back(r);
+  return m;
+}
+
+TEST(FleetFit, EfficiencyIsSpeedOverPredictsRoofline) {
+  const auto hosts = fleet_hosts({member("a", 10, "measured", 4.0)}, 0);
+  ASSERT_EQ(hosts.size(), 1u);
+  PredictInputs in;
+  in.hardware = "generic";
+  in.active_bytes_per_token = 1e9;
+  in.bandwidth_gbps = 10;
+  in.efficiency = 1;
+  in.cpu_model_name = "any";
+  EXPECT_DOUBLE_EQ(*hosts[0].roofline_tps, predict_decode(in).bound_tps);
+  EXPECT_DOUBLE_EQ(*hosts[0].efficiency, 4.0 / predict_decode(in).bound_tps);
+  EXPECT_EQ(hosts[0].efficiency_text, "40.0%");
+}
+
+TEST(FleetFit, RecoversACommonFactorAndNamesHostsWithoutBandwidth) {
+  // Rooflines 10, 20, 40 t/s (GB/s over 1 GB per token), all at 35 %.
+  const std::vector<FleetMember> members = {
+      member("a", 10, "measured", 3.5), member("b", 20, "measured", 7.0),
+      member("c", 40, "measured", 14.0), member("d", 500, "theoretical", 9.0)};
+  const auto hosts = fleet_hosts(members, 0);
+  EXPECT_FALSE(hosts[3].efficiency);
+  EXPECT_EQ(hosts[3].efficiency_text, kNoBandwidth);
+  const FleetFit fit = fit_fleet_efficiency(hosts, "F");
+  ASSERT_EQ(fit.hosts.size(), 3u);
+  EXPECT_NEAR(fit.efficiency, 0.35, 1e-12);
+  EXPECT_NEAR(fit.std_error, 0, 1e-12);
+  for (double r : fit.residual_tps) EXPECT_NEAR(r, 0, 1e-9);
+}
+
+TEST(FleetFit, LeastSquaresThroughTheOrigin) {
+  // Rooflines 10 and 30: e = (4*10 + 9*30) / (10^2 + 30^2) = 0.31.
+  const FleetFit fit = fit_fleet_efficiency(
+      fleet_hosts({member("a", 10, "measured", 4), member("b", 30, "measured", 9)}, 0), "F");
+  EXPECT_NEAR(fit.efficiency, 0.31, 1e-12);
+  EXPECT_NEAR(fit.residual_tps[0], 4 - 3.1, 1e-9);
+  EXPECT_NEAR(fit.residual_tps[1], 9 - 9.3, 1e-9);
+  EXPECT_NEAR(fit.min_efficiency, 0.3, 1e-12);
+  EXPECT_NEAR(fit.max_efficiency, 0.4, 1e-12);
+}
+
+TEST(FleetFit, FewerThanTwoHostsWithBandwidthAreRefused) {
+  const auto hosts =
+      fleet_hosts({member("a", 10, "measured", 4), member("b", 30, "theoretical", 9)}, 0);
+  try {
+    fit_fleet_efficiency(hosts, "F");
+    FAIL() << "fitted one host";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.exit_code(), 2);
+    EXPECT_NE(e.problem().find("b (n/a (no bandwidth measured))"), std::string::npos)
+        << e.problem();
+    EXPECT_FALSE(e.fix().empty());
+  }
+}
+
+}  // namespace
+}  // namespace moesweep
