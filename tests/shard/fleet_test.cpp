@@ -109,6 +109,8 @@ TEST(FleetReport, EfficiencyFigureAndCalibrationWithDoctoredSecondHost) {
   char magic[4] = {};
   in.read(magic, 4);
   EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+  const auto report_md = test::read_lines(root / "F" / "fleet.md");
+  EXPECT_EQ(report_md.back(), "![fleet_bandwidth.png](fleet_bandwidth.png)");
 
   // Least squares through the origin over the stored numbers: roofline_i =
   // s_i / e_i, so e = sum(s_i r_i) / sum(r_i^2).

@@ -13,9 +13,12 @@ namespace moesweep::cli {
 
 bool is_fleet_dir(const std::filesystem::path& dir);
 
-// fleet.md and fleet.json ("runs": the index merge wrote, "table": the rows).
+// fleet.md (the table, the fitted efficiency when 2+ hosts allow it, the
+// figure `figure` when not "") and fleet.json ("runs": the index merge
+// wrote, "table": the rows).
 void write_fleet_files(const std::filesystem::path& dir, const std::string& plan_id,
-                       const nlohmann::json& runs_index, const std::vector<FleetMember>& members);
+                       const nlohmann::json& runs_index, const std::vector<FleetMember>& members,
+                       const std::string& figure = "");
 
 struct FleetReportOptions {
   int n_kv = -1;  // the figure's depth; -1: the smallest measured
