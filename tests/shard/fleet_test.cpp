@@ -150,7 +150,7 @@ TEST(FleetReport, NoMeasuredBandwidthSaysSoAndCalibrationIsRefusedWithDoctoredSe
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto md = test::read_lines(root / "F" / "fleet.md");
   const std::string b = row_of(md, "doctored-16core"),
-                    a = row_of(md, " " + hosts_name(hosts[0]) + " |");
+                    a = row_of(md, fmt::format(" {} |", hosts_name(hosts[0])));
   EXPECT_NE(b.find("n/a (no bandwidth measured)"), std::string::npos) << b;
   EXPECT_EQ(b.find("400"), std::string::npos) << "a theoretical figure shown as measured: " << b;
   EXPECT_NE(a.find("50.0%"), std::string::npos) << a;
