@@ -80,9 +80,10 @@ int run_predict(PredictInputs o, const std::string& trace, const CalibrateArgs& 
     throw UserError("predict needs a hardware profile", "--hardware PROFILE (profiles/hardware)",
                     "e.g. --hardware epyc-9575f; or only --calibrate FLEET to fit the efficiency");
   }
-  if (fitted) o.efficiency = fitted->efficiency;
+  const bool use_fit = fitted && o.efficiency <= 0;  // --efficiency still wins
+  if (use_fit) o.efficiency = fitted->efficiency;
   Prediction p = predict_decode(o);
-  if (fitted) p.calibration = fitted;
+  if (use_fit) p.calibration = fitted;
   fmt::print("hardware: {} - {:.1f} GB/s ({})\n", p.hardware.name, p.bandwidth_gbps,
              p.bandwidth_source);
   print_model(o, p);
