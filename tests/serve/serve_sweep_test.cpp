@@ -147,5 +147,39 @@ TEST_F(ServeBench, TheOpenAiPathsRecordLatencyAndUsage) {
   }
 }
 
+// --url: a server someone else started (here, by the test) is spoken to
+// natively when it answers /tokenize (auto), or through /v1 when asked.
+TEST_F(ServeBench, AUrlServerIsDetectedAndCanBeSpokenToThroughV1) {
+  const auto pc = write_workload(dir_, "pc", R"({"kind": "prompt-cache", "system_tokens": 64,
+      "suffix_tokens": 16, "requests": 2, "n_predict": 3})");
+  const auto first = test::run_cli(
+      fmt::format("serve-bench {} --workload {} --out-dir {} --no-db", kTwinFlags, pc.string(),
+                  (dir_ / "first").string()));  // builds (or finds) the twin, and names it
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::string twin =
+      read_json_file(test::only_run_dir(dir_ / "first") / "meta.json", "meta")["model"];
+  ServerProcess server;  // its destructor stops it, whatever happens below
+  const int port = free_loopback_port();
+  server.start(find_llama_server(""),
+               {"-m", twin, "--host", "127.0.0.1", "--port", std::to_string(port), "-c", "1024"},
+               dir_ / "server.log");
+  server_pid_ = server.pid();
+  server.wait_ready(port, std::chrono::seconds(120), [] { return false; });
+  for (const char* api : {"auto", "openai"}) {
+    const auto out = dir_ / api;
+    const auto r = test::run_cli(
+        fmt::format("serve-bench --url http://127.0.0.1:{} --workload {} --api {} --out-dir {} "
+                    "--no-db",
+                    port, pc.string(), api, out.string()));
+    ASSERT_EQ(r.exit_code, 0) << api << r.err;
+    const auto meta = read_json_file(test::only_run_dir(out) / "meta.json", "meta");
+    EXPECT_EQ(meta["api"], std::string(api) == "auto" ? "llama" : "openai");
+    for (const auto& q : requests(test::only_run_dir(out))) {
+      EXPECT_TRUE(q["ok"].get<bool>()) << q.dump();
+      EXPECT_GT(q["generated"].get<int>(), 0) << q.dump();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace moesweep
