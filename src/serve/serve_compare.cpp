@@ -44,58 +44,67 @@ std::vector<double> field(const Group& g, const char* key) {
   return v;
 }
 
+std::vector<double> itl_samples(const Group& g) {
+  std::vector<double> v;
+  for (const auto* r : g)
+    if (r->contains("itl_ms") && (*r)["itl_ms"].is_array())
+      for (const auto& x : (*r)["itl_ms"]) v.push_back(x.get<double>());
+  return v;
+}
+
+std::vector<double> rate_samples(const Group& g) {
+  std::vector<double> v;
+  for (const auto* r : g)
+    if (num(*r, "e2e_ms") > 0) v.push_back(num(*r, "generated") * 1000 / num(*r, "e2e_ms"));
+  return v;
+}
+
+// All output tokens over the span from the first request's start to the last end.
+double aggregate_rate(const Group& g, const std::vector<double>&) {
+  double first = 1e300, last = 0, tokens = 0;
+  for (const auto* r : g) {
+    first = std::min(first, num(*r, "start_s"));
+    last = std::max(last, num(*r, "start_s") + num(*r, "e2e_ms") / 1000);
+    tokens += num(*r, "generated");
+  }
+  return last > first ? tokens / (last - first) : 0.0;
+}
+
+std::vector<double> hit_samples(const Group& g) {
+  std::vector<double> v;
+  for (const auto* r : g)
+    if (num(*r, "prompt_tokens") > 0)
+      v.push_back(std::max(0.0, num(*r, "cache_n")) / num(*r, "prompt_tokens"));
+  return v;
+}
+
+double aggregate_hits(const Group& g, const std::vector<double>&) {
+  double cached = 0, prompt = 0;
+  for (const auto* r : g) {
+    cached += std::max(0.0, num(*r, "cache_n"));
+    prompt += num(*r, "prompt_tokens");
+  }
+  return prompt > 0 ? cached / prompt : 0.0;
+}
+
+double p50(const Group&, const std::vector<double>& v) {
+  return percentile(v, 50);
+}
+double p99(const Group&, const std::vector<double>& v) {
+  return percentile(v, 99);
+}
+
 const std::vector<MetricDef>& metric_defs() {
+  static const auto ttft = [](const Group& g) { return field(g, "ttft_ms"); };
+  static const auto e2e = [](const Group& g) { return field(g, "e2e_ms"); };
+  // Output tokens/s: tested on each request's own rate, shown as the aggregate.
   static const std::vector<MetricDef> defs = {
-      {"TTFT p50 ms", true, [](const Group& g) { return field(g, "ttft_ms"); },
-       [](const Group&, const std::vector<double>& v) { return percentile(v, 50); }},
-      {"TTFT p99 ms", true, [](const Group& g) { return field(g, "ttft_ms"); },
-       [](const Group&, const std::vector<double>& v) { return percentile(v, 99); }},
-      {"ITL p50 ms", true,
-       [](const Group& g) {
-         std::vector<double> v;
-         for (const auto* r : g)
-           if (r->contains("itl_ms") && (*r)["itl_ms"].is_array())
-             for (const auto& x : (*r)["itl_ms"]) v.push_back(x.get<double>());
-         return v;
-       },
-       [](const Group&, const std::vector<double>& v) { return percentile(v, 50); }},
-      {"E2E p50 ms", true, [](const Group& g) { return field(g, "e2e_ms"); },
-       [](const Group&, const std::vector<double>& v) { return percentile(v, 50); }},
-      // Tested on each request's own rate; shown as the workload's aggregate
-      // (all output tokens over the span from the first start to the last end).
-      {"output tokens/s", false,
-       [](const Group& g) {
-         std::vector<double> v;
-         for (const auto* r : g)
-           if (num(*r, "e2e_ms") > 0) v.push_back(num(*r, "generated") * 1000 / num(*r, "e2e_ms"));
-         return v;
-       },
-       [](const Group& g, const std::vector<double>&) {
-         double first = 1e300, last = 0, tokens = 0;
-         for (const auto* r : g) {
-           first = std::min(first, num(*r, "start_s"));
-           last = std::max(last, num(*r, "start_s") + num(*r, "e2e_ms") / 1000);
-           tokens += num(*r, "generated");
-         }
-         return last > first ? tokens / (last - first) : 0.0;
-       }},
-      {"cache hit ratio", false,
-       [](const Group& g) {
-         std::vector<double> v;
-         for (const auto* r : g)
-           if (num(*r, "prompt_tokens") > 0)
-             v.push_back(std::max(0.0, num(*r, "cache_n")) / num(*r, "prompt_tokens"));
-         return v;
-       },
-       [](const Group& g, const std::vector<double>&) {
-         double cached = 0, prompt = 0;
-         for (const auto* r : g) {
-           cached += std::max(0.0, num(*r, "cache_n"));
-           prompt += num(*r, "prompt_tokens");
-         }
-         return prompt > 0 ? cached / prompt : 0.0;
-       }},
-  };
+      {"TTFT p50 ms", true, ttft, p50},
+      {"TTFT p99 ms", true, ttft, p99},
+      {"ITL p50 ms", true, itl_samples, p50},
+      {"E2E p50 ms", true, e2e, p50},
+      {"output tokens/s", false, rate_samples, aggregate_rate},
+      {"cache hit ratio", false, hit_samples, aggregate_hits}};
   return defs;
 }
 
