@@ -42,12 +42,13 @@ struct ServeBenchCli {
 // -t and -c are the sweep's settings (same spelling, lists and help);
 // --parallel and --cache-ram are the server's own.
 void add_axis_options(CLI::App& cmd, ServeBenchCli& o) {
-  for (const char* key : {"threads", "ctx-size"}) {
-    const SweepSetting* s = find_sweep_setting(key);
-    o.axis_options.push_back(cmd.add_option(
-        s->cli_names, o.axis_text[key],
-        fmt::format("server axis: llama-server {} per configuration (list: 1,2 or 1-4)",
-                    key == std::string("threads") ? "-t" : "-c")));
+  for (auto [key, example] : {std::pair{"threads", "-t, e.g. 1,2 or 1-4"},
+                              std::pair{"ctx-size",
+                                        "-c, e.g. 4096,8192 (default: sized for the "
+                                        "workloads)"}}) {
+    o.axis_options.push_back(
+        cmd.add_option(find_sweep_setting(key)->cli_names, o.axis_text[key],
+                       fmt::format("server axis: llama-server {}, a list", example)));
   }
   o.axis_options.push_back(cmd.add_option(
       "--parallel", o.axis_text["parallel"],
@@ -127,8 +128,8 @@ void add_serve_bench_command(CLI::App& app, CommandRunner& run_cmd) {
   cmd->add_option("--db", o->bench.db, "SQLite results store")->capture_default_str();
   cmd->add_flag("--no-db", o->bench.no_db, "do not write the SQLite store");
   cmd->add_option("server-args", o->bench.server_args,
-                  "llama-server flags after --: -t -tb -c -b -ub -ctk -ctv -fa --parallel "
-                  "--cache-ram --mlock --no-mmap -ot ...");
+                  "llama-server flags after --: -tb -b -ub -ctk -ctv -fa --mlock --no-mmap -ot "
+                  "... (-t -c --parallel --cache-ram here or as axes before --, not both)");
   cmd->callback([o, &run_cmd] { run_cmd = [o] { return run(*o); }; });
 }
 
