@@ -47,30 +47,45 @@ void write_rows(SqliteDb& db, const ServeRunRow& run, const std::string& server,
   up.bind(1, run.run_id).bind(2, run.name).bind(3, run.run_dir).bind(4, run.status);
   up.bind(5, now).bind(6, run.meta.dump()).run();
   const std::string wl = s.value("workload", "");
-  auto del = db.prepare("DELETE FROM serve_workloads WHERE run_id = ?1 AND workload = ?2");
-  del.bind(1, run.run_id).bind(2, wl).run();
+  const std::string config = s.value("config", "default");
+  auto del =
+      db.prepare("DELETE FROM serve_workloads WHERE run_id = ?1 AND config = ?2 AND workload = ?3");
+  del.bind(1, run.run_id).bind(2, config).bind(3, wl).run();
   auto ws = db.prepare(
-      "INSERT INTO serve_workloads (run_id, workload, kind, server, model, requests, failed, "
-      "wall_s, summary_json, recorded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-  ws.bind(1, run.run_id).bind(2, wl).bind(3, s.value("kind", "")).bind(4, server).bind(5, model);
-  ws.bind(6, s.value("requests", 0)).bind(7, s.value("failed", 0));
-  ws.bind(8, s.value("wall_s", 0.0)).bind(9, s.dump()).bind(10, now).run();
+      "INSERT INTO serve_workloads (run_id, config, workload, kind, server, model, threads, "
+      "ctx_size, parallel, cache_ram, requests, failed, wall_s, summary_json, recorded_at) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+  ws.bind(1, run.run_id).bind(2, config).bind(3, wl).bind(4, s.value("kind", ""));
+  ws.bind(5, server).bind(6, model);
+  const nlohmann::json settings = s.value("server_settings", nlohmann::json::object());
+  int col = 7;
+  for (const char* key : {"threads", "ctx-size", "parallel", "cache-ram"}) {
+    if (settings.contains(key) && settings[key].is_number_integer())
+      ws.bind(col++, settings[key].get<int64_t>());  // cache-ram -1 is a value: no limit
+    else
+      ws.bind_null(col++);
+  }
+  ws.bind(11, s.value("requests", 0)).bind(12, s.value("failed", 0));
+  ws.bind(13, s.value("wall_s", 0.0)).bind(14, s.dump()).bind(15, now).run();
   auto rq = db.prepare(
-      "INSERT INTO serve_requests (run_id, workload, idx, task, ok, error, concurrency, "
+      "INSERT INTO serve_requests (run_id, config, workload, idx, task, ok, error, concurrency, "
       "prompt_tokens, generated, cache_n, prompt_n, prompt_ms, predicted_n, predicted_ms, "
-      "ttft_ms, itl_mean_ms, itl_p50_ms, itl_p99_ms, e2e_ms, start_s) VALUES (?1, ?2, ?3, ?4, "
-      "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)");
-  static const char* const kCols[] = {"concurrency", "prompt_tokens", "generated",   "cache_n",
-                                      "prompt_n",    "prompt_ms",     "predicted_n", "predicted_ms",
-                                      "ttft_ms",     "itl_ms_mean",   "itl_ms_p50",  "itl_ms_p99",
-                                      "e2e_ms",      "start_s"};
+      "ttft_ms, itl_mean_ms, itl_p50_ms, itl_p99_ms, e2e_ms, start_s, usage_prompt_tokens, "
+      "usage_completion_tokens, prompt_tokens_exact) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+      "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)");
+  static const char* const kCols[] = {
+      "concurrency", "prompt_tokens", "generated",           "cache_n",
+      "prompt_n",    "prompt_ms",     "predicted_n",         "predicted_ms",
+      "ttft_ms",     "itl_ms_mean",   "itl_ms_p50",          "itl_ms_p99",
+      "e2e_ms",      "start_s",       "usage_prompt_tokens", "usage_completion_tokens"};
   for (size_t i = 0; i < requests.size(); ++i) {
     const nlohmann::json& r = requests[i];
-    rq.bind(1, run.run_id).bind(2, wl).bind(3, static_cast<int64_t>(i));
-    rq.bind(4, r.value("task", "")).bind(5, r.value("ok", false));
-    bind_or_null(rq, 6, r, "error");
-    int col = 7;
-    for (const char* c : kCols) bind_or_null(rq, col++, r, c);
+    rq.bind(1, run.run_id).bind(2, config).bind(3, wl).bind(4, static_cast<int64_t>(i));
+    rq.bind(5, r.value("task", "")).bind(6, r.value("ok", false));
+    bind_or_null(rq, 7, r, "error");
+    int c = 8;
+    for (const char* key : kCols) bind_or_null(rq, c++, r, key);
+    rq.bind(c, r.value("prompt_tokens_exact", true));
     rq.run();
   }
 }

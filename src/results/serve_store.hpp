@@ -1,5 +1,5 @@
 #pragma once
-// serve-bench's records in the results database (the serve kind, schema v2):
+// serve-bench's records in the results database (the serve kind, schema v3: one row per server configuration and workload):
 // the run row, one serve_workloads row per workload and one serve_requests
 // row per request. Plain JSON in, so results/ knows nothing of serve/.
 #include <nlohmann/json.hpp>

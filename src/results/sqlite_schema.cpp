@@ -94,6 +94,59 @@ CREATE TABLE serve_requests (
   FOREIGN KEY (run_id, workload) REFERENCES serve_workloads(run_id, workload) ON DELETE CASCADE
 );
 )sql",
+      // 2 -> 3: serve-bench server configurations (-t/-c/--parallel/--cache-ram
+      // axes): one workload row per configuration. SQLite cannot change a
+      // primary key in place, so the two tables are rebuilt; v2 rows get
+      // config 'default'.
+      R"sql(
+CREATE TABLE serve_workloads_v2 AS SELECT * FROM serve_workloads;
+CREATE TABLE serve_requests_v2 AS SELECT * FROM serve_requests;
+DROP TABLE serve_requests;
+DROP TABLE serve_workloads;
+CREATE TABLE serve_workloads (
+  run_id       TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+  config       TEXT NOT NULL DEFAULT 'default',  -- "t=2 np=4": the axes' values
+  workload     TEXT NOT NULL,
+  kind         TEXT NOT NULL,  -- prompt-cache | multi-turn | batch | cold-start
+  server       TEXT NOT NULL,  -- the URL benchmarked
+  model        TEXT,
+  threads      INTEGER,        -- what llama-server was given; NULL: its default
+  ctx_size     INTEGER,
+  parallel     INTEGER,
+  cache_ram    INTEGER,
+  requests     INTEGER NOT NULL,
+  failed       INTEGER NOT NULL,
+  wall_s       REAL,
+  summary_json TEXT NOT NULL,  -- percentiles, cache hit ratio, /metrics deltas, levels
+  recorded_at  TEXT NOT NULL,
+  PRIMARY KEY (run_id, config, workload)
+);
+CREATE TABLE serve_requests (
+  run_id TEXT NOT NULL, config TEXT NOT NULL DEFAULT 'default', workload TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  task TEXT NOT NULL, ok INTEGER NOT NULL, error TEXT, concurrency INTEGER,
+  prompt_tokens INTEGER, generated INTEGER, cache_n INTEGER,
+  prompt_n INTEGER, prompt_ms REAL, predicted_n INTEGER, predicted_ms REAL,
+  ttft_ms REAL, itl_mean_ms REAL, itl_p50_ms REAL, itl_p99_ms REAL, e2e_ms REAL, start_s REAL,
+  prompt_tokens_exact INTEGER NOT NULL DEFAULT 1,  -- 0: prompt_tokens counts words (OpenAI API)
+  usage_prompt_tokens INTEGER, usage_completion_tokens INTEGER,
+  PRIMARY KEY (run_id, config, workload, idx),
+  FOREIGN KEY (run_id, config, workload)
+    REFERENCES serve_workloads(run_id, config, workload) ON DELETE CASCADE
+);
+INSERT INTO serve_workloads (run_id, workload, kind, server, model, requests, failed, wall_s,
+                             summary_json, recorded_at)
+  SELECT run_id, workload, kind, server, model, requests, failed, wall_s, summary_json,
+         recorded_at FROM serve_workloads_v2;
+INSERT INTO serve_requests (run_id, workload, idx, task, ok, error, concurrency, prompt_tokens,
+                            generated, cache_n, prompt_n, prompt_ms, predicted_n, predicted_ms,
+                            ttft_ms, itl_mean_ms, itl_p50_ms, itl_p99_ms, e2e_ms, start_s)
+  SELECT run_id, workload, idx, task, ok, error, concurrency, prompt_tokens, generated, cache_n,
+         prompt_n, prompt_ms, predicted_n, predicted_ms, ttft_ms, itl_mean_ms, itl_p50_ms,
+         itl_p99_ms, e2e_ms, start_s FROM serve_requests_v2;
+DROP TABLE serve_requests_v2;
+DROP TABLE serve_workloads_v2;
+)sql",
   };
   return steps;
 }

@@ -6,7 +6,7 @@
 
 namespace moesweep {
 
-inline constexpr int kResultsSchemaVersion = 2;
+inline constexpr int kResultsSchemaVersion = 3;
 
 // Checks that `db` is a readable SQLite file that this build understands,
 // without writing anything. Throws UserError when the file is corrupt or was

@@ -22,7 +22,35 @@ std::string seeded_text(uint64_t seed, int words) {
   return out;
 }
 
+std::string prompt_words_text(const std::vector<int>& ids) {
+  static const char* const kWords[kPromptWords] = {
+      "the",     "of",    "and",   "to",    "in",    "is",    "that",  "for",   "it",      "as",
+      "was",     "with",  "be",    "by",    "on",    "not",   "he",    "this",  "are",     "or",
+      "his",     "from",  "at",    "which", "but",   "have",  "an",    "had",   "they",    "you",
+      "were",    "their", "one",   "all",   "we",    "can",   "her",   "has",   "there",   "been",
+      "if",      "more",  "when",  "will",  "would", "who",   "so",    "no",    "she",     "other",
+      "its",     "may",   "these", "what",  "them",  "than",  "some",  "him",   "time",    "into",
+      "only",    "do",    "out",   "new",   "two",   "first", "also",  "any",   "my",      "now",
+      "such",    "like",  "our",   "over",  "man",   "me",    "even",  "most",  "made",    "after",
+      "many",    "then",  "could", "years", "said",  "must",  "way",   "well",  "down",    "back",
+      "used",    "each",  "work",  "here",  "where", "long",  "just",  "know",  "through", "should",
+      "because", "good",  "much",  "very",  "those", "own",   "world", "still", "life",    "same",
+      "state",   "both",  "under", "never", "day",   "last",  "how",   "while", "again",   "case",
+      "might",   "great", "since", "part",  "water", "house", "point", "small"};
+  std::string out;
+  for (int id : ids) {
+    if (!out.empty()) out += ' ';
+    out += kWords[static_cast<size_t>(id) % kPromptWords];
+  }
+  return out;
+}
+
 PromptPool::PromptPool(const ServeClient& client, uint64_t seed, size_t need) {
+  if (!client.exact_tokens()) {
+    std::mt19937_64 rng(seed);
+    for (size_t i = 0; i < need; ++i) tokens_.push_back(static_cast<int>(rng() % kPromptWords));
+    return;
+  }
   // About one token per pseudo-word; each round adds 512 words, bounded.
   const size_t rounds = need / 256 + 8;
   for (size_t i = 0; i < rounds && tokens_.size() < need; ++i) {

@@ -14,9 +14,17 @@ namespace moesweep {
 // the same on every standard library).
 std::string seeded_text(uint64_t seed, int words);
 
+// Without the server's tokenizer (OpenAI APIs) a "token" is one of
+// kPromptWords common English words, each a single token in the usual BPE
+// vocabularies: prompt lengths are then close, not exact.
+inline constexpr int kPromptWords = 128;
+// The words of `ids` (each in [0, kPromptWords)) joined by spaces.
+std::string prompt_words_text(const std::vector<int>& ids);
+
 class PromptPool {
  public:
-  // Tokenizes seeded text until at least `need` tokens are held.
+  // Tokenizes seeded text until at least `need` tokens are held; without a
+  // tokenizer (client.exact_tokens() false), seeded word ids.
   PromptPool(const ServeClient& client, uint64_t seed, size_t need);
   // Tokens [offset, offset + n); UserError past the end (a bug: need too small).
   std::vector<int> take(size_t offset, size_t n) const;

@@ -43,24 +43,46 @@ struct Session {
   nlohmann::json meta;
   ServerProcess server;
   std::unique_ptr<DurableAppender> jsonl;
+  std::vector<ServerConfig> configs;
+  size_t config_index = 0;
+  nlohmann::json settings = nlohmann::json::object();  // what the current server was given
+  Api api = Api::kLlama;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  double since_start() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  const ServerConfig& config() const { return configs[config_index]; }
+  std::string log_name() const {
+    return configs.size() == 1 ? "server.log" : fmt::format("server-{}.log", config_index + 1);
+  }
   std::string server_gone() {
     if (!o.url.empty() || server.running()) return "";
     return fmt::format("llama-server ended ({})", server.exit_text());
+  }
+  // A request's JSONL line / a workload's summary, with its server configuration.
+  nlohmann::json tag(nlohmann::json j) const {
+    j["config"] = config().label();
+    j["server_settings"] = settings;
+    return j;
   }
 };
 
 ServerAddress start_server(Session& s, bool (*interrupted)()) {
   const auto bin = find_llama_server(s.o.server_bin);
   const int port = free_loopback_port();
-  const auto args = llama_server_args(s.o, port);
-  s.meta["server"] = {{"binary", bin.string()}, {"args", args}, {"log", "server.log"}};
-  s.server.start(bin, args, s.dir.file("server.log"));
+  const auto args = llama_server_args(s.o, s.config(), port);
+  s.settings = server_settings(args);
+  s.meta["server"] = {{"binary", bin.string()}, {"args", args},
+                      {"log", s.log_name()},    {"config", s.config().label()},
+                      {"settings", s.settings}, {"started_s", s.since_start()}};
+  s.server.start(bin, args, s.dir.file(s.log_name()));
   fmt::print(stderr, "[serve-bench] llama-server pid {} on 127.0.0.1:{} (log {})\n", s.server.pid(),
-             port, s.dir.file("server.log").string());
+             port, s.dir.file(s.log_name()).string());
   const double ready =
       s.server.wait_ready(port, std::chrono::seconds(s.o.ready_timeout_s), interrupted);
   s.meta["server"]["ready_s"] = ready;
   s.meta["server"]["pid"] = s.server.pid();
+  s.meta["servers"][s.config_index] = s.meta["server"];
   s.dir.write_meta(s.meta);  // the pid, for whoever must find the server
   fmt::print(stderr, "[serve-bench] ready in {:.1f} s\n", ready);
   return {"127.0.0.1", port};
@@ -69,8 +91,8 @@ ServerAddress start_server(Session& s, bool (*interrupted)()) {
 void keep(Session& s, const WorkloadRun& run, const ServerAddress& addr,
           const std::string& status) {
   std::vector<nlohmann::json> rows;
-  for (const auto& rec : run.requests) rows.push_back(request_json(run.workload.name, rec));
-  const nlohmann::json summary = workload_summary(run);
+  for (const auto& rec : run.requests) rows.push_back(s.tag(request_json(run.workload.name, rec)));
+  const nlohmann::json summary = s.tag(workload_summary(run));
   s.meta["workloads"].push_back(summary);
   if (!s.o.no_db)
     store_serve_workload(s.o.db, {s.dir.run_id(), s.o.name, s.dir.path().string(), status, s.meta},
@@ -94,7 +116,7 @@ WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
   for (const bool cold : {true, false}) {
     if (interrupted()) break;
     s.server.stop();
-    nlohmann::json note = {{"phase", cold ? "cold" : "warm"}};
+    nlohmann::json note = {{"phase", cold ? "cold" : "warm"}, {"config", s.config().label()}};
     if (cold) {
       note["resident_before"] = page_cache_fraction(parts);
       const std::string why = drop_page_cache(parts);
@@ -106,7 +128,7 @@ WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
     }
     note["resident_at_start"] = page_cache_fraction(parts);
     addr = start_server(s, interrupted);
-    client = std::make_unique<ServeClient>(addr, s.o.request_timeout_s);
+    client = std::make_unique<ServeClient>(addr, s.o.request_timeout_s, s.api);
     const double ready = s.meta["server"]["ready_s"].get<double>();
     note["ready_s"] = ready;
     const PromptPool pool(*client, w.seed, w.system_tokens + w.suffix_tokens);
@@ -121,30 +143,113 @@ WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
   return run;
 }
 
+struct Totals {
+  int failed = 0;
+  bool stopped = false;
+  std::string tables, gone;
+};
+
+// The client for one server: the API (auto: /tokenize answers or not), its
+// /health, and the twin's steered token.
+std::unique_ptr<ServeClient> connect(Session& s, const ServerAddress& addr, RunHooks& hooks) {
+  s.api =
+      s.o.url.empty() && s.o.api == "auto" ? Api::kLlama : ServeClient::detect_api(addr, s.o.api);
+  auto client = std::make_unique<ServeClient>(addr, s.o.request_timeout_s, s.api);
+  client->check_reachable();
+  s.meta["api"] = api_name(s.api);
+  s.meta["prompt_tokens_exact"] = client->exact_tokens();
+  if (!client->exact_tokens())
+    fmt::print(stderr,
+               "[serve-bench] --api {}: no /tokenize, so prompt lengths are approximate "
+               "(prompt_tokens counts words; the server's usage.prompt_tokens is recorded)\n",
+               api_name(s.api));
+  if (s.o.twin) hooks.steer_token = client->tokenize(" the").at(0);
+  s.meta["steer_token"] = hooks.steer_token;
+  return client;
+}
+
+// One server configuration: its own llama-server (or the --url server), every
+// workload, then the server stopped before the next configuration starts.
+void run_config(Session& s, RunHooks& hooks, std::string& current, Totals& t,
+                bool (*interrupted)()) {
+  if (s.configs.size() > 1)
+    fmt::print(stderr, "[serve-bench] server configuration {}/{}: {}\n", s.config_index + 1,
+               s.configs.size(), s.config().label());
+  ServerAddress addr = s.o.url.empty() ? start_server(s, interrupted) : parse_server_url(s.o.url);
+  auto client = connect(s, addr, hooks);
+  const std::string server_note =
+      s.configs.size() > 1 ? fmt::format(", server {}", s.config().label()) : "";
+  for (const Workload& w : s.o.workloads) {
+    if (interrupted()) break;
+    current = w.name;
+    const WorkloadRun run = w.kind == "cold-start"
+                                ? cold_start(s, w, addr, client, hooks, interrupted)
+                                : run_workload(w, *client, hooks);
+    const std::string text = fmt::format(
+        "## {} ({}{})\n\n{}{}\n{}\n", w.name, w.kind, server_note,
+        client->exact_tokens() ? "" : "prompt lengths approximate (words, no /tokenize)\n\n",
+        request_table(run), summary_text(workload_summary(run)));
+    fmt::print("{}", text);
+    std::fflush(stdout);
+    t.tables += text;
+    t.failed += run.failed();
+    t.stopped = t.stopped || run.interrupted;
+    t.gone = s.server_gone();
+    keep(s, run, addr, t.stopped ? "interrupted" : t.failed ? "points_failed" : "complete");
+    if (!t.gone.empty()) break;
+  }
+  if (!t.gone.empty()) return;
+  s.server.stop();
+  if (s.o.url.empty()) {  // for the record: each server was gone before the next started
+    s.meta["servers"][s.config_index]["stopped_s"] = s.since_start();
+    s.dir.write_meta(s.meta);
+  }
+}
+
 // The run's files, its final status and the exit code.
-int finish(Session& s, const std::string& tables, int failed, bool stopped,
-           const std::string& gone) {
-  write_file_atomically(s.dir.file("tables.md"), tables);
-  s.meta["status"] = stopped ? "interrupted" : failed ? "points_failed" : "complete";
+int finish(Session& s, const Totals& t, bool stopped) {
+  write_file_atomically(s.dir.file("tables.md"), t.tables);
+  s.meta["status"] = stopped ? "interrupted" : t.failed ? "points_failed" : "complete";
   s.dir.write_meta(s.meta);
   write_file_atomically(s.dir.file("summary.json"), s.meta["workloads"].dump(2) + "\n");
   fmt::print(stderr, "[serve-bench] run directory {}\n", s.dir.path().string());
-  if (!gone.empty()) {
+  if (!t.gone.empty()) {
     fmt::print(stderr,
                "moesweep: error: {} during the run; {} requests failed; its log's last lines:\n{}"
                "  expected: a server that stays up for the whole workload\n"
                "  fix: read {} (out of memory? killed?); the failed requests are recorded\n",
-               gone, failed, s.server.log_tail(8), s.dir.file("server.log").string());
+               t.gone, t.failed, s.server.log_tail(8), s.dir.file(s.log_name()).string());
     return exit_code::kPointsFailed;
   }
   if (stopped) return exit_code::kInterrupted;
-  return failed ? exit_code::kPointsFailed : exit_code::kOk;
+  return t.failed ? exit_code::kPointsFailed : exit_code::kOk;
 }
 
 }  // namespace
 
-std::vector<std::string> llama_server_args(const ServeBenchOptions& o, int port) {
+void check_serve_bench_options(const ServeBenchOptions& o) {
+  check_passthrough_args(o.server_args);
+  if (!o.url.empty() && !o.server_args.empty()) {
+    throw UserError("llama-server flags after -- were given with --url",
+                    "flags after -- only when serve-bench starts the server",
+                    "drop --url to start llama-server here, or drop the flags");
+  }
+  if (!o.url.empty() && !o.axes.empty()) {
+    throw UserError(
+        fmt::format("the server axis --{} was given with --url", o.axes.begin()->first),
+        "-t, -c, --parallel and --cache-ram only when serve-bench starts (and restarts) "
+        "llama-server itself; a server at --url is someone else's to configure",
+        "drop --url to let serve-bench start one server per configuration, or drop the axes");
+  }
+  check_axes_against_passthrough(o.axes, o.server_args);
+  if (o.api != "auto") parse_api(o.api);  // a bad --api before anything starts
+}
+
+std::vector<std::string> llama_server_args(const ServeBenchOptions& o, const ServerConfig& config,
+                                           int port) {
   std::vector<std::string> args = o.server_args;
+  for (const ServerAxis& a : server_axes())
+    if (auto v = config.get(a.key)) args.insert(args.end(), {a.server_flag, std::to_string(*v)});
   int most_clients = 1, per_slot = 0;
   for (const Workload& w : o.workloads) {
     most_clients =
@@ -166,59 +271,41 @@ std::vector<std::string> llama_server_args(const ServeBenchOptions& o, int port)
 }
 
 int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)()) {
-  check_passthrough_args(o.server_args);
-  if (!o.url.empty() && !o.server_args.empty()) {
-    throw UserError("llama-server flags after -- were given with --url",
-                    "flags after -- only when serve-bench starts the server",
-                    "drop --url to start llama-server here, or drop the flags");
-  }
-  Session s{o, RunDirectory::create(o.out_dir, o.name), {}, {}, {}};
+  check_serve_bench_options(o);
+  Session s{o, RunDirectory::create(o.out_dir, o.name), {}, {}, {}, server_configs(o.axes)};
+  nlohmann::json configs = nlohmann::json::array();
+  for (const ServerConfig& c : s.configs) configs.push_back(c.label());
   s.meta = {{"kind", "serve"},
             {"run_id", s.dir.run_id()},
             {"name", o.name},
             {"status", "running"},
             {"model", o.gguf},
             {"url", o.url},
+            {"server_configs", configs},
+            {"servers", nlohmann::json::array()},
             {"workloads", nlohmann::json::array()}};
   s.dir.write_meta(s.meta);
-  ServerAddress addr = o.url.empty() ? start_server(s, interrupted) : parse_server_url(o.url);
-  auto client = std::make_unique<ServeClient>(addr, o.request_timeout_s);
-  client->check_reachable();
   RunHooks hooks;
   hooks.interrupted = interrupted;
-  if (o.twin) hooks.steer_token = client->tokenize(" the").at(0);
-  s.meta["steer_token"] = hooks.steer_token;
   hooks.server_gone = [&s] { return s.server_gone(); };
   s.jsonl = std::make_unique<DurableAppender>(s.dir.file("requests.jsonl"));
   std::string current;  // the workload running, for its requests' lines
   hooks.on_request = [&s, &current](const RequestRecord& rec) {
-    s.jsonl->append_line(request_json(current, rec).dump());  // as it happens: a kill keeps it
+    s.jsonl->append_line(
+        s.tag(request_json(current, rec)).dump());  // as it happens: a kill keeps it
     fmt::print(stderr, "[serve-bench] {:<12} {}\n", rec.r.task,
                rec.r.ok ? fmt::format("TTFT {:.1f} ms, E2E {:.1f} ms, cache_n {}", rec.r.ttft_ms,
                                       rec.r.e2e_ms, rec.r.cache_n)
                         : "FAILED: " + rec.r.error);
   };
-  int failed = 0;
-  bool stopped = false;
-  std::string tables, gone;
-  for (const Workload& w : o.workloads) {
+  Totals t;
+  for (s.config_index = 0; s.config_index < s.configs.size(); ++s.config_index) {
     if (interrupted()) break;
-    current = w.name;
-    const WorkloadRun run = w.kind == "cold-start"
-                                ? cold_start(s, w, addr, client, hooks, interrupted)
-                                : run_workload(w, *client, hooks);
-    const std::string text = fmt::format("## {} ({})\n\n{}\n{}\n", w.name, w.kind,
-                                         request_table(run), summary_text(workload_summary(run)));
-    fmt::print("{}", text);
-    std::fflush(stdout);
-    tables += text;
-    failed += run.failed();
-    stopped = stopped || run.interrupted;
-    gone = s.server_gone();
-    keep(s, run, addr, stopped ? "interrupted" : failed ? "points_failed" : "complete");
-    if (!gone.empty()) break;
+    run_config(s, hooks, current, t, interrupted);
+    if (!t.gone.empty()) break;
   }
-  return finish(s, tables, failed, stopped || interrupted(), gone);
+  s.config_index = std::min(s.config_index, s.configs.size() - 1);  // log_name() in finish
+  return finish(s, t, t.stopped || interrupted());
 }
 
 }  // namespace moesweep

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "serve/server_config.hpp"
 #include "serve/workload.hpp"
 
 namespace moesweep {
@@ -16,6 +17,8 @@ struct ServeBenchOptions {
   bool twin = false;       // gguf is a twin: steer its output (CompletionRequest::steer_token)
   std::string server_bin;  // --server-bin
   std::vector<std::string> server_args;  // passed through after --
+  ServerAxisValues axes;                 // -t -c --parallel --cache-ram: one server per combination
+  std::string api = "auto";              // auto | llama | openai | openai-chat (serve_client.hpp)
   int ready_timeout_s = 300;
   int request_timeout_s = 300;
   std::string out_dir = "results/runs";
@@ -24,9 +27,16 @@ struct ServeBenchOptions {
   bool no_db = false;
 };
 
-// The llama-server argv: the pass-through flags, then -c/--parallel when not
-// given (sized for the workloads), then the model, loopback port and --metrics.
-std::vector<std::string> llama_server_args(const ServeBenchOptions& o, int port);
+// The llama-server argv: the pass-through flags, the configuration's axis
+// values, then -c/--parallel when not given (sized for the workloads), then
+// the model, loopback port and --metrics.
+std::vector<std::string> llama_server_args(const ServeBenchOptions& o, const ServerConfig& config,
+                                           int port);
+
+// The options alone, before a twin is built or a server started: pass-through
+// flags serve-bench sets itself, --url with flags or server axes, an axis also
+// given after --, a bad --api. UserError (exit 2).
+void check_serve_bench_options(const ServeBenchOptions& o);
 
 // Exit code: 0, 3 (requests failed or the server ended), 130 (interrupted).
 int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)());

@@ -7,6 +7,8 @@
 #include <regex>
 #include <sstream>
 
+#include "serve/prompt_pool.hpp"
+#include "serve/serve_openai.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -73,7 +75,58 @@ nlohmann::json completion_body(const CompletionRequest& req) {
   return body;
 }
 
+// Tokens one /completion event carries (their ids kept for multi-turn).
+int native_event_tokens(const nlohmann::json& ev, CompletionResult& r) {
+  if (ev.contains("tokens") && ev["tokens"].is_array() && !ev["tokens"].empty()) {
+    for (const auto& t : ev["tokens"]) r.tokens.push_back(t.get<int>());
+    return static_cast<int>(ev["tokens"].size());
+  }
+  return ev.value("content", std::string()).empty() ? 0 : 1;
+}
+
+// The first model id of GET /v1/models (vLLM checks `model`); "" when none.
+std::string first_model(const ServerAddress& a) {
+  auto cli = make_client(a, 10);
+  auto res = cli.Get("/v1/models");
+  if (!res || res->status != 200) return "";
+  const auto j = nlohmann::json::parse(res->body, nullptr, false);
+  if (!j.is_object() || !j.contains("data") || !j["data"].is_array() || j["data"].empty() ||
+      !j["data"][0].is_object())
+    return "";
+  return j["data"][0].value("id", "");
+}
+
 }  // namespace
+
+const char* api_name(Api api) {
+  switch (api) {
+    case Api::kOpenAi:
+      return "openai";
+    case Api::kOpenAiChat:
+      return "openai-chat";
+    case Api::kLlama:
+      break;
+  }
+  return "llama";
+}
+
+Api parse_api(const std::string& name) {
+  for (Api a : {Api::kLlama, Api::kOpenAi, Api::kOpenAiChat})
+    if (name == api_name(a)) return a;
+  throw UserError(fmt::format("--api '{}' is not an API serve-bench speaks", name),
+                  "auto, llama (/completion), openai (/v1/completions) or openai-chat "
+                  "(/v1/chat/completions)",
+                  "pick one of those; auto tries /tokenize and falls back to openai");
+}
+
+Api ServeClient::detect_api(const ServerAddress& addr, const std::string& flag) {
+  if (flag != "auto") return parse_api(flag);
+  auto cli = make_client(addr, 10);
+  auto res = cli.Post("/tokenize", R"({"content": "a"})", "application/json");
+  if (!res || res->status != 200) return Api::kOpenAi;
+  const auto j = nlohmann::json::parse(res->body, nullptr, false);
+  return j.is_object() && j.contains("tokens") ? Api::kLlama : Api::kOpenAi;
+}
 
 std::string ServerAddress::text() const {
   return fmt::format("http://{}:{}", host, port);
@@ -92,6 +145,10 @@ ServerAddress parse_server_url(const std::string& url) {
 
 nlohmann::json CompletionResult::to_json() const {
   return {{"task", task},
+          {"api", api},
+          {"prompt_tokens_exact", prompt_tokens_exact},
+          {"usage_prompt_tokens", usage_prompt_tokens},
+          {"usage_completion_tokens", usage_completion_tokens},
           {"ok", ok},
           {"error", error},
           {"prompt_tokens", prompt_tokens},
@@ -107,8 +164,10 @@ nlohmann::json CompletionResult::to_json() const {
           {"cache_n", cache_n}};
 }
 
-ServeClient::ServeClient(ServerAddress addr, int request_timeout_s)
-    : addr_(std::move(addr)), timeout_s_(request_timeout_s) {}
+ServeClient::ServeClient(ServerAddress addr, int request_timeout_s, Api api)
+    : addr_(std::move(addr)), timeout_s_(request_timeout_s), api_(api) {
+  if (api_ != Api::kLlama) model_ = first_model(addr_);
+}
 
 void ServeClient::check_reachable() const {
   auto cli = make_client(addr_, 5);
@@ -144,12 +203,18 @@ std::vector<int> ServeClient::tokenize(const std::string& text) const {
 CompletionResult ServeClient::complete(const CompletionRequest& req, bool (*interrupted)()) const {
   CompletionResult r;
   r.task = req.task;
+  r.api = api_name(api_);
   r.prompt_tokens = static_cast<int>(req.prompt.size());
+  r.prompt_tokens_exact = exact_tokens();
   auto cli = make_client(addr_, timeout_s_);
   httplib::Request hreq;
   hreq.method = "POST";
-  hreq.path = "/completion";
-  hreq.body = completion_body(req).dump();
+  hreq.path = completion_path(api_);
+  if (exact_tokens()) {
+    hreq.body = completion_body(req).dump();
+  } else {
+    hreq.body = openai_body(req, prompt_words_text(req.prompt), api_, model_).dump();
+  }
   hreq.set_header("Content-Type", "application/json");
   const auto t0 = Clock::now();
   Clock::time_point last{};
@@ -160,13 +225,7 @@ CompletionResult ServeClient::complete(const CompletionRequest& req, bool (*inte
     sse.feed(data, len, [&](const nlohmann::json& ev) {
       if (!ev.is_object()) return;
       if (ev.contains("error")) http_error = ev["error"].dump();
-      int n = 0;
-      if (ev.contains("tokens") && ev["tokens"].is_array() && !ev["tokens"].empty()) {
-        n = static_cast<int>(ev["tokens"].size());
-        for (const auto& t : ev["tokens"]) r.tokens.push_back(t.get<int>());
-      } else if (!ev.value("content", std::string()).empty()) {
-        n = 1;
-      }
+      const int n = exact_tokens() ? native_event_tokens(ev, r) : openai_event_tokens(ev, api_, r);
       if (n > 0) {
         if (r.generated == 0)
           r.ttft_ms = ms_since(t0, now);

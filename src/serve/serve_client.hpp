@@ -19,6 +19,15 @@ struct ServerAddress {
 // "http://host:port" -> address; UserError for anything else (https, a path).
 ServerAddress parse_server_url(const std::string& url);
 
+// The endpoints spoken: llama-server's native /completion (token-id prompts,
+// exact lengths through /tokenize), or the OpenAI-compatible /v1/completions
+// or /v1/chat/completions that vLLM, ik_llama and llama-server all serve
+// (text prompts: lengths are approximate, see PromptPool).
+enum class Api { kLlama, kOpenAi, kOpenAiChat };
+const char* api_name(Api api);
+// "llama", "openai", "openai-chat"; "auto" is resolved by ServeClient::detect_api.
+Api parse_api(const std::string& name);
+
 struct CompletionRequest {
   std::string task;          // label in the table: "cold", "warm 3", "turn 2"
   std::vector<int> prompt;   // token ids: lengths are exact by construction
@@ -31,8 +40,10 @@ struct CompletionResult {
   std::string task;
   bool ok = false;
   std::string error;
-  int prompt_tokens = 0;  // sent
-  int generated = 0;      // tokens seen in the stream
+  std::string api = "llama";
+  int prompt_tokens = 0;            // sent (OpenAI APIs: words, an approximation)
+  bool prompt_tokens_exact = true;  // false: prompt_tokens counts words, not tokens
+  int generated = 0;                // tokens seen in the stream
   std::vector<int> tokens;
   double start_s = 0;  // since the workload's start
   double ttft_ms = 0, e2e_ms = 0;
@@ -40,16 +51,23 @@ struct CompletionResult {
   // The server's own `timings` (-1: not reported).
   int prompt_n = -1, predicted_n = -1, cache_n = -1;
   double prompt_ms = -1, predicted_ms = -1;
+  // The OpenAI `usage` of the last event (stream_options.include_usage), -1: none.
+  int usage_prompt_tokens = -1, usage_completion_tokens = -1;
   nlohmann::json to_json() const;
 };
 
 class ServeClient {
  public:
-  ServeClient(ServerAddress addr, int request_timeout_s);
+  ServeClient(ServerAddress addr, int request_timeout_s, Api api = Api::kLlama);
+  // "auto": llama when POST /tokenize answers with tokens, else openai.
+  static Api detect_api(const ServerAddress& addr, const std::string& flag);
+  Api api() const { return api_; }
+  bool exact_tokens() const { return api_ == Api::kLlama; }
   // GET /health 200 within a few seconds, else UserError (exit 2) naming the URL.
   void check_reachable() const;
   std::vector<int> tokenize(const std::string& text) const;
-  // One streamed /completion; never throws for a failed request (ok = false).
+  // One streamed completion (/completion, or /v1/completions or
+  // /v1/chat/completions); never throws for a failed request (ok = false).
   CompletionResult complete(const CompletionRequest& req, bool (*interrupted)()) const;
   // GET /metrics as name -> value (llamacpp:prompt_tokens_total ...); empty
   // when the server has none.
@@ -59,6 +77,8 @@ class ServeClient {
  private:
   ServerAddress addr_;
   int timeout_s_;
+  Api api_;
+  std::string model_;  // OpenAI APIs: the first id of GET /v1/models
 };
 
 }  // namespace moesweep

@@ -63,6 +63,10 @@ std::vector<int> system_for(const Workload& w, const ServeClient& c, const Promp
                             int k) {
   std::vector<int> sys = pool.take(0, w.system_tokens);
   if (w.break_cache == "none" || sys.empty()) return sys;
+  if (!c.exact_tokens()) {  // no tokenizer: a different first word breaks the prefix
+    sys[0] = (sys[0] + 1 + k) % kPromptWords;
+    return sys;
+  }
   const std::string head =
       w.break_cache == "timestamp"
           ? fmt::format("Current time: 2026-01-01 12:{:02}:{:02}\n", k / 60 % 60, k % 60)

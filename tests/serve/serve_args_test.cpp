@@ -31,14 +31,14 @@ TEST(ServeArgs, ContextAndSlotsAreSizedForTheWorkloadsUnlessGiven) {
   w.n_predict = 50;
   w.concurrency = {1, 4};
   o.workloads = {w};
-  const auto args = llama_server_args(o, 1234);
+  const auto args = llama_server_args(o, ServerConfig{}, 1234);
   EXPECT_TRUE(contains_pair(args, "--parallel", "4"));
   EXPECT_TRUE(contains_pair(args, "-c", std::to_string(1536 * 4)));  // 1216+50+256 -> 1536
   EXPECT_TRUE(contains_pair(args, "--port", "1234"));
   EXPECT_TRUE(contains_pair(args, "--host", "127.0.0.1"));
   EXPECT_NE(std::find(args.begin(), args.end(), "--metrics"), args.end());
   o.server_args = {"-c", "8192", "--parallel", "2", "-fa", "on"};
-  const auto given = llama_server_args(o, 1234);
+  const auto given = llama_server_args(o, ServerConfig{}, 1234);
   EXPECT_TRUE(contains_pair(given, "-c", "8192"));
   EXPECT_EQ(std::count(given.begin(), given.end(), "-c"), 1);
   EXPECT_EQ(std::count(given.begin(), given.end(), "--parallel"), 1);

@@ -1,89 +1,12 @@
 // serve-bench against a real llama-server on loopback, with a small servable
 // twin: the prompt cache seen through cache_n, a server killed mid-workload,
 // Ctrl-C, and a --url that does not answer. Every test stops what it started.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-
-#include <fstream>
-#include <thread>
-
-#include "serve/server_process.hpp"
-#include "support/test_support.hpp"
-#include "util/json_file.hpp"
+#include "serve_fixture.hpp"
 
 namespace moesweep {
 namespace {
 
-// A servable twin small enough for CI: tiny kimi-k2.5 with 32 experts.
-const char* const kTwinFlags = "--experts 32";
-
-bool have_server() {
-  try {
-    find_llama_server("");
-    return true;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-std::filesystem::path write_workload(const std::filesystem::path& dir, const std::string& name,
-                                     const std::string& body) {
-  const auto p = dir / (name + ".json");
-  std::ofstream(p) << body;
-  return p;
-}
-
-std::vector<nlohmann::json> requests(const std::filesystem::path& run) {
-  std::vector<nlohmann::json> out;
-  for (const auto& line : test::read_lines(run / "requests.jsonl"))
-    out.push_back(nlohmann::json::parse(line));
-  return out;
-}
-
-// Running, and not a zombie waiting for a reaper.
-bool alive(pid_t pid) {
-  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
-  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
-  std::string text{std::istreambuf_iterator<char>(stat), {}};
-  const size_t paren = text.rfind(')');
-  return paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] != 'Z';
-}
-
-// Waits (bounded) until the run directory names the server's pid and at
-// least `n` requests are recorded; returns the pid (-1 on timeout).
-pid_t wait_for_requests(const std::filesystem::path& out, size_t n) {
-  for (int i = 0; i < 3000; ++i) {  // 300 s: the first test may build the twin
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    for (const auto& e : std::filesystem::directory_iterator(out)) {
-      if (!std::filesystem::exists(e.path() / "requests.jsonl")) continue;
-      if (test::read_lines(e.path() / "requests.jsonl").size() < n) continue;
-      const auto meta = read_json_file(e.path() / "meta.json", "meta");
-      return meta["server"].value("pid", -1);
-    }
-  }
-  return -1;
-}
-
-class ServeBench : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!have_server()) GTEST_SKIP() << "no llama-server built (scripts/setup builds it)";
-    dir_ = test::scratch_dir();
-  }
-  // Never leave a moesweep or a server behind, whatever the test's outcome.
-  void TearDown() override {
-    if (cli_pid_ > 0 && ::waitpid(cli_pid_, nullptr, WNOHANG) == 0) {
-      ::kill(cli_pid_, SIGKILL);  // its server follows (PR_SET_PDEATHSIG)
-      ::waitpid(cli_pid_, nullptr, 0);
-    }
-    if (server_pid_ > 0 && alive(server_pid_)) ::kill(server_pid_, SIGKILL);
-  }
-  std::filesystem::path dir_;
-  pid_t server_pid_ = -1;
-  pid_t cli_pid_ = -1;
-};
+using namespace serve_test;
 
 TEST_F(ServeBench, WarmRequestsReuseTheSharedPrefixAndABrokenTopDoesNot) {
   const std::string body = R"({"kind": "prompt-cache", "system_tokens": 256, "suffix_tokens": 32,
@@ -122,13 +45,8 @@ TEST_F(ServeBench, WarmRequestsReuseTheSharedPrefixAndABrokenTopDoesNot) {
 }
 
 TEST_F(ServeBench, AServerKilledMidWorkloadFailsTheRestAndLeavesNothingRunning) {
-  const auto wl = write_workload(dir_, "long", R"({"kind": "prompt-cache", "system_tokens": 64,
-      "suffix_tokens": 16, "requests": 200, "n_predict": 8})");
-  const pid_t cli = test::spawn_cli(fmt::format("serve-bench {} --workload {} --out-dir {} --no-db",
-                                                kTwinFlags, wl.string(), dir_.string()),
-                                    dir_ / "out.txt", dir_ / "err.txt");
-  cli_pid_ = cli;
-  server_pid_ = wait_for_requests(dir_, 2);
+  start_long_run(2);
+  const pid_t cli = cli_pid_;
   ASSERT_GT(server_pid_, 0) << "no request recorded in time";
   ::kill(server_pid_, SIGKILL);
   EXPECT_EQ(test::wait_exit_code(cli, std::chrono::seconds(120)), 3);
@@ -146,13 +64,8 @@ TEST_F(ServeBench, AServerKilledMidWorkloadFailsTheRestAndLeavesNothingRunning) 
 }
 
 TEST_F(ServeBench, CtrlCStopsTheServerAndExits130) {
-  const auto wl = write_workload(dir_, "long", R"({"kind": "prompt-cache", "system_tokens": 64,
-      "suffix_tokens": 16, "requests": 200, "n_predict": 8})");
-  const pid_t cli = test::spawn_cli(fmt::format("serve-bench {} --workload {} --out-dir {} --no-db",
-                                                kTwinFlags, wl.string(), dir_.string()),
-                                    dir_ / "out.txt", dir_ / "err.txt");
-  cli_pid_ = cli;
-  server_pid_ = wait_for_requests(dir_, 1);
+  start_long_run(1);
+  const pid_t cli = cli_pid_;
   ASSERT_GT(server_pid_, 0) << "no request recorded in time";
   ::kill(cli, SIGINT);
   EXPECT_EQ(test::wait_exit_code(cli, std::chrono::seconds(60)), 130);
@@ -163,13 +76,8 @@ TEST_F(ServeBench, CtrlCStopsTheServerAndExits130) {
 }
 
 TEST_F(ServeBench, AKilledMoesweepTakesItsServerWithIt) {
-  const auto wl = write_workload(dir_, "long", R"({"kind": "prompt-cache", "system_tokens": 64,
-      "suffix_tokens": 16, "requests": 200, "n_predict": 8})");
-  const pid_t cli = test::spawn_cli(fmt::format("serve-bench {} --workload {} --out-dir {} --no-db",
-                                                kTwinFlags, wl.string(), dir_.string()),
-                                    dir_ / "out.txt", dir_ / "err.txt");
-  cli_pid_ = cli;
-  server_pid_ = wait_for_requests(dir_, 1);
+  start_long_run(1);
+  const pid_t cli = cli_pid_;
   ASSERT_GT(server_pid_, 0) << "no request recorded in time";
   ::kill(cli, SIGKILL);  // no handler runs: only PR_SET_PDEATHSIG can stop the server
   EXPECT_EQ(test::wait_exit_code(cli, std::chrono::seconds(30)), 128 + SIGKILL);

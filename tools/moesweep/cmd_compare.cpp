@@ -11,6 +11,7 @@
 #include "results/compare_format.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
+#include "serve/serve_compare.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::cli {
@@ -78,6 +79,8 @@ int run_compare(const CompareArgs& a) {
     options.ignore = fields_not_in(parse_ignored_fields(a.on, "--on"));
   }
   options.allow_environment_change = a.allow_environment_change;
+  if (is_serve_run(a.base) || is_serve_run(a.fresh))  // issue 12: serve-bench runs
+    return compare_serve_command(a.base, a.fresh, options, a.json);
   const LoadedRun fresh = load_run(a.fresh, a.db);
   const LoadedRun base = load_run(base_for(a, fresh), a.db);
   const Comparison c = compare_runs(base, fresh, options);

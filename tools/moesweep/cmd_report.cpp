@@ -9,6 +9,7 @@
 #include "report/run_report.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
+#include "serve/serve_report.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::cli {
@@ -26,14 +27,15 @@ struct ReportArgs {
 int run_report(const ReportArgs& a) {
   if (is_fleet_dir(a.run))  // issue 13: merge's fleet directory
     return report_fleet(a.run, {a.fleet_depth, !a.no_plots});
-  const LoadedRun run = load_run(a.run, a.db);
+  const bool serve = is_serve_run(a.run);  // issue 12: a serve-bench run
+  const LoadedRun run = serve ? LoadedRun{} : load_run(a.run, a.db);
   ReportOptions options;
   options.plots = !a.no_plots;
   for (const std::string& ref : a.references) options.references.push_back(load_run(ref, a.db));
   if (!a.out.empty()) {
     options.out_dir = a.out;
-  } else if (!run.run_dir.empty()) {
-    options.out_dir = std::filesystem::path(run.run_dir) / "report";
+  } else if (serve || !run.run_dir.empty()) {
+    options.out_dir = std::filesystem::path(serve ? a.run : run.run_dir) / "report";
   } else {
     options.out_dir = std::filesystem::path("results") / "reports" / run.label;
   }
@@ -45,7 +47,9 @@ int run_report(const ReportArgs& a) {
                     "a directory this user can create and write",
                     "pass --out with a writable directory");
   }
-  const ReportOutcome outcome = write_report(run, options);
+  const ReportOutcome outcome =
+      serve ? write_serve_report(load_serve_run(a.run), options.out_dir, options.plots)
+            : write_report(run, options);
   fmt::print("report     {}\n", outcome.markdown.string());
   for (const auto& png : outcome.pngs) fmt::print("plot       {}\n", png.string());
   if (options.plots && outcome.pngs.empty()) {

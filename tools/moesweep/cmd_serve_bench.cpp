@@ -11,6 +11,7 @@
 #include "model/twin_builder.hpp"
 #include "model/twin_vocab.hpp"
 #include "serve/serve_bench.hpp"
+#include "sweep/sweep_settings.hpp"
 #include "twin_options.hpp"
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
@@ -34,7 +35,30 @@ struct ServeBenchCli {
   std::string quant = "Q4_K_S";
   std::string workloads = "prompt-cache";
   ServeBenchOptions bench;
+  std::map<std::string, std::string> axis_text;  // server axes as typed ("1,2")
+  std::vector<CLI::Option*> axis_options;
 };
+
+// -t and -c are the sweep's settings (same spelling, lists and help);
+// --parallel and --cache-ram are the server's own.
+void add_axis_options(CLI::App& cmd, ServeBenchCli& o) {
+  for (auto [key, example] : {std::pair{"threads", "-t, e.g. 1,2 or 1-4"},
+                              std::pair{"ctx-size",
+                                        "-c, e.g. 4096,8192 (default: sized for the "
+                                        "workloads)"}}) {
+    o.axis_options.push_back(
+        cmd.add_option(find_sweep_setting(key)->cli_names, o.axis_text[key],
+                       fmt::format("server axis: llama-server {}, a list", example)));
+  }
+  o.axis_options.push_back(cmd.add_option(
+      "--parallel", o.axis_text["parallel"],
+      "server axis: llama-server slots (--parallel), a list (default: the workloads' most "
+      "clients)"));
+  o.axis_options.push_back(cmd.add_option(
+      "--cache-ram", o.axis_text["cache-ram"],
+      "server axis: llama-server's prompt-cache RAM limit in MiB (--cache-ram; -1 no limit, 0 "
+      "off), a list"));
+}
 
 // The model llama-server loads: --gguf as given, else the servable twin.
 std::string model_path(ServeBenchCli& o) {
@@ -47,6 +71,12 @@ std::string model_path(ServeBenchCli& o) {
 }
 
 int run(ServeBenchCli& o) {
+  std::map<std::string, std::string> given;
+  for (const CLI::Option* opt : o.axis_options)
+    if (opt->count() > 0)
+      given[opt->get_lnames().front()] = o.axis_text.at(opt->get_lnames().front());
+  o.bench.axes = parse_server_axes(given);
+  check_serve_bench_options(o.bench);  // before the twin is built
   for (const std::string& w : split_list(o.workloads))
     o.bench.workloads.push_back(load_workload(w));
   if (o.bench.url.empty()) o.bench.gguf = model_path(o);
@@ -75,6 +105,12 @@ void add_serve_bench_command(CLI::App& app, CommandRunner& run_cmd) {
       ->capture_default_str();
   cmd->add_option("--url", o->bench.url,
                   "benchmark the running server at http://HOST:PORT instead of starting one");
+  add_axis_options(*cmd, *o);
+  cmd->add_option("--api", o->bench.api,
+                  "auto, llama (/completion, exact prompt lengths through /tokenize), openai "
+                  "(/v1/completions) or openai-chat (/v1/chat/completions); auto: llama when "
+                  "the server answers /tokenize")
+      ->capture_default_str();
   cmd->add_option("--gguf", o->bench.gguf, "serve this GGUF instead of a servable twin");
   o->twin.add_to(*cmd);
   cmd->add_option("--quant,-q", o->quant, "the twin's quant type")->capture_default_str();
@@ -92,8 +128,8 @@ void add_serve_bench_command(CLI::App& app, CommandRunner& run_cmd) {
   cmd->add_option("--db", o->bench.db, "SQLite results store")->capture_default_str();
   cmd->add_flag("--no-db", o->bench.no_db, "do not write the SQLite store");
   cmd->add_option("server-args", o->bench.server_args,
-                  "llama-server flags after --: -t -tb -c -b -ub -ctk -ctv -fa --parallel "
-                  "--cache-ram --mlock --no-mmap -ot ...");
+                  "llama-server flags after --: -tb -b -ub -ctk -ctv -fa --mlock --no-mmap -ot "
+                  "... (-t -c --parallel --cache-ram here or as axes before --, not both)");
   cmd->callback([o, &run_cmd] { run_cmd = [o] { return run(*o); }; });
 }
 
