@@ -32,7 +32,15 @@ if(MOESWEEP_ENGINE_PREBUILT)
   set_target_properties(llama PROPERTIES IMPORTED_LOCATION ${_engine}/src/libllama.a
     INTERFACE_INCLUDE_DIRECTORIES "${_inc}" INTERFACE_LINK_LIBRARIES "ggml")
 else()
-set(GGML_NATIVE ON CACHE BOOL "" FORCE)
+# A portable engine (AVX2/FMA/F16C/BMI2, ggml's non-native default) is for a
+# binary carried to another machine, where -march=native of this one could
+# fault; benchmarks on the build machine itself keep the native engine.
+option(MOESWEEP_ENGINE_PORTABLE "Build the engine for any x86-64 with AVX2 instead of -march=native" OFF)
+if(MOESWEEP_ENGINE_PORTABLE)
+  set(GGML_NATIVE OFF CACHE BOOL "" FORCE)
+else()
+  set(GGML_NATIVE ON CACHE BOOL "" FORCE)
+endif()
 set(BUILD_SHARED_LIBS OFF CACHE BOOL "" FORCE)
 foreach(opt LLAMA_BUILD_TESTS LLAMA_BUILD_EXAMPLES
             LLAMA_BUILD_APP LLAMA_CURL LLAMA_OPENSSL LLAMA_BUILD_UI LLAMA_USE_PREBUILT_UI)

@@ -20,6 +20,9 @@ if(_amx_use STREQUAL "AUTO")
     endif()
   endif()
 endif()
+if(MOESWEEP_ENGINE_PORTABLE)
+  set(_amx_use OFF)  # the portable engine targets AVX2 machines
+endif()
 if(NOT _amx_use)
   # Appended after ggml's own -march=native, so these win.
   target_compile_options(ggml-cpu PRIVATE -mno-amx-tile -mno-amx-int8 -mno-amx-bf16)

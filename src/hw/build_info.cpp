@@ -19,6 +19,7 @@ BuildInfo build_info() {
   b.engine_release = MOESWEEP_ENGINE_RELEASE;
   b.engine_commit = MOESWEEP_ENGINE_COMMIT;
   b.build_type = MOESWEEP_BUILD_TYPE;
+  b.engine_target = MOESWEEP_ENGINE_TARGET;
   b.compiler = fmt::format("gcc {}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
   const struct {
     const char* name;
@@ -67,6 +68,7 @@ nlohmann::json build_info_json() {
           {"engine",
            {{"name", "llama.cpp"}, {"release", b.engine_release}, {"commit", b.engine_commit}}},
           {"build_type", b.build_type},
+          {"engine_target", b.engine_target},
           {"compiler", b.compiler},
           {"cpu_features", b.cpu_features},
           {"system_info", b.system_info},
@@ -83,10 +85,10 @@ std::string version_text() {
   const BuildInfo b = build_info();
   const CpuInfo c = cpu_info();
   return fmt::format(
-      "moesweep {}\nengine: llama.cpp {} (commit {})\nbuild: {} {}, GGML_NATIVE\n"
+      "moesweep {}\nengine: llama.cpp {} (commit {})\nbuild: {} {}, {}\n"
       "cpu features: {}\ncpu: {} ({} logical CPUs{})\n",
       b.moesweep_version, b.engine_release, b.engine_commit, b.build_type, b.compiler,
-      fmt::join(b.cpu_features, " "), c.model_name, c.logical_cpus,
+      b.engine_target, fmt::join(b.cpu_features, " "), c.model_name, c.logical_cpus,
       c.hypervisor ? ", virtual machine" : "");
 }
 

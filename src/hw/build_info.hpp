@@ -13,6 +13,7 @@ struct BuildInfo {
   std::string engine_release;  // e.g. v0.4.0 (from the npm package)
   std::string engine_commit;   // git commit of the engine tree
   std::string build_type;
+  std::string engine_target;  // GGML_NATIVE, or the portable AVX2 engine of a carried binary
   std::string compiler;
   std::vector<std::string> cpu_features;  // AVX2, AVX512, AVX512_VNNI, ...
   std::string system_info;                // llama_print_system_info()
