@@ -13,21 +13,31 @@
 namespace moesweep {
 namespace {
 
-// The bandwidth measured on the member's hosts (the best of its shard runs);
-// a hardware profile's theoretical figure is no measurement.
-std::optional<double> measured_bandwidth(const nlohmann::json& meta) {
+// The probe's figure at `threads` in one meta.json "bandwidth" object (0: not probed).
+double probed_at(const nlohmann::json& b, int threads) {
+  for (const auto& p : b.value("by_threads", nlohmann::json::array()))
+    if (p.is_object() && p.value("threads", 0) == threads) return p.value("gbps", 0.0);
+  return 0;
+}
+
+// The bandwidth measured on the member's hosts (the best of its shard runs) at
+// the thread count of the decode it is compared with, where the probe ran that
+// many threads: 2 threads of a 16-core host pull far less than its peak. Else
+// the peak (threads 0). A hardware profile's theoretical figure is no measurement.
+std::optional<FleetBandwidth> measured_bandwidth(const nlohmann::json& meta, int threads) {
   std::vector<nlohmann::json> figures;
   const nlohmann::json merge = meta.value("merge", nlohmann::json::object());
   for (const auto& s : merge.value("sources", nlohmann::json::array()))
     if (s.is_object() && s.contains("bandwidth")) figures.push_back(s["bandwidth"]);
   if (figures.empty() && meta.contains("bandwidth")) figures.push_back(meta["bandwidth"]);
-  std::optional<double> best;
+  std::optional<FleetBandwidth> peak, at_threads;
   for (const nlohmann::json& b : figures) {
     if (!b.is_object() || b.value("source", "") != "measured") continue;
-    const double gbps = b.value("gbps", 0.0);
-    if (gbps > 0) best = std::max(best.value_or(0.0), gbps);
+    const double gbps = b.value("gbps", 0.0), at = probed_at(b, threads);
+    if (gbps > 0 && (!peak || gbps > peak->gbps)) peak = FleetBandwidth{gbps, 0};
+    if (at > 0 && (!at_threads || at > at_threads->gbps)) at_threads = FleetBandwidth{at, threads};
   }
-  return best;
+  return at_threads ? at_threads : peak;
 }
 
 double recorded_bytes(const Record& r) {
@@ -46,12 +56,19 @@ FleetHost host_of(const FleetMember& m, int n_kv) {
   h.cpu = node.value("cpu_model", "?");
   h.hardware_profile = node.value("hardware_profile", "");
   h.logical_cpus = node.value("logical_cpus", 0);
-  h.bandwidth_gbps = measured_bandwidth(m.meta);
   h.n_kv = n_kv;
+  int threads = 0;
   for (const Record& r : m.records) {
     if (!r.ok || r.params.n_kv != n_kv) continue;
     h.s_pp = std::max(h.s_pp, r.pp.speed.mean);
-    if (r.tg.speed.mean > h.s_tg) h.s_tg = r.tg.speed.mean, h.bytes_per_token = recorded_bytes(r);
+    if (r.tg.speed.mean > h.s_tg) {
+      h.s_tg = r.tg.speed.mean, h.bytes_per_token = recorded_bytes(r);
+      threads = r.params.n_threads;
+    }
+  }
+  if (const auto bw = measured_bandwidth(m.meta, threads)) {
+    h.bandwidth_gbps = bw->gbps;
+    h.bandwidth_threads = bw->threads;
   }
   return h;
 }

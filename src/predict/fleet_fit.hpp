@@ -35,10 +35,16 @@ int fleet_depth(const std::vector<FleetMember>& members, bool deepest);
 
 inline constexpr const char* kNoBandwidth = "n/a (no bandwidth measured)";
 
+struct FleetBandwidth {
+  double gbps = 0;
+  int threads = 0;  // the probe's thread count it was measured at; 0: the peak over all
+};
+
 struct FleetHost {
   std::string hosts, machine, cpu, hardware_profile;
   int logical_cpus = 0;
   std::optional<double> bandwidth_gbps;  // measured only (a profile's theory is no measurement)
+  int bandwidth_threads = 0;  // measured at the best decode's thread count; 0: the host's peak
   int n_kv = -1;
   double s_pp = 0, s_tg = 0;   // best over thread settings at n_kv (0: none measured)
   double bytes_per_token = 0;  // recorded with the best S_TG (0: not recorded)

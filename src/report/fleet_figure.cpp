@@ -40,7 +40,9 @@ nlohmann::json fleet_figure_data(const std::vector<FleetMember>& members, int n_
       continue;
     }
     drawn.push_back(h);
-    points.push_back({{"label", fmt::format("{} ({} CPUs)", h.hosts, h.logical_cpus)},
+    const std::string at = h.bandwidth_threads > 0 ? fmt::format("{} threads", h.bandwidth_threads)
+                                                   : std::string("peak bandwidth");
+    points.push_back({{"label", fmt::format("{} ({} CPUs, {})", h.hosts, h.logical_cpus, at)},
                       {"cpu", h.cpu},
                       {"bandwidth_gbps", *h.bandwidth_gbps},
                       {"s_tg", h.s_tg},

@@ -21,8 +21,19 @@ std::string l3_mib(const FleetMember& m) {
   return l3.is_number() ? fmt::format("{:.0f}", l3.get<double>() / (1 << 20)) : "-";
 }
 
+// The bandwidth the efficiency is taken against: the probe's figure at the
+// best decode's thread count, else the host's peak.
+std::string bandwidth_cell(const FleetHost& h) {
+  if (!h.bandwidth_gbps) return "not measured";
+  return h.bandwidth_threads > 0
+             ? fmt::format("{:.1f} ({} threads)", *h.bandwidth_gbps, h.bandwidth_threads)
+             : fmt::format("{:.1f} (peak)", *h.bandwidth_gbps);
+}
+
 nlohmann::json depth_json(const FleetHost& h) {
   return {{"n_kv", h.n_kv},
+          {"bandwidth_gbps", h.bandwidth_gbps ? nlohmann::json(*h.bandwidth_gbps) : nullptr},
+          {"bandwidth_threads", h.bandwidth_threads},
           {"s_pp", number_or_null(h.s_pp)},
           {"s_tg", number_or_null(h.s_tg)},
           {"bytes_per_token", number_or_null(h.bytes_per_token)},
@@ -43,9 +54,8 @@ std::string fleet_table(const std::vector<FleetMember>& members) {
   for (size_t i = 0; i < members.size(); ++i) {
     const FleetHost &a = at0[i], &b = at1[i];
     t.add_row({a.hosts, a.cpu, fmt::format("{}", a.logical_cpus), l3_mib(members[i]),
-               a.bandwidth_gbps ? fmt::format("{:.1f}", *a.bandwidth_gbps) : "not measured",
-               speed(a.s_pp), speed(a.s_tg), a.efficiency_text, speed(b.s_pp), speed(b.s_tg),
-               b.efficiency_text, fmt::format("{}", members[i].records.size())});
+               bandwidth_cell(a), speed(a.s_pp), speed(a.s_tg), a.efficiency_text, speed(b.s_pp),
+               speed(b.s_tg), b.efficiency_text, fmt::format("{}", members[i].records.size())});
   }
   return t.render();
 }
@@ -64,6 +74,7 @@ nlohmann::json fleet_table_json(const std::vector<FleetMember>& members) {
                     {"l3_bytes", mc.value("l3_bytes", nlohmann::json())},
                     {"bandwidth_gbps", a.bandwidth_gbps ? nlohmann::json(*a.bandwidth_gbps)
                                                         : nlohmann::json(nullptr)},
+                    {"bandwidth_threads", a.bandwidth_threads},
                     {"bandwidth_text", a.bandwidth_gbps ? "measured" : kNoBandwidth},
                     {"shallow", depth_json(a)},
                     {"deep", depth_json(at1[i])},

@@ -36,11 +36,22 @@ BandwidthFigure machine_bandwidth(const std::function<void(const std::string&)>&
   if (m && m->best_gbps > 0) {
     f.gbps = m->best_gbps;
     f.source = "measured";
+    for (const BandwidthPoint& p : m->points) f.by_threads.emplace_back(p.threads, p.gbps);
   } else if (profile.theoretical_bandwidth_gbps() > 0) {
     f.gbps = profile.theoretical_bandwidth_gbps();
     f.source = "theoretical";
   }
   return f;
+}
+
+nlohmann::json to_json(const BandwidthFigure& f) {
+  nlohmann::json j = {{"gbps", f.gbps}, {"source", f.source}};
+  if (!f.by_threads.empty()) {
+    j["by_threads"] = nlohmann::json::array();
+    for (const auto& [threads, gbps] : f.by_threads)
+      j["by_threads"].push_back({{"threads", threads}, {"gbps", gbps}});
+  }
+  return j;
 }
 
 void RooflineAnnotator::set_model(const std::string& path) {

@@ -7,6 +7,10 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "model/gguf_inspect.hpp"
 #include "results/record.hpp"
@@ -18,7 +22,13 @@ struct BandwidthFigure {
   std::string source;  // "measured" (moesweep hw --bandwidth) or "theoretical" (hardware profile)
   double peak_gflops = 0;
   uint64_t l3_bytes = 0;  // this machine's total L3 (hwloc); 0 when hidden
+  // The probe's best figure per thread count (measured only): what a run at N
+  // threads can pull, which the fleet compares hosts by.
+  std::vector<std::pair<int, double>> by_threads;
 };
+
+// meta.json's "bandwidth": gbps, source and the per-thread figures.
+nlohmann::json to_json(const BandwidthFigure& f);
 
 // The machine's bandwidth: the cached measurement, else measured now (a few
 // seconds, then cached), falling back to the hardware profile's theoretical

@@ -136,7 +136,7 @@ RunOutcome RunSession::run(const std::atomic<bool>& stop) {
     runner.skip_points(done_keys_);
     const BandwidthFigure bandwidth =
         machine_bandwidth([&](const std::string& m) { listeners_.note(m); });
-    meta_["bandwidth"] = {{"gbps", bandwidth.gbps}, {"source", bandwidth.source}};
+    meta_["bandwidth"] = to_json(bandwidth);
     RooflineAnnotator roofline(bandwidth);
     runner.annotate_with(&roofline);
     runner.trace_routing_with(traces_);

@@ -80,5 +80,23 @@ TEST(FleetFit, FewerThanTwoHostsWithBandwidthAreRefused) {
   }
 }
 
+TEST(FleetFit, BandwidthIsTakenAtTheBestDecodesThreadCountWhereProbed) {
+  // A 16-core host decoding at 2 threads pulls its 2-thread bandwidth, not its peak.
+  FleetMember m = member("big", 100, "measured", 6.0);
+  m.records[0].params.n_threads = 2;
+  m.meta["bandwidth"]["by_threads"] = {{{"threads", 1}, {"gbps", 11.0}},
+                                       {{"threads", 2}, {"gbps", 20.0}},
+                                       {{"threads", 16}, {"gbps", 100.0}}};
+  FleetMember unprobed = member("other", 40, "measured", 6.0);
+  unprobed.records[0].params.n_threads = 3;
+  unprobed.meta["bandwidth"]["by_threads"] = {{{"threads", 4}, {"gbps", 30.0}}};
+  const auto hosts = fleet_hosts({m, unprobed}, 0);
+  EXPECT_DOUBLE_EQ(*hosts[0].bandwidth_gbps, 20.0);
+  EXPECT_EQ(hosts[0].bandwidth_threads, 2);
+  EXPECT_EQ(hosts[0].efficiency_text, "30.0%");      // 6 t/s of 20 GB/s over 1 GB per token
+  EXPECT_DOUBLE_EQ(*hosts[1].bandwidth_gbps, 40.0);  // no probe at 3 threads: the peak
+  EXPECT_EQ(hosts[1].bandwidth_threads, 0);
+}
+
 }  // namespace
 }  // namespace moesweep

@@ -38,13 +38,15 @@ struct CalibrateArgs {
 void print_fit(const Fleet& f, const FleetFit& fit) {
   fmt::print("fleet {} (plan {}): decode efficiency fitted over {} hosts at N_KV={}\n",
              f.dir.string(), f.plan_id, fit.hosts.size(), fit.n_kv);
-  fmt::print("  {:<24} {:>9} {:>9} {:>10} {:>7} {:>10}\n", "hosts", "GB/s", "S_TG", "roofline",
-             "eff.", "residual");
+  fmt::print("  {:<24} {:>5} {:>9} {:>9} {:>10} {:>7} {:>10}\n", "hosts", "CPUs", "GB/s@t", "S_TG",
+             "roofline", "eff.", "residual");
   for (size_t i = 0; i < fit.hosts.size(); ++i) {
     const FleetHost& h = fit.hosts[i];
-    fmt::print("  {:<24} {:>9.1f} {:>9.2f} {:>10.2f} {:>6.1f}% {:>+10.3f}\n", h.hosts,
-               *h.bandwidth_gbps, h.s_tg, *h.roofline_tps, 100 * *h.efficiency,
-               fit.residual_tps[i]);
+    const std::string at =
+        h.bandwidth_threads > 0 ? fmt::format("@{}", h.bandwidth_threads) : "@peak";
+    fmt::print("  {:<24} {:>5} {:>9} {:>9.2f} {:>10.2f} {:>6.1f}% {:>+10.3f}\n", h.hosts,
+               h.logical_cpus, fmt::format("{:.1f}{}", *h.bandwidth_gbps, at), h.s_tg,
+               *h.roofline_tps, 100 * *h.efficiency, fit.residual_tps[i]);
   }
   fmt::print(
       "fitted efficiency: {:.2f}% of the roofline (standard error {:.2f} points; hosts "
