@@ -9,17 +9,6 @@
 namespace moesweep {
 namespace {
 
-// llama-server's spellings of each axis's flag (any of them in the
-// pass-through list conflicts with the axis).
-const std::map<std::string, std::vector<std::string>>& server_spellings() {
-  static const std::map<std::string, std::vector<std::string>> m = {
-      {"threads", {"-t", "--threads"}},
-      {"ctx-size", {"-c", "--ctx-size"}},
-      {"parallel", {"-np", "--parallel"}},
-      {"cache-ram", {"-cram", "--cache-ram"}}};
-  return m;
-}
-
 // The flag's position in argv (also "--flag=value"), or npos.
 size_t find_flag(const std::vector<std::string>& argv, const std::vector<std::string>& names,
                  std::string* value) {
@@ -52,12 +41,21 @@ std::vector<int> own_list(const std::string& key, const std::string& text, int l
 }  // namespace
 
 const std::vector<ServerAxis>& server_axes() {
-  static const std::vector<ServerAxis> axes = {{"threads", "-t", "t"},
-                                               {"ctx-size", "-c", "c"},
-                                               {"parallel", "--parallel", "np"},
-                                               {"cache-ram", "--cache-ram", "cram"}};
+  static const std::vector<ServerAxis> axes = {{"threads", "-t", "--threads", "t"},
+                                               {"ctx-size", "-c", "--ctx-size", "c"},
+                                               {"parallel", "--parallel", "-np", "np"},
+                                               {"cache-ram", "--cache-ram", "-cram", "cram"}};
   return axes;
 }
+
+namespace {
+// Both of llama-server's spellings of the axis's flag.
+std::vector<std::string> spellings(const std::string& key) {
+  for (const ServerAxis& a : server_axes())
+    if (key == a.key) return {a.server_flag, a.other_flag};
+  return {};
+}
+}  // namespace
 
 ServerAxisValues parse_server_axes(const std::map<std::string, std::string>& given) {
   ServerAxisValues out;
@@ -109,7 +107,7 @@ std::vector<ServerConfig> server_configs(const ServerAxisValues& axes) {
 void check_axes_against_passthrough(const ServerAxisValues& axes,
                                     const std::vector<std::string>& passthrough) {
   for (const auto& [key, values] : axes) {
-    const size_t at = find_flag(passthrough, server_spellings().at(key), nullptr);
+    const size_t at = find_flag(passthrough, spellings(key), nullptr);
     if (at == std::string::npos) continue;
     throw UserError(
         fmt::format("--{} is given as a serve-bench axis and '{}' as a llama-server flag after --",
@@ -124,7 +122,7 @@ nlohmann::json server_settings(const std::vector<std::string>& argv) {
   for (const ServerAxis& a : server_axes()) {
     std::string value;
     out[a.key] = nullptr;
-    if (find_flag(argv, server_spellings().at(a.key), &value) == std::string::npos) continue;
+    if (find_flag(argv, {a.server_flag, a.other_flag}, &value) == std::string::npos) continue;
     try {
       out[a.key] = std::stoi(value);
     } catch (const std::exception&) {  // not a number: llama-server refuses it itself

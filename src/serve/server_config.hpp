@@ -15,6 +15,7 @@ namespace moesweep {
 struct ServerAxis {
   const char* key;          // the serve-bench flag's long name = the key in records
   const char* server_flag;  // what llama-server is given (-t, -c, --parallel, --cache-ram)
+  const char* other_flag;   // llama-server's other spelling of it (a conflict after -- too)
   const char* label;        // short name in configuration labels
 };
 // threads, ctx-size, parallel, cache-ram in that order.
