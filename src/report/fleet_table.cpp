@@ -1,6 +1,7 @@
 #include "report/fleet_table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "report/markdown_table.hpp"
 
@@ -42,7 +43,37 @@ nlohmann::json depth_json(const FleetHost& h) {
           {"efficiency_text", h.efficiency_text}};
 }
 
+// "v0.4.0 80fb11a GGML_NATIVE"; the target is absent in runs before it was recorded.
+std::string engine_of(const FleetMember& m) {
+  const nlohmann::json build = m.meta.value("build", nlohmann::json::object());
+  const nlohmann::json engine = build.value("engine", nlohmann::json::object());
+  std::string out =
+      fmt::format("{} {}", engine.value("release", "?"), engine.value("commit", "?").substr(0, 7));
+  if (build.contains("engine_target"))
+    out += fmt::format(" {}", build.value("engine_target", std::string("?")));
+  return out;
+}
+
 }  // namespace
+
+std::string fleet_engine_note(const std::vector<FleetMember>& members) {
+  std::vector<std::string> engines;
+  bool differ = false;
+  for (const FleetMember& m : members) {
+    engines.push_back(engine_of(m));
+    differ = differ || engines.back() != engines.front();
+  }
+  if (!differ) return "";
+  std::vector<std::string> named;
+  for (size_t i = 0; i < members.size(); ++i) {
+    const nlohmann::json node = members[i].meta.value("node", nlohmann::json::object());
+    named.push_back(fmt::format("{} ({} CPUs): {}", node.value("host", "?"),
+                                node.value("logical_cpus", 0), engines[i]));
+  }
+  return fmt::format(
+      "Engine builds differ across hosts, so their speeds mix hardware with build: {}.",
+      fmt::join(named, "; "));
+}
 
 std::string fleet_table(const std::vector<FleetMember>& members) {
   const int shallow = fleet_depth(members, false), deep = fleet_depth(members, true);

@@ -16,4 +16,9 @@ std::string fleet_table(const std::vector<FleetMember>& members);
 // The same rows for fleet.json ("table"): numbers, or null with the reason.
 nlohmann::json fleet_table_json(const std::vector<FleetMember>& members);
 
+// "" when every member ran the same engine build; else one line naming each
+// member's engine (release, commit, native or portable target): their speeds
+// then mix the hardware with the build.
+std::string fleet_engine_note(const std::vector<FleetMember>& members);
+
 }  // namespace moesweep

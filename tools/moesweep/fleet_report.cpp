@@ -37,6 +37,10 @@ void write_fleet_files(const std::filesystem::path& dir, const std::string& plan
                        const std::string& figure) {
   std::string md =
       "# fleet: plan " + plan_id + "\n\n" + fleet_table(members) + fit_line(dir, members);
+  if (const std::string note = fleet_engine_note(members); !note.empty()) {
+    md += "\n" + note + "\n";
+    fmt::print(stderr, "moesweep: warning: {}\n", note);
+  }
   if (!figure.empty()) md += fmt::format("\n![{}]({})\n", figure, figure);
   write_file_atomically(dir / "fleet.md", md);
   const nlohmann::json index = {
