@@ -4,6 +4,8 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <limits>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -42,8 +44,14 @@ void take_timings(const nlohmann::json& ev, CompletionResult& r) {
 // Splits the SSE stream into events; calls on_event(json, arrival time).
 class SseParser {
  public:
+  // An event longer than this is no completion event: a server that never
+  // ends one would otherwise grow the buffer for the whole request timeout.
+  static constexpr size_t kMaxEventBytes = 16u << 20;
+  bool overflowed() const { return buf_.size() > kMaxEventBytes; }
+
   template <typename F>
   void feed(const char* data, size_t len, F&& on_event) {
+    if (overflowed()) return;
     buf_.append(data, len);
     size_t end;
     while ((end = buf_.find("\n\n")) != std::string::npos) {
@@ -91,9 +99,18 @@ std::string first_model(const ServerAddress& a) {
   if (!res || res->status != 200) return "";
   const auto j = nlohmann::json::parse(res->body, nullptr, false);
   if (!j.is_object() || !j.contains("data") || !j["data"].is_array() || j["data"].empty() ||
-      !j["data"][0].is_object())
+      !j["data"][0].is_object() || !j["data"][0].contains("id") || !j["data"][0]["id"].is_string())
     return "";
-  return j["data"][0].value("id", "");
+  return j["data"][0]["id"].get<std::string>();
+}
+
+// One token id of a /tokenize answer: a number, or {"id": number} (with_pieces).
+std::optional<int> token_id(const nlohmann::json& t) {
+  const nlohmann::json* id = t.is_object() && t.contains("id") ? &t["id"] : &t;
+  if (!id->is_number_integer()) return std::nullopt;
+  const int64_t v = id->get<int64_t>();
+  if (v < 0 || v > std::numeric_limits<int32_t>::max()) return std::nullopt;
+  return static_cast<int>(v);
 }
 
 }  // namespace
@@ -195,10 +212,60 @@ std::vector<int> ServeClient::tokenize(const std::string& text) const {
         "benchmark a llama-server or ik_llama server");
   }
   std::vector<int> out;
-  for (const auto& t : j["tokens"])
-    out.push_back(t.is_number() ? t.get<int>() : t["id"].get<int>());
+  for (const auto& t : j["tokens"]) {
+    const std::optional<int> id = token_id(t);
+    if (!id) {
+      throw UserError(
+          fmt::format("the server at {} answered POST /tokenize with a token that is no id: {:.80}",
+                      addr_.text(), t.dump()),
+          "token ids from 0 to 2^31-1, as numbers or {\"id\": N}",
+          "benchmark a llama-server or ik_llama server, or use --api openai");
+    }
+    out.push_back(*id);
+  }
+  if (out.empty() && !text.empty()) {
+    throw UserError(fmt::format("the server at {} tokenized {} characters into no tokens",
+                                addr_.text(), text.size()),
+                    "at least one token for non-empty text",
+                    "check the model the server loaded, or use --api openai");
+  }
   return out;
 }
+
+namespace {
+
+// What one streamed completion has seen so far, stamped on the client's clock.
+struct StreamState {
+  Api api;
+  Clock::time_point t0, last{};
+  CompletionResult& r;
+  std::string error;  // the server's error event, a malformed event, or the timeout
+
+  void take(const nlohmann::json& ev, Clock::time_point now) {
+    if (!ev.is_object() || !error.empty()) return;
+    // The server's answers are input too: a field of an unexpected type is a
+    // failed request, never an exception through the HTTP library.
+    try {
+      if (ev.contains("error")) error = ev["error"].dump();
+      const int n =
+          api == Api::kLlama ? native_event_tokens(ev, r) : openai_event_tokens(ev, api, r);
+      if (n > 0) {
+        if (r.generated == 0)
+          r.ttft_ms = ms_since(t0, now);
+        else
+          r.itl_ms.push_back(ms_since(last, now));
+        last = now;
+        r.generated += n;
+      }
+      take_timings(ev, r);
+    } catch (const nlohmann::json::exception& e) {
+      error = fmt::format("the server sent an event this client cannot read ({}): {:.200}",
+                          e.what(), ev.dump());
+    }
+  }
+};
+
+}  // namespace
 
 CompletionResult ServeClient::complete(const CompletionRequest& req, bool (*interrupted)()) const {
   CompletionResult r;
@@ -210,42 +277,27 @@ CompletionResult ServeClient::complete(const CompletionRequest& req, bool (*inte
   httplib::Request hreq;
   hreq.method = "POST";
   hreq.path = completion_path(api_);
-  if (exact_tokens()) {
-    hreq.body = completion_body(req).dump();
-  } else {
-    hreq.body = openai_body(req, prompt_words_text(req.prompt), api_, model_).dump();
-  }
+  hreq.body = exact_tokens() ? completion_body(req).dump()
+                             : openai_body(req, prompt_words_text(req.prompt), api_, model_).dump();
   hreq.set_header("Content-Type", "application/json");
-  const auto t0 = Clock::now();
-  Clock::time_point last{};
+  StreamState st{api_, Clock::now(), {}, r, {}};
   SseParser sse;
-  std::string http_error;
   hreq.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
     const auto now = Clock::now();
-    sse.feed(data, len, [&](const nlohmann::json& ev) {
-      if (!ev.is_object()) return;
-      if (ev.contains("error")) http_error = ev["error"].dump();
-      const int n = exact_tokens() ? native_event_tokens(ev, r) : openai_event_tokens(ev, api_, r);
-      if (n > 0) {
-        if (r.generated == 0)
-          r.ttft_ms = ms_since(t0, now);
-        else
-          r.itl_ms.push_back(ms_since(last, now));
-        last = now;
-        r.generated += n;
-      }
-      take_timings(ev, r);
-    });
-    const bool late = ms_since(t0, now) > timeout_s_ * 1000.0;
-    if (late) http_error = fmt::format("no end within the request timeout of {} s", timeout_s_);
-    return !late && !(interrupted && interrupted());
+    sse.feed(data, len, [&](const nlohmann::json& ev) { st.take(ev, now); });
+    if (sse.overflowed() && st.error.empty())
+      st.error = fmt::format("the server sent over {} MiB without ending an event",
+                             SseParser::kMaxEventBytes >> 20);
+    if (ms_since(st.t0, now) > timeout_s_ * 1000.0 && st.error.empty())
+      st.error = fmt::format("no end within the request timeout of {} s", timeout_s_);
+    return st.error.empty() && !(interrupted && interrupted());
   };
   httplib::Response res;
   httplib::Error err = httplib::Error::Success;
   const bool sent = cli.send(hreq, res, err);
-  r.e2e_ms = ms_since(t0, Clock::now());
-  if (!http_error.empty())
-    r.error = http_error;
+  r.e2e_ms = ms_since(st.t0, Clock::now());
+  if (!st.error.empty())
+    r.error = st.error;
   else if (!sent)
     r.error = "request failed: " + httplib::to_string(err);
   else if (res.status != 200)
