@@ -9,6 +9,7 @@
 
 #include "model/gguf_inspect.hpp"
 #include "util/error.hpp"
+#include "util/json_file.hpp"
 
 namespace moesweep {
 namespace {
@@ -166,7 +167,7 @@ RoutingTrace parse_routing_trace(const std::string& raw, const std::string& what
   if (eol == std::string::npos) throw bad_trace(what, "has no header line");
   RoutingTrace t;
   const auto header =
-      nlohmann::json::parse(raw.begin() + kMagicLen, raw.begin() + eol, nullptr, false);
+      parse_json_or_discarded(std::string_view(raw).substr(kMagicLen, eol - kMagicLen));
   if (!header.is_object()) throw bad_trace(what, "has a header that is not a JSON object");
   t.model = trace_model_from_json(header);
   for (size_t at = eol + 1; at < raw.size();) {

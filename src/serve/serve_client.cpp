@@ -12,6 +12,7 @@
 #include "serve/prompt_pool.hpp"
 #include "serve/serve_openai.hpp"
 #include "util/error.hpp"
+#include "util/json_file.hpp"
 
 namespace moesweep {
 namespace {
@@ -60,7 +61,7 @@ class SseParser {
       if (event.rfind("data: ", 0) != 0) continue;
       const std::string payload = event.substr(6);
       if (payload == "[DONE]") continue;
-      on_event(nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false));
+      on_event(parse_json_or_discarded(payload));
     }
   }
 
@@ -97,7 +98,7 @@ std::string first_model(const ServerAddress& a) {
   auto cli = make_client(a, 10);
   auto res = cli.Get("/v1/models");
   if (!res || res->status != 200) return "";
-  const auto j = nlohmann::json::parse(res->body, nullptr, false);
+  const auto j = parse_json_or_discarded(res->body);
   if (!j.is_object() || !j.contains("data") || !j["data"].is_array() || j["data"].empty() ||
       !j["data"][0].is_object() || !j["data"][0].contains("id") || !j["data"][0]["id"].is_string())
     return "";
@@ -141,7 +142,7 @@ Api ServeClient::detect_api(const ServerAddress& addr, const std::string& flag) 
   auto cli = make_client(addr, 10);
   auto res = cli.Post("/tokenize", R"({"content": "a"})", "application/json");
   if (!res || res->status != 200) return Api::kOpenAi;
-  const auto j = nlohmann::json::parse(res->body, nullptr, false);
+  const auto j = parse_json_or_discarded(res->body);
   return j.is_object() && j.contains("tokens") ? Api::kLlama : Api::kOpenAi;
 }
 
@@ -203,7 +204,7 @@ std::vector<int> ServeClient::tokenize(const std::string& text) const {
   const nlohmann::json body = {{"content", text}, {"prompt", text}, {"add_special", false}};
   auto res = cli.Post("/tokenize", body.dump(), "application/json");
   nlohmann::json j;
-  if (res && res->status == 200) j = nlohmann::json::parse(res->body, nullptr, false);
+  if (res && res->status == 200) j = parse_json_or_discarded(res->body);
   if (!j.is_object() || !j.contains("tokens") || !j["tokens"].is_array()) {
     throw UserError(
         fmt::format("the server at {} gave no tokens for POST /tokenize ({})", addr_.text(),

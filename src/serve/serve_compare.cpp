@@ -48,7 +48,8 @@ std::vector<double> itl_samples(const Group& g) {
   std::vector<double> v;
   for (const auto* r : g)
     if (r->contains("itl_ms") && (*r)["itl_ms"].is_array())
-      for (const auto& x : (*r)["itl_ms"]) v.push_back(x.get<double>());
+      for (const auto& x : (*r)["itl_ms"])
+        if (x.is_number()) v.push_back(x.get<double>());
   return v;
 }
 
@@ -159,13 +160,19 @@ ServeRun load_serve_run(const std::string& what) {
   std::string line;
   for (size_t n = 1; std::getline(in, line); ++n) {
     if (line.empty()) continue;
-    auto j = nlohmann::json::parse(line, nullptr, false);
+    auto j = parse_json_or_discarded(line);
     if (!j.is_object()) {
       if (in.peek() == EOF) break;  // a torn last line from a killed run
       throw UserError(fmt::format("{}/requests.jsonl:{} is not JSON", what, n),
                       "one JSON object per line, as serve-bench writes them",
                       "fix or remove that line");
     }
+    // The fields compare groups by must have their types (numbers are read
+    // type-checked); a doctored line is a UserError naming it, not a crash.
+    const std::string origin = fmt::format("{}/requests.jsonl:{}", what, n);
+    optional_field<bool>(j, "ok", false, origin);
+    optional_field<std::string>(j, "config", "default", origin);
+    optional_field<std::string>(j, "workload", "", origin);
     run.requests.push_back(std::move(j));
   }
   return run;
