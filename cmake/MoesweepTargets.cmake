@@ -8,9 +8,13 @@ function(moesweep_target_defaults target)
 endfunction()
 
 # One static library per concern (src/<dir>), sources globbed so a new file
-# in a concern needs no CMake edit.
+# in a concern needs no CMake edit. A concern's sub-folder that is a library of
+# its own (src/engine/worker) is left to that library.
 function(moesweep_add_library name dir)
   file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/${dir}/*.cpp)
+  if(dir STREQUAL "engine")
+    list(FILTER srcs EXCLUDE REGEX "/src/engine/worker/")
+  endif()
   add_library(${name} STATIC ${srcs})
   target_include_directories(${name} PUBLIC ${CMAKE_SOURCE_DIR}/src)
   target_link_libraries(${name} PUBLIC ${ARGN})

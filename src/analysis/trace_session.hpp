@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/routing_trace.hpp"
-#include "engine/llama_engine.hpp"
+#include "engine/engine.hpp"
 
 namespace moesweep {
 

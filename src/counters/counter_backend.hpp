@@ -29,9 +29,10 @@ class CounterBackend {
   // Why this backend was chosen and what it can and cannot measure here
   // (goes into meta.json and `moesweep hw`).
   virtual nlohmann::json describe() const = 0;
-  // The engine's worker threads may have been created or replaced (after a
-  // context creation, a thread switch and its warm-up): re-attach to them.
-  virtual void threads_changed() = 0;
+  // The engine's threads may have been created or replaced (after a context
+  // creation, a thread switch and its warm-up, a restarted engine worker):
+  // re-attach to every thread of process `engine_pid` (0: this process).
+  virtual void threads_changed(int engine_pid) = 0;
   // phase: "pp" or "tg"; region: a unique label (marker API region name).
   virtual std::unique_ptr<CounterSession> session(const std::string& phase,
                                                   const std::string& region) = 0;

@@ -50,17 +50,18 @@ std::map<std::string, double> EventCounters::deltas(const CounterSnapshot& befor
   return out;
 }
 
-std::vector<int> process_thread_ids() {
+std::vector<int> process_thread_ids(int pid) {
   std::vector<int> tids;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+  const std::string dir = pid > 0 ? "/proc/" + std::to_string(pid) + "/task" : "/proc/self/task";
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     try {
       tids.push_back(std::stoi(entry.path().filename().string()));
     } catch (const std::exception&) {
     }
   }
   std::sort(tids.begin(), tids.end());
-  if (tids.empty()) tids.push_back(static_cast<int>(::gettid()));
+  if (tids.empty() && pid <= 0) tids.push_back(static_cast<int>(::gettid()));
   return tids;
 }
 

@@ -42,9 +42,10 @@ class EventCounters {
   std::map<std::string, std::string> unavailable_;
 };
 
-// The thread ids in /proc/self/task: the engine's worker threads included,
-// which is why counters are attached after the engine created them.
-std::vector<int> process_thread_ids();
+// The thread ids in /proc/<pid>/task (0: this process): the engine's worker
+// threads included, which is why counters are attached after the engine
+// created them.
+std::vector<int> process_thread_ids(int pid = 0);
 
 struct ThreadAttachResult {
   std::vector<PerfFd> fds;

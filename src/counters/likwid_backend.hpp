@@ -27,7 +27,7 @@ class LikwidBackend : public CounterBackend {
 
   std::string name() const override { return "likwid"; }
   nlohmann::json describe() const override;
-  void threads_changed() override { software_.threads_changed(); }
+  void threads_changed(int pid) override { software_.threads_changed(pid); }
   std::unique_ptr<CounterSession> session(const std::string& phase,
                                           const std::string& region) override;
 

@@ -67,7 +67,7 @@ class MarkerBackend : public CounterBackend {
                                   {"region_names", "the sweep's region label per point and phase"}};
     return d;
   }
-  void threads_changed() override { inner_->threads_changed(); }
+  void threads_changed(int pid) override { inner_->threads_changed(pid); }
   std::unique_ptr<CounterSession> session(const std::string& phase,
                                           const std::string& region) override {
     return std::make_unique<MarkerSession>(inner_->session(phase, region),

@@ -18,7 +18,7 @@ class NoneBackend : public CounterBackend {
   nlohmann::json describe() const override {
     return {{"backend", "none"}, {"why", "counters disabled (--counters none)"}};
   }
-  void threads_changed() override {}
+  void threads_changed(int) override {}
   std::unique_ptr<CounterSession> session(const std::string&, const std::string&) override {
     return std::make_unique<NoneSession>();
   }

@@ -59,14 +59,14 @@ PerfBackend::PerfBackend(const CounterOptions& options, bool with_hardware)
       open_profile_events(system_, *profile_, pmus_, EventScope::kSystem, {}, context);
     }
   }
-  threads_changed();
+  threads_changed(0);
 }
 
-void PerfBackend::threads_changed() {
+void PerfBackend::threads_changed(int engine_pid) {
   // Close first: an inherited counter of a thread created since the last attach
   // would otherwise count that thread twice once it is attached directly.
   threads_.clear();
-  const std::vector<int> tids = process_thread_ids();
+  const std::vector<int> tids = process_thread_ids(engine_pid);
   attached_threads_ = static_cast<int>(tids.size());
   open_software_events(threads_, tids);
   if (profile_) {

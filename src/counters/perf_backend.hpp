@@ -21,7 +21,7 @@ class PerfBackend : public CounterBackend {
 
   std::string name() const override { return "perf"; }
   nlohmann::json describe() const override;
-  void threads_changed() override;
+  void threads_changed(int engine_pid) override;
   std::unique_ptr<CounterSession> session(const std::string& phase,
                                           const std::string& region) override;
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/llama_engine.hpp"
+#include "engine/engine_types.hpp"
 
 namespace moesweep {
 

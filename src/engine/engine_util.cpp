@@ -3,21 +3,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/llama_engine.hpp"
-#include "ggml.h"
+#include "engine/engine_util.hpp"
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
 
 namespace moesweep {
-
-int parse_ggml_type(const std::string& name, const std::string& flag) {
-  for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
-    const char* n = ggml_type_name(static_cast<ggml_type>(t));
-    if (n && name == n) return t;
-  }
-  throw UserError(fmt::format("{}: unknown tensor type '{}'", flag, name),
-                  "f16, bf16, q8_0, q4_0, ...", fmt::format("fix {}", flag));
-}
 
 void check_kv_fits_memory(uint64_t kv_bytes, const ContextParams& p) {
   const uint64_t avail = available_memory_bytes();

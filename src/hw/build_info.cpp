@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <string>
 
-#include "ggml-cpu.h"
-#include "llama.h"
 #include "util/cpuinfo.hpp"
 
 namespace moesweep {
@@ -16,36 +14,8 @@ namespace moesweep {
 BuildInfo build_info() {
   BuildInfo b;
   b.moesweep_version = MOESWEEP_VERSION;
-  b.engine_release = MOESWEEP_ENGINE_RELEASE;
-  b.engine_commit = MOESWEEP_ENGINE_COMMIT;
   b.build_type = MOESWEEP_BUILD_TYPE;
-  b.engine_target = MOESWEEP_ENGINE_TARGET;
   b.compiler = fmt::format("gcc {}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
-  const struct {
-    const char* name;
-    int (*has)();
-  } features[] = {
-      {"SSE3", ggml_cpu_has_sse3},
-      {"SSSE3", ggml_cpu_has_ssse3},
-      {"AVX", ggml_cpu_has_avx},
-      {"AVX_VNNI", ggml_cpu_has_avx_vnni},
-      {"AVX2", ggml_cpu_has_avx2},
-      {"BMI2", ggml_cpu_has_bmi2},
-      {"F16C", ggml_cpu_has_f16c},
-      {"FMA", ggml_cpu_has_fma},
-      {"AVX512", ggml_cpu_has_avx512},
-      {"AVX512_VBMI", ggml_cpu_has_avx512_vbmi},
-      {"AVX512_VNNI", ggml_cpu_has_avx512_vnni},
-      {"AVX512_BF16", ggml_cpu_has_avx512_bf16},
-      {"AMX_INT8", ggml_cpu_has_amx_int8},
-      {"NEON", ggml_cpu_has_neon},
-      {"DOTPROD", ggml_cpu_has_dotprod},
-      {"SVE", ggml_cpu_has_sve},
-      {"LLAMAFILE", ggml_cpu_has_llamafile},
-  };
-  for (const auto& f : features)
-    if (f.has()) b.cpu_features.emplace_back(f.name);
-  b.system_info = llama_print_system_info();
   return b;
 }
 
@@ -61,17 +31,22 @@ CpuInfo cpu_info() {
   return c;
 }
 
-nlohmann::json build_info_json() {
+nlohmann::json engine_json(const EngineFacts& e) {
+  return {{"name", e.kind},    {"release", e.release},         {"commit", e.commit},
+          {"build", e.build},  {"cpu_variant", e.cpu_variant}, {"library", e.library},
+          {"worker", e.worker}};
+}
+
+nlohmann::json build_info_json(const EngineFacts& engine) {
   const BuildInfo b = build_info();
   const CpuInfo c = cpu_info();
   return {{"moesweep_version", b.moesweep_version},
-          {"engine",
-           {{"name", "llama.cpp"}, {"release", b.engine_release}, {"commit", b.engine_commit}}},
+          {"engine", engine_json(engine)},
           {"build_type", b.build_type},
-          {"engine_target", b.engine_target},
+          {"engine_target", engine.build},
           {"compiler", b.compiler},
-          {"cpu_features", b.cpu_features},
-          {"system_info", b.system_info},
+          {"cpu_features", engine.cpu_features},
+          {"system_info", engine.system_info},
           {"cpu",
            {{"model_name", c.model_name},
             {"vendor", c.vendor},
@@ -81,14 +56,14 @@ nlohmann::json build_info_json() {
             {"hypervisor", c.hypervisor}}}};
 }
 
-std::string version_text() {
+std::string version_text(const EngineFacts& e) {
   const BuildInfo b = build_info();
   const CpuInfo c = cpu_info();
   return fmt::format(
-      "moesweep {}\nengine: llama.cpp {} (commit {})\nbuild: {} {}, {}\n"
-      "cpu features: {}\ncpu: {} ({} logical CPUs{})\n",
-      b.moesweep_version, b.engine_release, b.engine_commit, b.build_type, b.compiler,
-      b.engine_target, fmt::join(b.cpu_features, " "), c.model_name, c.logical_cpus,
+      "moesweep {} ({} {})\nengine: {} {} (commit {}), {}\nengine CPU backend: {} ({})\n"
+      "cpu: {} ({} logical CPUs{})\n",
+      b.moesweep_version, b.build_type, b.compiler, e.kind, e.release, e.commit, e.build,
+      e.cpu_variant, fmt::join(e.cpu_features, " "), c.model_name, c.logical_cpus,
       c.hypervisor ? ", virtual machine" : "");
 }
 

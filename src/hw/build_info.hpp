@@ -1,22 +1,20 @@
 #pragma once
-// What a result ran on: our version, the engine's release and commit, and the
-// CPU features the engine was compiled for (GGML_NATIVE) and sees at run time.
+// What a result ran on: our version and build, the CPU, and the engine build
+// (what its worker says of itself: release, commit, how it was built, the CPU
+// backend variant it loaded).
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
+#include "engine/engine_types.hpp"
+
 namespace moesweep {
 
 struct BuildInfo {
   std::string moesweep_version;
-  std::string engine_release;  // e.g. v0.4.0 (from the npm package)
-  std::string engine_commit;   // git commit of the engine tree
   std::string build_type;
-  std::string engine_target;  // GGML_NATIVE, or the portable AVX2 engine of a carried binary
   std::string compiler;
-  std::vector<std::string> cpu_features;  // AVX2, AVX512, AVX512_VNNI, ...
-  std::string system_info;                // llama_print_system_info()
 };
 
 struct CpuInfo {
@@ -29,7 +27,10 @@ struct CpuInfo {
 
 BuildInfo build_info();
 CpuInfo cpu_info();
-nlohmann::json build_info_json();
-std::string version_text();  // what `moesweep --version` prints
+// meta.json's "build": moesweep, the CPU, and `engine`.
+nlohmann::json build_info_json(const EngineFacts& engine);
+// The engine part of it (also in every record).
+nlohmann::json engine_json(const EngineFacts& engine);
+std::string version_text(const EngineFacts& engine);  // what `moesweep --version` prints
 
 }  // namespace moesweep

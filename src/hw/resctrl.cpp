@@ -209,8 +209,10 @@ ResctrlGroup::~ResctrlGroup() {
   if (!fs::remove(dir_, ec) && !is_real_resctrl(dir_.parent_path())) fs::remove_all(dir_, ec);
 }
 
-void ResctrlGroup::adopt_threads() const {
-  for (const auto& task : fs::directory_iterator("/proc/self/task")) {
+void ResctrlGroup::adopt_threads(int pid) const {
+  const fs::path tasks =
+      pid > 0 ? fs::path("/proc") / std::to_string(pid) / "task" : "/proc/self/task";
+  for (const auto& task : fs::directory_iterator(tasks)) {
     std::ofstream out(dir_ / "tasks", std::ios::app);  // one thread id per write
     out << task.path().filename().string() << "\n";
     out.flush();

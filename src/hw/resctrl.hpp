@@ -57,8 +57,10 @@ class ResctrlGroup {
   ResctrlGroup(const ResctrlGroup&) = delete;
   ResctrlGroup& operator=(const ResctrlGroup&) = delete;
   const std::filesystem::path& dir() const { return dir_; }
-  // Moves threads started since (threadpools) into the group as well.
-  void adopt_threads() const;
+  // Moves every thread of process `pid` (0: this one) into the group; threads
+  // they start later (threadpools) are born in it. The engine worker is
+  // adopted after each start.
+  void adopt_threads(int pid = 0) const;
 
  private:
   std::filesystem::path dir_;

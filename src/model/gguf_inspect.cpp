@@ -10,8 +10,8 @@
 #include <regex>
 
 #include "engine/context_rules.hpp"
-#include "engine/gguf_sanity.hpp"
 #include "gguf.h"
+#include "model/gguf_sanity.hpp"
 #include "model/kv_cache.hpp"
 #include "model/quant_types.hpp"
 #include "util/error.hpp"
@@ -341,7 +341,11 @@ ggml_type parse_cache_type(const std::string& name) {
                     fmt::format("one of {}", fmt::join(kv_cache_type_names(), ", ")),
                     "use the name llama.cpp's -ctk/-ctv take, e.g. q8_0");
   }
-  return static_cast<ggml_type>(parse_ggml_type(name, "-ctk/-ctv"));
+  for (int t = 0; t < GGML_TYPE_COUNT; ++t)  // the engine's own names for its types
+    if (const char* n = ggml_type_name(static_cast<ggml_type>(t)); n && name == n)
+      return static_cast<ggml_type>(t);
+  throw UserError(fmt::format("KV cache type '{}' is not a type of this ggml", name),
+                  "a type name of the engine's ggml", "use the name llama.cpp's -ctk/-ctv take");
 }
 
 nlohmann::json to_json(const GgufInspection& m, const ActiveBytes& active, int64_t depth) {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/llama_engine.hpp"
+#include "engine/engine_types.hpp"
 #include "ggml.h"
 
 namespace moesweep {

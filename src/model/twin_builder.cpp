@@ -10,13 +10,13 @@
 #include <thread>
 #include <vector>
 
-#include "engine/engine_log.hpp"
+#include "engine/engine.hpp"
 #include "gguf.h"
 #include "llama.h"
 #include "model/quant_types.hpp"
 #include "model/twin_fill.hpp"
-#include "model/twin_vocab.hpp"
 #include "model/twin_routing.hpp"
+#include "model/twin_vocab.hpp"
 #include "util/error.hpp"
 #include "util/paths.hpp"
 
@@ -70,7 +70,11 @@ std::filesystem::path quantize_log_path(const std::filesystem::path& twin) {
 
 void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
                      const TwinProgress& progress) {
-  ensure_engine_initialized();
+  static const bool engine_ready = [] {
+    llama_backend_init();  // the skeleton is made in-process (until the GGUF writer)
+    return true;
+  }();
+  (void)engine_ready;
   const QuantType& quant = find_quant_type(spec.quant);
   ensure_writable_dir(path.parent_path().empty() ? "." : path.parent_path());
   const std::string skeleton = path.string() + ".skeleton.tmp";
@@ -103,27 +107,17 @@ void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
   llama_model_free(model);
 
   say(fmt::format("quantizing to {}", quant.name));
-  llama_model_quantize_params qp = llama_model_quantize_default_params();
-  qp.ftype = quant.ftype;
-  qp.allow_requantize = true;
-  // Dequantized rows are F32: slabs keep that buffer small instead of a whole
-  // expert tensor (384 experts x ff x hidden floats) at once.
-  qp.max_buf_size = size_t{128} << 20;
-  qp.nthread = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  uint32_t rc = 0;
-  {
-    EngineLogCapture capture;  // per-tensor fallback warnings: to the log, summarized by synth
-    rc = llama_model_quantize(skeleton.c_str(), partial.c_str(), &qp);
-    std::ofstream(quantize_log_path(path)) << capture.text();
-  }
-  std::filesystem::remove(skeleton);
-  if (rc != 0) {
+  std::string log;
+  try {
+    // In the engine worker: its warnings (per-tensor fallbacks) come back as text.
+    log = quantize_in_worker(skeleton, partial, static_cast<int>(quant.ftype), 0);
+  } catch (...) {
+    std::filesystem::remove(skeleton);
     std::filesystem::remove(partial);
-    throw UserError(
-        fmt::format("quantizing the twin to {} failed (engine code {})", quant.name, rc),
-        "a quant type the engine makes without an importance matrix",
-        "try another --quant; MOESWEEP_ENGINE_LOG=info shows the engine's reason");
+    throw;
   }
+  std::ofstream(quantize_log_path(path)) << log;
+  std::filesystem::remove(skeleton);
   if (!spec.tokenizer.empty()) add_chat_template(partial);
   std::filesystem::rename(partial, path);
 }

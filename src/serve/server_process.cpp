@@ -33,6 +33,23 @@ std::filesystem::path own_dir() {
   return ec ? std::filesystem::path() : exe.parent_path();
 }
 
+// The registry's engine packages carry no llama-server, so it is compiled from
+// the release's source the first time serve-bench needs one: with the source
+// tree of this build at hand, that is scripts/setup --server (what it builds
+// is where MOESWEEP_SERVER_FALLBACK points). False when that is not possible.
+bool build_llama_server_here() {
+  const std::filesystem::path setup = std::filesystem::path(MOESWEEP_SOURCE_DIR) / "scripts/setup";
+  if (!executable(setup) || std::getenv("MOESWEEP_NO_SERVER_BUILD")) return false;
+  fmt::print(stderr,
+             "[serve-bench] llama-server is not built yet: building it now from the engine's "
+             "source ({} --server; about 20 minutes on 2 cores, once; ccache makes a rebuild "
+             "seconds)\n",
+             setup.string());
+  std::fflush(stderr);
+  const std::string command = "'" + setup.string() + "' --server >&2";
+  return std::system(command.c_str()) == 0;
+}
+
 }  // namespace
 
 std::filesystem::path find_llama_server(const std::string& flag_value) {
@@ -52,11 +69,13 @@ std::filesystem::path find_llama_server(const std::string& flag_value) {
     if (consider(env)) return env;
   if (consider(own_dir() / "llama-server")) return own_dir() / "llama-server";
   if (consider(MOESWEEP_SERVER_FALLBACK)) return MOESWEEP_SERVER_FALLBACK;
+  if (build_llama_server_here() && executable(MOESWEEP_SERVER_FALLBACK))
+    return MOESWEEP_SERVER_FALLBACK;
   std::string list;
   for (const auto& p : tried) list += (list.empty() ? "" : ", ") + p.string();
   throw UserError(fmt::format("no llama-server found (looked at: {})", list),
                   "the engine's llama-server, built from the same tree as moesweep",
-                  "run scripts/setup (it builds build/bin/llama-server), or pass --server-bin "
+                  "run scripts/setup --server (it builds llama-server), or pass --server-bin "
                   "PATH or set MOESWEEP_LLAMA_SERVER; --url benchmarks a running server instead");
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "commands.hpp"
+#include "engine/engine.hpp"
 #include "hw/bandwidth_probe.hpp"
 #include "hw/build_info.hpp"
 #include "hw/hardware_profile.hpp"
@@ -74,7 +75,7 @@ void print_measurement(const BandwidthMeasurement& m, const HardwareProfile& p, 
 
 int run_hw(const HwOptions& o) {
   const CpuInfo cpu = cpu_info();
-  const BuildInfo build = build_info();
+  const EngineFacts& engine = engine_facts();
   const Topology topo = probe_topology();
   const HardwareProfile profile =
       o.profile.empty() ? match_hardware_profile(cpu.model_name) : load_hardware_profile(o.profile);
@@ -94,7 +95,8 @@ int run_hw(const HwOptions& o) {
                           {"family", cpu.family},
                           {"model", cpu.model},
                           {"hypervisor", cpu.hypervisor}}},
-                        {"cpu_features", build.cpu_features},
+                        {"cpu_features", engine.cpu_features},
+                        {"engine", engine_json(engine)},
                         {"topology", to_json(topo)},
                         {"hardware_profile", to_json(profile)}};
     if (measured) j["bandwidth"] = to_json(*measured);
@@ -103,7 +105,8 @@ int run_hw(const HwOptions& o) {
   }
   fmt::print("cpu:      {} (family {} model {}){}\n", cpu.model_name, cpu.family, cpu.model,
              cpu.hypervisor ? ", virtual machine (hypervisor present)" : ", bare metal");
-  fmt::print("features: {}\n", fmt::join(build.cpu_features, " "));
+  fmt::print("engine:   {} {}, CPU backend {} ({})\n", engine.kind, engine.release,
+             engine.cpu_variant, fmt::join(engine.cpu_features, " "));
   print_topology(topo);
   print_profile(profile);
   if (measured) {

@@ -1,5 +1,6 @@
 #include "machine_here.hpp"
 
+#include "engine/engine.hpp"
 #include "hw/build_info.hpp"
 #include "hw/topology.hpp"
 #include "util/error.hpp"
@@ -11,11 +12,11 @@ MachineClass this_machine_class() {
   try {
     l3 = probe_topology().l3_total_bytes();
   } catch (const UserError&) {
-    MachineClass c = machine_class_from_build(build_info_json(), 0);
+    MachineClass c = machine_class_from_build(build_info_json(engine_facts()), 0);
     c.l3_bytes.reset();  // hwloc failed: not known, rather than "none"
     return c;
   }
-  return machine_class_from_build(build_info_json(), l3);
+  return machine_class_from_build(build_info_json(engine_facts()), l3);
 }
 
 }  // namespace moesweep::cli

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "engine/engine.hpp"
 #include "hw/build_info.hpp"
 #include "sweep_options.hpp"
 #include "util/error.hpp"
@@ -43,6 +44,16 @@ UserError usage_error(const CLI::App& app, const CLI::ParseError& e) {
   return UserError(e.what(), fmt::format("the arguments `{} --help` lists", where),
                    fmt::format("see `{} --help`", where));
 }
+// --version names the engine build its worker reports; a worker that does not
+// start is said so, with the reason, after moesweep's own version.
+std::string version_with_engine() {
+  try {
+    return version_text(engine_facts());
+  } catch (const std::exception& e) {
+    return fmt::format("moesweep {}\nengine: unavailable: {}\n", build_info().moesweep_version,
+                       e.what());
+  }
+}
 }  // namespace
 const std::vector<std::string>& invocation() {
   return g_invocation;
@@ -64,7 +75,7 @@ int main(int argc, char** argv) {
   using namespace moesweep;
   CLI::App app{
       "moesweep: sweep-bench for Mixture-of-Experts inference on CPUs (llama.cpp in-process)"};
-  app.set_version_flag("--version", [] { return version_text(); });
+  app.set_version_flag("--version", [] { return cli::version_with_engine(); });
   app.require_subcommand(1);
   cli::CommandRunner run;
   cli::add_synth_command(app, run);

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/llama_engine.hpp"
+#include "engine/engine.hpp"
 #include "model/gguf_inspect.hpp"
 
 namespace moesweep::cli {

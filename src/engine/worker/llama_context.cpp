@@ -3,15 +3,15 @@
 #include <chrono>
 
 #include "engine/context_rules.hpp"
-#include "engine/engine_log.hpp"
-#include "engine/llama_engine.hpp"
-#include "engine/routing_observer.hpp"
-#include "engine/routing_tap.hpp"
+#include "engine/engine_util.hpp"
+#include "engine/worker/llama_backend.hpp"
+#include "engine/worker/llama_model.hpp"
+#include "engine/worker/routing_tap.hpp"
 #include "ggml-cpu.h"
 #include "llama.h"
 #include "util/error.hpp"
 
-namespace moesweep {
+namespace moesweep::worker {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -20,9 +20,19 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// The engine's own names for tensor types (-ctk/-ctv), checked by the spec.
+ggml_type parse_ggml_type(const std::string& name, const std::string& flag) {
+  for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
+    const char* n = ggml_type_name(static_cast<ggml_type>(t));
+    if (n && name == n) return static_cast<ggml_type>(t);
+  }
+  throw UserError(fmt::format("{}: unknown tensor type '{}'", flag, name),
+                  "f16, bf16, q8_0, q4_0, ...", fmt::format("fix {}", flag));
+}
+
 }  // namespace
 
-LiveContext::LiveContext(const LoadedModel& model, const ContextParams& p, RoutingObserver* routing)
+Context::Context(const Model& model, const ContextParams& p, RoutingObserver* routing)
     : model_(model), params_(p), routing_(routing) {
   // The plan leaves out contexts that break a rule; this guards other callers.
   if (const std::string why = context_rule_violation(p); !why.empty()) throw EngineError(why);
@@ -31,8 +41,8 @@ LiveContext::LiveContext(const LoadedModel& model, const ContextParams& p, Routi
   cp.n_batch = static_cast<uint32_t>(p.n_batch);
   cp.n_ubatch = static_cast<uint32_t>(p.n_ubatch);
   cp.n_seq_max = 1;
-  cp.type_k = static_cast<ggml_type>(parse_ggml_type(p.type_k, "-ctk"));
-  cp.type_v = static_cast<ggml_type>(parse_ggml_type(p.type_v, "-ctv"));
+  cp.type_k = parse_ggml_type(p.type_k, "-ctk");
+  cp.type_v = parse_ggml_type(p.type_v, "-ctv");
   cp.flash_attn_type = static_cast<llama_flash_attn_type>(p.flash_attn);  // same numbering
   cp.no_perf = true;
   if (routing_) {
@@ -49,16 +59,16 @@ LiveContext::LiveContext(const LoadedModel& model, const ContextParams& p, Routi
   }
 }
 
-LiveContext::~LiveContext() {
+Context::~Context() {
   if (ctx_) {
     llama_detach_threadpool(ctx_);
     llama_free(ctx_);
   }
-  if (pool_batch_ && pool_batch_ != pool_) ggml_threadpool_free(pool_batch_);
-  if (pool_) ggml_threadpool_free(pool_);
+  if (pool_batch_ && pool_batch_ != pool_) threadpool_api().destroy(pool_batch_);
+  if (pool_) threadpool_api().destroy(pool_);
 }
 
-void LiveContext::set_threads(const ThreadSettings& t) {
+void Context::set_threads(const ThreadSettings& t) {
   auto make_pool = [&](int n) {
     ggml_threadpool_params tpp = ggml_threadpool_params_default(n);
     tpp.strict_cpu = t.strict;
@@ -71,21 +81,22 @@ void LiveContext::set_threads(const ThreadSettings& t) {
       }
       for (size_t i = 0; i < mask.size() && i < GGML_MAX_N_THREADS; ++i) tpp.cpumask[i] = mask[i];
     }
-    ggml_threadpool* pool = ggml_threadpool_new(&tpp);
+    ggml_threadpool* pool = threadpool_api().create(&tpp);
     if (!pool)
       throw EngineError(fmt::format("the engine could not start a threadpool of {} threads", n));
     return pool;
   };
   llama_detach_threadpool(ctx_);
-  if (pool_batch_ && pool_batch_ != pool_) ggml_threadpool_free(pool_batch_);
-  if (pool_) ggml_threadpool_free(pool_);
+  if (pool_batch_ && pool_batch_ != pool_) threadpool_api().destroy(pool_batch_);
+  if (pool_) threadpool_api().destroy(pool_);
+  pool_ = pool_batch_ = nullptr;
   pool_ = make_pool(t.n_threads);
   pool_batch_ = t.n_threads_batch == t.n_threads ? pool_ : make_pool(t.n_threads_batch);
   llama_attach_threadpool(ctx_, pool_, pool_batch_);
   llama_set_n_threads(ctx_, t.n_threads, t.n_threads_batch);
 }
 
-void LiveContext::decode_or_throw(void* batch_ptr, const char* what) {
+void Context::decode_or_throw(void* batch_ptr, const char* what) {
   const int32_t rc = llama_decode(ctx_, *static_cast<llama_batch*>(batch_ptr));
   if (rc != 0) {
     throw EngineError(fmt::format("llama_decode failed during {} (code {}{})", what, rc,
@@ -93,16 +104,9 @@ void LiveContext::decode_or_throw(void* batch_ptr, const char* what) {
   }
 }
 
-double LiveContext::prefill(const std::vector<int32_t>& tokens, int pos0) {
-  return decode_timed(tokens, pos0, static_cast<size_t>(params_.n_batch), "prefill");
-}
-
-double LiveContext::generate(const std::vector<int32_t>& tokens, int pos0) {
-  return decode_timed(tokens, pos0, 1, "generation");
-}
-
-double LiveContext::decode_timed(const std::vector<int32_t>& tokens, int pos0, size_t chunk,
-                                 const char* what) {
+double Context::decode(const std::vector<int32_t>& tokens, int pos0, int chunk_tokens) {
+  const size_t chunk = static_cast<size_t>(std::max(1, chunk_tokens));
+  const char* what = chunk == 1 ? "generation" : "prefill";
   // Sized for what is decoded, not for -b: a batch of -b slots would
   // allocate for tokens that never come (and -b is not capped at the context).
   struct BatchOwner {
@@ -130,18 +134,18 @@ double LiveContext::decode_timed(const std::vector<int32_t>& tokens, int pos0, s
   return seconds_since(t0);
 }
 
-void LiveContext::rewind_to(int n_kv) {
+void Context::rewind_to(int n_kv) {
   if (!llama_memory_seq_rm(llama_get_memory(ctx_), 0, n_kv, -1)) {
     throw EngineError(fmt::format("the KV cache of this model cannot rewind to {} tokens", n_kv));
   }
 }
 
-int LiveContext::cached_tokens() const {
+int Context::cached_tokens() const {
   return llama_memory_seq_pos_max(llama_get_memory(ctx_), 0) + 1;
 }
 
-int LiveContext::n_ctx() const {
+int Context::n_ctx() const {
   return static_cast<int>(llama_n_ctx(ctx_));
 }
 
-}  // namespace moesweep
+}  // namespace moesweep::worker

@@ -1,4 +1,4 @@
-#include "engine/engine_log.hpp"
+#include "engine/worker/engine_log.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -8,7 +8,7 @@
 
 #include "llama.h"
 
-namespace moesweep {
+namespace moesweep::worker {
 namespace {
 
 std::atomic<int> g_level{1};  // what still prints: 0 error, 1 + warn, 2 + info, 3 + debug
@@ -70,7 +70,7 @@ std::string EngineLogCapture::text() const {
   return g_capture ? *g_capture : std::string();
 }
 
-void ensure_engine_initialized() {
+void install_engine_log() {
   static std::once_flag once;
   std::call_once(once, [] {
     if (const char* env = std::getenv("MOESWEEP_ENGINE_LOG")) {
@@ -79,8 +79,7 @@ void ensure_engine_initialized() {
       if (!std::strcmp(env, "error")) g_level = 0;
     }
     llama_log_set(log_filter, nullptr);
-    llama_backend_init();
   });
 }
 
-}  // namespace moesweep
+}  // namespace moesweep::worker

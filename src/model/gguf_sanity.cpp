@@ -1,9 +1,10 @@
-#include "engine/gguf_sanity.hpp"
+#include "model/gguf_sanity.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -119,6 +120,10 @@ void check_engine_hparams(const gguf_context* meta, const std::string& file) {
     refuse(
         fmt::format("{}nextn_predict_layers is {} with block_count {}", a, nextn.text, layers.text),
         "0 <= nextn_predict_layers <= block_count");
+  // The layer rules above also bound inspect's loops; the expert rules only
+  // spare the engine. MOESWEEP_SKIP_GGUF_PRECHECK=1 lets such a file reach it:
+  // the crash-isolation tests make the real engine abort this way.
+  if (const char* skip = std::getenv("MOESWEEP_SKIP_GGUF_PRECHECK"); skip && *skip == '1') return;
   if (experts.present && (experts.value < 0 || experts.value > kMaxExperts))
     refuse(fmt::format("{}expert_count is {}", a, experts.text),
            fmt::format("0 <= expert_count <= {} (LLAMA_MAX_EXPERTS)", kMaxExperts));

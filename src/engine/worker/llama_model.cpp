@@ -4,14 +4,13 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/engine_log.hpp"
-#include "engine/gguf_sanity.hpp"
-#include "engine/llama_engine.hpp"
+#include "engine/worker/llama_backend.hpp"
+#include "engine/worker/llama_model.hpp"
 #include "ggml-backend.h"
 #include "llama.h"
 #include "util/error.hpp"
 
-namespace moesweep {
+namespace moesweep::worker {
 namespace {
 
 std::string meta_str(const llama_model* model, const std::string& key) {
@@ -54,10 +53,9 @@ void check_gguf_file(const std::string& path) {
 
 }  // namespace
 
-LoadedModel::LoadedModel(const ModelLoadParams& p) {
-  ensure_engine_initialized();
+Model::Model(const ModelLoadParams& p) {
+  init_engine_backends();
   check_gguf_file(p.path);
-  check_engine_hparams(p.path);  // before the engine could abort on them
   if (p.numa != "disabled") {
     llama_numa_init(p.numa == "distribute" ? GGML_NUMA_STRATEGY_DISTRIBUTE
                     : p.numa == "isolate"  ? GGML_NUMA_STRATEGY_ISOLATE
@@ -75,7 +73,7 @@ LoadedModel::LoadedModel(const ModelLoadParams& p) {
   for (int il = 0; il < p.n_cpu_moe; ++il) {  // llama.cpp's --n-cpu-moe
     override_patterns_.push_back(
         fmt::format("blk\\.{}\\.ffn_(up|down|gate|gate_up)_(ch|)exps", il));
-    overrides.push_back({nullptr, ggml_backend_cpu_buffer_type()});
+    overrides.push_back({nullptr, cpu_buffer_type()});
   }
   for (size_t i = 0; i < overrides.size(); ++i)
     overrides[i].pattern = override_patterns_[i].c_str();
@@ -102,8 +100,8 @@ LoadedModel::LoadedModel(const ModelLoadParams& p) {
   facts_.n_ctx_train = llama_model_n_ctx_train(model_);
 }
 
-LoadedModel::~LoadedModel() {
+Model::~Model() {
   if (model_) llama_model_free(model_);
 }
 
-}  // namespace moesweep
+}  // namespace moesweep::worker

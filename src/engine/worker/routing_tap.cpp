@@ -1,4 +1,4 @@
-#include "engine/routing_tap.hpp"
+#include "engine/worker/routing_tap.hpp"
 
 #include <cstdlib>
 #include <cstring>

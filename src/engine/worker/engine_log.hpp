@@ -4,10 +4,11 @@
 // brings the rest back.
 #include <string>
 
-namespace moesweep {
+namespace moesweep::worker {
 
-// Installs the filter once and initializes the engine backend (idempotent).
-void ensure_engine_initialized();
+// Installs the filter (idempotent). In the worker, stderr is a pipe that
+// moesweep forwards to its own stderr and keeps the tail of for crash records.
+void install_engine_log();
 
 // While one is alive, the engine's warnings are kept here instead of going to
 // the terminal (errors still print too): a twin's quantization warns once per
@@ -25,4 +26,4 @@ class EngineLogCapture {
   bool owner_ = false;  // a nested capture shares the outer one's buffer
 };
 
-}  // namespace moesweep
+}  // namespace moesweep::worker

@@ -1,0 +1,104 @@
+#pragma once
+// The engine as moesweep sees it: a worker process (src/engine/worker, one
+// binary per engine build) that holds the model and its contexts and does all
+// the timing itself. LoadedModel is one worker with one model loaded;
+// LiveContext a context inside it. Their methods are the in-process ones of
+// old (set_threads, prefill, generate, rewind_to, cached_tokens), so the KV
+// walk and the trace do not know a pipe is in between. An engine that
+// crashes, aborts or hangs throws EngineCrash: the caller fails the point,
+// restarts the worker (LoadedModel::restart) and goes on.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine_types.hpp"
+
+namespace moesweep {
+
+class RoutingObserver;  // engine/routing_observer.hpp
+class EngineWorker;     // engine/engine_worker.hpp
+
+// The worker binary used when none is named: $MOESWEEP_WORKER, else
+// moesweep-worker beside the running executable.
+std::filesystem::path default_worker_path();
+
+// What the engine build behind `worker` says about itself (started once per
+// process and path, then cached). UserError when it is not a worker of our
+// protocol version.
+const EngineFacts& engine_facts(const std::filesystem::path& worker = default_worker_path());
+
+class LoadedModel {
+ public:
+  // Starts a worker and loads the model in it. Throws UserError for a file
+  // the user must fix, EngineError / EngineCrash for an engine failure.
+  explicit LoadedModel(const ModelLoadParams& params,
+                       const std::filesystem::path& worker = default_worker_path());
+  ~LoadedModel();
+  LoadedModel(const LoadedModel&) = delete;
+  LoadedModel& operator=(const LoadedModel&) = delete;
+
+  const ModelFacts& facts() const { return facts_; }
+  const EngineFacts& engine() const;
+  int pid() const;  // the worker's process id: counters attach to it
+  // A new worker with the model loaded again, after a crash; every context of
+  // the old worker is gone.
+  void restart();
+  EngineWorker& worker() const { return *worker_; }
+  int generation() const { return generation_; }
+
+ private:
+  void start();
+  ModelLoadParams params_;
+  std::filesystem::path worker_path_;
+  std::unique_ptr<EngineWorker> worker_;
+  ModelFacts facts_;
+  int generation_ = 0;
+};
+
+class LiveContext {
+ public:
+  // `routing` (optional, must outlive the context) sees every MoE layer's
+  // selected experts of each decode, after the decode (outside its timing).
+  LiveContext(const LoadedModel& model, const ContextParams& params,
+              RoutingObserver* routing = nullptr);
+  ~LiveContext();
+  LiveContext(const LiveContext&) = delete;
+  LiveContext& operator=(const LiveContext&) = delete;
+
+  // Deadline of every later request, seconds (<= 0: none).
+  void set_timeout(double seconds) { timeout_s_ = seconds; }
+  // New threadpools with these settings, attached to the live context.
+  void set_threads(const ThreadSettings& threads);
+  // Decodes `tokens` at positions pos0.. in chunks of n_batch; seconds spent.
+  double prefill(const std::vector<int32_t>& tokens, int pos0);
+  // Decodes tokens one at a time (a generation step each); seconds spent.
+  double generate(const std::vector<int32_t>& tokens, int pos0);
+  // Drops every cached position >= n_kv (rewind after a timed phase).
+  void rewind_to(int n_kv);
+  // Number of tokens in the cache (max position + 1).
+  int cached_tokens() const;
+  int n_ctx() const { return n_ctx_; }
+  // The engine worker's process (counters attach to its threads).
+  int pid() const { return model_.pid(); }
+
+ private:
+  double decode(const std::vector<int32_t>& tokens, int pos0, int chunk);
+  const LoadedModel& model_;
+  ContextParams params_;
+  RoutingObserver* routing_ = nullptr;
+  int id_ = 0;
+  int generation_ = 0;
+  int n_ctx_ = 0;
+  double timeout_s_ = 0;
+};
+
+// Quantizes the GGUF `in` to `out` (llama_model_quantize with
+// allow_requantize) in a worker; returns the engine's warnings. UserError when
+// the engine refuses.
+std::string quantize_in_worker(const std::string& in, const std::string& out, int ftype,
+                               int n_threads,
+                               const std::filesystem::path& worker = default_worker_path());
+
+}  // namespace moesweep

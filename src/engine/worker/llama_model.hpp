@@ -1,0 +1,63 @@
+#pragma once
+// The worker's side of the engine: the llama.h code. A Model is loaded once
+// per model-level key; a Context once per context-level key; threads are
+// switched on the live context (threadpools attached, no rebuild), as the
+// methodology requires. Only the worker binary links this.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine_types.hpp"
+#include "engine/routing_observer.hpp"
+
+struct llama_model;
+struct llama_context;
+struct ggml_threadpool;
+
+namespace moesweep::worker {
+
+class Model {
+ public:
+  explicit Model(const ModelLoadParams& params);  // throws UserError / EngineError
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+  llama_model* get() const { return model_; }
+  const ModelFacts& facts() const { return facts_; }
+
+ private:
+  llama_model* model_ = nullptr;
+  ModelFacts facts_;
+  std::vector<std::string> override_patterns_;  // must outlive the load call
+};
+
+class Context {
+ public:
+  // Checks the combination first (e.g. quantized V needs flash attention),
+  // then creates the context. `routing` (optional, must outlive the context)
+  // sees every MoE layer's selected experts.
+  Context(const Model& model, const ContextParams& params, RoutingObserver* routing = nullptr);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  void set_threads(const ThreadSettings& threads);
+  // Decodes `tokens` at positions pos0.. in chunks of `chunk` (1 = one
+  // generation step each, logits for every token); the seconds it took.
+  double decode(const std::vector<int32_t>& tokens, int pos0, int chunk);
+  void rewind_to(int n_kv);
+  int cached_tokens() const;
+  int n_ctx() const;
+
+ private:
+  void decode_or_throw(void* batch, const char* what);
+  const Model& model_;
+  ContextParams params_;
+  llama_context* ctx_ = nullptr;
+  ggml_threadpool* pool_ = nullptr;
+  ggml_threadpool* pool_batch_ = nullptr;
+  RoutingObserver* routing_ = nullptr;
+};
+
+}  // namespace moesweep::worker

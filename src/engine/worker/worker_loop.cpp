@@ -1,0 +1,173 @@
+#include "engine/worker/worker_loop.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "engine/worker/engine_facts.hpp"
+#include "engine/worker/llama_model.hpp"
+#include "engine/worker/quantize.hpp"
+#include "engine/worker_protocol.hpp"
+#include "util/error.hpp"
+
+namespace moesweep::worker {
+namespace {
+
+namespace wp = worker_protocol;
+using nlohmann::json;
+
+void send(const json& msg) {
+  const std::string line = msg.dump() + "\n";
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fflush(stdout);
+}
+
+// Routing seen during one decode, sent as event lines after it (never inside
+// the timed region).
+class BufferedRouting : public RoutingObserver {
+ public:
+  void on_decode(int n_tokens, bool generation) override {
+    events_.push_back({{"event", "decode"}, {"n_tokens", n_tokens}, {"generation", generation}});
+  }
+  void on_routing(int layer, int n_tokens, int n_used, const int32_t* ids) override {
+    events_.push_back({{"event", "routing"},
+                       {"layer", layer},
+                       {"n_tokens", n_tokens},
+                       {"n_used", n_used},
+                       {"ids", std::vector<int32_t>(ids, ids + size_t(n_tokens) * n_used)}});
+  }
+  void flush() {
+    for (const json& e : events_) send(e);
+    events_.clear();
+  }
+
+ private:
+  std::vector<json> events_;
+};
+
+struct ContextSlot {
+  std::unique_ptr<BufferedRouting> routing;
+  std::unique_ptr<Context> ctx;
+};
+
+class Worker {
+ public:
+  json handle(const json& req);
+
+ private:
+  Context& context_of(const json& req);
+  json on_decode(const json& req);
+  json on_context(const json& req);
+  std::unique_ptr<Model> model_;
+  std::map<int, ContextSlot> contexts_;
+  int next_id_ = 1;
+};
+
+Context& Worker::context_of(const json& req) {
+  const int id = static_cast<int>(wp::int_field(req, "ctx", 1, 1 << 30, "request"));
+  const auto it = contexts_.find(id);
+  if (it == contexts_.end()) throw EngineError(fmt::format("no context {} in this worker", id));
+  return *it->second.ctx;
+}
+
+json Worker::on_context(const json& req) {
+  if (!model_) throw EngineError("a context was asked for before a model was loaded");
+  ContextSlot slot;
+  if (wp::bool_field(req, "routing", "context request"))
+    slot.routing = std::make_unique<BufferedRouting>();
+  slot.ctx = std::make_unique<Context>(*model_, wp::context_params_from(req.at("context")),
+                                       slot.routing.get());
+  const int id = next_id_++;
+  const int n_ctx = slot.ctx->n_ctx();
+  contexts_.emplace(id, std::move(slot));
+  return {{"ok", true}, {"ctx", id}, {"n_ctx", n_ctx}};
+}
+
+json Worker::on_decode(const json& req) {
+  const int id = static_cast<int>(wp::int_field(req, "ctx", 1, 1 << 30, "decode request"));
+  Context& ctx = context_of(req);
+  const json& tokens = req.at("tokens");
+  if (!tokens.is_array() || tokens.size() > size_t(wp::kMaxTokens))
+    throw wp::ProtocolError("decode request: 'tokens' is not a list of token ids");
+  std::vector<int32_t> ids;
+  ids.reserve(tokens.size());
+  for (const json& t : tokens) {
+    if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() >= (int64_t{1} << 31))
+      throw wp::ProtocolError("decode request: a token id is not an int32 >= 0");
+    ids.push_back(t.get<int32_t>());
+  }
+  const int pos0 = static_cast<int>(wp::int_field(req, "pos0", 0, wp::kMaxTokens, "decode"));
+  const int chunk = static_cast<int>(wp::int_field(req, "chunk", 1, wp::kMaxTokens, "decode"));
+  const double seconds = ids.empty() ? 0.0 : ctx.decode(ids, pos0, chunk);
+  if (auto& r = contexts_.at(id).routing) r->flush();
+  return {{"ok", true}, {"seconds", seconds}};
+}
+
+json Worker::handle(const json& req) {
+  const std::string op = wp::string_field(req, "op", "request", 32);
+  if (op == "hello") return hello_reply();
+  if (op == "load") {
+    if (model_) throw EngineError("this worker holds a model already");
+    model_ = std::make_unique<Model>(wp::load_params_from(req.at("model")));
+    return {{"ok", true}, {"facts", wp::to_json(model_->facts())}};
+  }
+  if (op == "context") return on_context(req);
+  if (op == "free") {
+    contexts_.erase(static_cast<int>(wp::int_field(req, "ctx", 1, 1 << 30, "free request")));
+    return {{"ok", true}};
+  }
+  if (op == "threads") {
+    context_of(req).set_threads(wp::thread_settings_from(req.at("threads")));
+    return {{"ok", true}};
+  }
+  if (op == "decode") return on_decode(req);
+  if (op == "rewind") {
+    context_of(req).rewind_to(
+        static_cast<int>(wp::int_field(req, "n_kv", 0, wp::kMaxTokens, "rewind request")));
+    return {{"ok", true}};
+  }
+  if (op == "cached") return {{"ok", true}, {"n", context_of(req).cached_tokens()}};
+  if (op == "quantize") return quantize_reply(req);
+  throw wp::ProtocolError(fmt::format("unknown request '{}'", op));
+}
+
+json error_reply(const std::string& kind, const std::string& error) {
+  return {{"ok", false}, {"kind", kind}, {"error", error}};
+}
+
+}  // namespace
+
+int serve_requests() {
+  Worker worker;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    json reply;
+    try {
+      reply = worker.handle(wp::parse_line(line, "request"));
+    } catch (const UserError& e) {
+      reply = error_reply("input", e.problem());
+      reply["expected"] = e.expected();
+      reply["fix"] = e.fix();
+    } catch (const std::exception& e) {
+      reply = error_reply("engine", e.what());
+    }
+    send(reply);
+  }
+  return 0;
+}
+
+int print_hello() {
+  try {
+    std::printf("%s\n", hello_reply().dump(2).c_str());
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "moesweep-worker: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace moesweep::worker

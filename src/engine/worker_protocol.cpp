@@ -1,0 +1,189 @@
+#include "engine/worker_protocol.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "util/json_file.hpp"
+
+namespace moesweep::worker_protocol {
+namespace {
+
+const nlohmann::json& field(const nlohmann::json& j, std::string_view key, std::string_view what) {
+  if (!j.is_object()) throw ProtocolError(fmt::format("{}: not a JSON object", what));
+  const auto it = j.find(std::string(key));
+  if (it == j.end()) throw ProtocolError(fmt::format("{}: field '{}' is missing", what, key));
+  return *it;
+}
+
+std::vector<std::string> string_list(const nlohmann::json& j, std::string_view key,
+                                     std::string_view what) {
+  const nlohmann::json& v = field(j, key, what);
+  if (!v.is_array() || v.size() > 4096)
+    throw ProtocolError(fmt::format("{}: '{}' is not a list of at most 4096 strings", what, key));
+  std::vector<std::string> out;
+  for (const auto& s : v) {
+    if (!s.is_string() || s.get_ref<const std::string&>().size() > 4096)
+      throw ProtocolError(fmt::format("{}: '{}' holds a non-string or an overlong one", what, key));
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+
+}  // namespace
+
+int64_t int_field(const nlohmann::json& j, std::string_view key, int64_t lo, int64_t hi,
+                  std::string_view what) {
+  const nlohmann::json& v = field(j, key, what);
+  if (!v.is_number_integer())
+    throw ProtocolError(fmt::format("{}: '{}' is {}, not an integer", what, key, v.dump()));
+  // Unsigned values above int64's range read as negative: compare as unsigned first.
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(hi))
+    throw ProtocolError(fmt::format("{}: '{}' = {} is above {}", what, key, v.dump(), hi));
+  const int64_t n = v.get<int64_t>();
+  if (n < lo || n > hi)
+    throw ProtocolError(fmt::format("{}: '{}' = {} is outside [{}, {}]", what, key, n, lo, hi));
+  return n;
+}
+
+std::string string_field(const nlohmann::json& j, std::string_view key, std::string_view what,
+                         size_t max_bytes) {
+  const nlohmann::json& v = field(j, key, what);
+  if (!v.is_string()) throw ProtocolError(fmt::format("{}: '{}' is not a string", what, key));
+  if (v.get_ref<const std::string&>().size() > max_bytes)
+    throw ProtocolError(fmt::format("{}: '{}' is longer than {} bytes", what, key, max_bytes));
+  return v.get<std::string>();
+}
+
+bool bool_field(const nlohmann::json& j, std::string_view key, std::string_view what) {
+  const nlohmann::json& v = field(j, key, what);
+  if (!v.is_boolean()) throw ProtocolError(fmt::format("{}: '{}' is not true/false", what, key));
+  return v.get<bool>();
+}
+
+double number_field(const nlohmann::json& j, std::string_view key, std::string_view what) {
+  const nlohmann::json& v = field(j, key, what);
+  if (!v.is_number()) throw ProtocolError(fmt::format("{}: '{}' is not a number", what, key));
+  return v.get<double>();
+}
+
+nlohmann::json to_json(const ModelLoadParams& p) {
+  return {{"path", p.path},
+          {"load_mode", p.load_mode},
+          {"n_gpu_layers", p.n_gpu_layers},
+          {"tensor_overrides", p.tensor_overrides},
+          {"n_cpu_moe", p.n_cpu_moe},
+          {"numa", p.numa}};
+}
+
+ModelLoadParams load_params_from(const nlohmann::json& j) {
+  const char* what = "load request";
+  ModelLoadParams p;
+  p.path = string_field(j, "path", what);
+  p.load_mode = string_field(j, "load_mode", what, 32);
+  p.n_gpu_layers = static_cast<int>(int_field(j, "n_gpu_layers", -1, kIntMax, what));
+  p.tensor_overrides = string_list(j, "tensor_overrides", what);
+  p.n_cpu_moe = static_cast<int>(int_field(j, "n_cpu_moe", 0, 4096, what));
+  p.numa = string_field(j, "numa", what, 32);
+  return p;
+}
+
+nlohmann::json to_json(const ModelFacts& f) {
+  return {
+      {"path", f.path},           {"description", f.description}, {"arch", f.arch},
+      {"file_type", f.file_type}, {"size_bytes", f.size_bytes},   {"n_params", f.n_params},
+      {"n_layer", f.n_layer},     {"n_vocab", f.n_vocab},         {"n_ctx_train", f.n_ctx_train}};
+}
+
+ModelFacts model_facts_from(const nlohmann::json& j) {
+  const char* what = "model facts";
+  ModelFacts f;
+  f.path = string_field(j, "path", what);
+  f.description = string_field(j, "description", what);
+  f.arch = string_field(j, "arch", what);
+  f.file_type = string_field(j, "file_type", what);
+  constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
+  f.size_bytes = static_cast<uint64_t>(int_field(j, "size_bytes", 0, kI64Max, what));
+  f.n_params = static_cast<uint64_t>(int_field(j, "n_params", 0, kI64Max, what));
+  f.n_layer = static_cast<int>(int_field(j, "n_layer", 0, kIntMax, what));
+  f.n_vocab = static_cast<int>(int_field(j, "n_vocab", 1, kIntMax, what));
+  f.n_ctx_train = static_cast<int>(int_field(j, "n_ctx_train", 0, kIntMax, what));
+  return f;
+}
+
+nlohmann::json to_json(const ContextParams& p) {
+  return {{"n_ctx", p.n_ctx},   {"n_batch", p.n_batch}, {"n_ubatch", p.n_ubatch},
+          {"type_k", p.type_k}, {"type_v", p.type_v},   {"flash_attn", p.flash_attn}};
+}
+
+ContextParams context_params_from(const nlohmann::json& j) {
+  const char* what = "context request";
+  ContextParams p;
+  p.n_ctx = static_cast<int>(int_field(j, "n_ctx", 1, kMaxTokens, what));
+  p.n_batch = static_cast<int>(int_field(j, "n_batch", 1, kMaxTokens, what));
+  p.n_ubatch = static_cast<int>(int_field(j, "n_ubatch", 1, kMaxTokens, what));
+  p.type_k = string_field(j, "type_k", what, 32);
+  p.type_v = string_field(j, "type_v", what, 32);
+  p.flash_attn = static_cast<int>(int_field(j, "flash_attn", -1, 1, what));
+  return p;
+}
+
+nlohmann::json to_json(const ThreadSettings& t) {
+  return {{"n_threads", t.n_threads},
+          {"n_threads_batch", t.n_threads_batch},
+          {"cpu_mask", t.cpu_mask},
+          {"strict", t.strict},
+          {"poll", t.poll}};
+}
+
+ThreadSettings thread_settings_from(const nlohmann::json& j) {
+  const char* what = "threads request";
+  ThreadSettings t;
+  t.n_threads = static_cast<int>(int_field(j, "n_threads", 1, kIntMax, what));
+  t.n_threads_batch = static_cast<int>(int_field(j, "n_threads_batch", 1, kIntMax, what));
+  t.cpu_mask = string_field(j, "cpu_mask", what, 4096);
+  t.strict = bool_field(j, "strict", what);
+  t.poll = static_cast<int>(int_field(j, "poll", 0, 100, what));
+  return t;
+}
+
+nlohmann::json to_json(const EngineFacts& f) {
+  return {{"protocol", f.protocol},
+          {"kind", f.kind},
+          {"release", f.release},
+          {"commit", f.commit},
+          {"build", f.build},
+          {"cpu_variant", f.cpu_variant},
+          {"library", f.library},
+          {"cpu_features", f.cpu_features},
+          {"system_info", f.system_info},
+          {"worker", f.worker}};
+}
+
+EngineFacts engine_facts_from(const nlohmann::json& j) {
+  const char* what = "the worker's hello";
+  EngineFacts f;
+  f.protocol = static_cast<int>(int_field(j, "protocol", 0, kIntMax, what));
+  f.kind = string_field(j, "kind", what, 64);
+  f.release = string_field(j, "release", what, 64);
+  f.commit = string_field(j, "commit", what, 64);
+  f.build = string_field(j, "build", what, 256);
+  f.cpu_variant = string_field(j, "cpu_variant", what, 64);
+  f.library = string_field(j, "library", what, 4096);
+  f.cpu_features = string_list(j, "cpu_features", what);
+  f.system_info = string_field(j, "system_info", what, 4096);
+  if (j.contains("worker")) f.worker = string_field(j, "worker", what, 4096);
+  return f;
+}
+
+nlohmann::json parse_line(std::string_view line, std::string_view what) {
+  nlohmann::json j = parse_json_or_discarded(line);
+  if (j.is_discarded() || !j.is_object())
+    throw ProtocolError(
+        fmt::format("{}: not one JSON object per line: '{}'", what, line.substr(0, 120)));
+  return j;
+}
+
+}  // namespace moesweep::worker_protocol
