@@ -1,4 +1,5 @@
 #include "sweep/kv_walk.hpp"
+#include "engine/engine_util.hpp"
 
 #include <fmt/format.h>
 
@@ -156,6 +157,10 @@ bool run_kv_walk(const WalkInputs& in, const std::vector<const PlannedPoint*>& p
   bool warmed = false;
   for (size_t di = 0; di < last_depth; ++di) {
     const int depth = in.group.depths[di];
+    if (in.in_progress) {  // the fill is charged to the first point that needs it
+      for (size_t ti = 0; ti < n_threads && !*in.in_progress; ++ti)
+        if (wanted(*points[di * n_threads + ti])) *in.in_progress = points[di * n_threads + ti];
+    }
     reach_depth(in, depth, filled, current_thread);
     // The timed PP covers exactly the tokens a fill to depth + PP would add.
     const bool pp_is_next_fill =
@@ -167,17 +172,19 @@ bool run_kv_walk(const WalkInputs& in, const std::vector<const PlannedPoint*>& p
       if (in.stop.load()) return false;
       const PlannedPoint& point = *points[di * n_threads + ti];
       if (!wanted(point)) continue;
+      if (in.in_progress) *in.in_progress = &point;
       const int thread = static_cast<int>(point.thread);  // the snake's, not ti
       if (current_thread != thread || !warmed) {
         in.ctx.set_threads(in.group.threads[point.thread]);
         current_thread = thread;
         warm_up(in, depth, !warmed);  // after every context creation and thread switch
         warmed = true;
-        in.counters.threads_changed();
+        in.counters.threads_changed(in.ctx.pid());
       }
       std::optional<Measured> m = measure_point(in, point, pp_is_next_fill && ti == last_wanted);
       if (!m) return false;
       if (m->kept_fill) filled = depth + n_prompt;
+      if (in.in_progress) *in.in_progress = nullptr;
       done(point, std::move(m->rec));
     }
   }

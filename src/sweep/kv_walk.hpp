@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "counters/counter_backend.hpp"
-#include "engine/llama_engine.hpp"
+#include "engine/engine.hpp"
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
 
@@ -28,6 +28,9 @@ struct WalkInputs {
   counters::CounterBackend& counters;
   RunListener& listener;  // gets every sample
   const std::atomic<bool>& stop;
+  // Set to the point being measured, or about to be (its depth being filled):
+  // the one an engine crash fails.
+  const PlannedPoint** in_progress = nullptr;
 };
 
 // Whether a point needs another repetition after `done` of them: always below

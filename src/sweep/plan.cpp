@@ -1,4 +1,5 @@
 #include "sweep/plan.hpp"
+#include "engine/engine_util.hpp"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/llama_engine.hpp"
+#include "engine/engine_types.hpp"
 #include "results/record.hpp"
 #include "sweep/sweep_spec.hpp"
 

@@ -4,6 +4,7 @@
 
 #include <ctime>
 
+#include "engine/engine.hpp"
 #include "hw/build_info.hpp"
 #include "results/file_sinks.hpp"
 #include "results/sqlite_store.hpp"
@@ -79,6 +80,9 @@ RunSession::RunSession(RunRequest request) : request_(std::move(request)) {
   if (spec.name == "adhoc" && !request_.profile_stem.empty()) spec.name = request_.profile_stem;
   if (!resumed_) RunDirectory::check_name(spec.name);
   plan_ = make_plan(spec, request_.logical_cpus, request_.dry_run);
+  // The engine worker must start and say what it is before anything is
+  // written (a missing worker or a broken engine package: exit 2, no run dir).
+  if (!request_.dry_run) engine_facts();
   if (request_.adjust_plan) request_.adjust_plan(plan_, meta_);
   database_ = run_database(request_.database, resumed_ ? &meta_ : nullptr);
 }
@@ -94,7 +98,7 @@ void RunSession::start_meta(const counters::CounterBackend& counters) {
     meta_ = {{"run_id", dir_->run_id()},      {"name", plan_.spec.name},
              {"started_at", timestamp_now()}, {"command_line", request_.command_line},
              {"settings", settings_},         {"spec", plan_.spec.to_json()},
-             {"plan", plan_.summary()},       {"build", build_info_json()}};
+             {"plan", plan_.summary()},       {"build", build_info_json(engine_facts())}};
     meta_["machine_class"] = request_.machine_class;  // compare refuses across classes
     for (const auto& [k, v] : request_.extra_meta.items()) meta_[k] = v;
   }

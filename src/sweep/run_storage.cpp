@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "hw/build_info.hpp"
+#include "engine/engine.hpp"
 #include "model/gguf_inspect.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
@@ -84,7 +84,7 @@ void check_resumable(const nlohmann::json& meta) {
                     "start a new sweep instead of --resume");
   }
   const std::string then = meta["build"]["engine"].value("commit", "");
-  const std::string now = build_info().engine_commit;
+  const std::string now = engine_facts().commit;
   if (then != now) {
     throw UserError(
         fmt::format("the run was measured with engine {} but this build has {}", then, now),

@@ -1,4 +1,5 @@
 #include "sweep/runner.hpp"
+#include "engine/engine_util.hpp"
 
 #include <fmt/format.h>
 
@@ -7,6 +8,7 @@
 
 #include "hw/resctrl.hpp"
 #include "model/gguf_inspect.hpp"
+#include "model/gguf_sanity.hpp"
 #include "model/kv_cache.hpp"
 #include "model/twin_builder.hpp"
 #include "sweep/kv_walk.hpp"
@@ -97,23 +99,61 @@ std::vector<const PlannedPoint*> SweepRunner::points_of(size_t mi,
   return v;
 }
 
-void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome& out) {
+namespace {
+
+// The engine's failure as a record says it: how the worker ended and the last
+// lines of its log (an assert's file and line), so a crash is diagnosable from
+// the results alone.
+nlohmann::json crash_json(const EngineCrash& e) {
+  return {{"how", e.how()}, {"error", e.what()}, {"log_tail", e.log_tail()}};
+}
+
+// The crash in one line: how it ended, and the last thing the engine said.
+std::string crash_text(const EngineCrash& e) {
+  for (auto it = e.log_tail().rbegin(); it != e.log_tail().rend(); ++it)
+    if (it->find_first_not_of(" \t") != std::string::npos)
+      return fmt::format("{} (engine log: {})", e.what(), *it);
+  return e.what();
+}
+
+}  // namespace
+
+void SweepRunner::fail_crashed(const PlannedPoint& p, const EngineCrash& e, RunOutcome& out) {
+  Record rec;
+  rec.point_index = p.index;
+  rec.params = p.params;
+  rec.ok = false;
+  rec.error = crash_text(e);
+  rec.extra["engine_failure"] = crash_json(e);
+  emit(std::move(rec), out);
+}
+
+// A model that the engine cannot load fails its points; a file the user must
+// fix stops the sweep with the message.
+std::unique_ptr<LoadedModel> SweepRunner::load_model(size_t mi, RunOutcome& out) {
   ModelGroup& mg = plan_.models[mi];
-  std::unique_ptr<LoadedModel> model;
-  KvShape kv_shape;
   try {
     mg.load.path = resolve_model_path(mg);
     for (PlannedPoint& p : plan_.points)
       if (p.model == mi) p.params.model_path = mg.load.path;
+    check_engine_hparams(mg.load.path);  // before the engine could abort on them
     listener_.note(fmt::format("loading {}", mg.load.path));
-    model = std::make_unique<LoadedModel>(mg.load);
-    kv_shape = kv_shape_of(inspect_gguf(mg.load.path));
+    return std::make_unique<LoadedModel>(mg.load);
   } catch (const UserError& e) {
     throw;  // a missing or corrupt file is the user's to fix: stop with the message
+  } catch (const EngineCrash& e) {
+    fail_points(points_of(mi, std::nullopt), "model load failed: " + crash_text(e), out);
   } catch (const std::exception& e) {
     fail_points(points_of(mi, std::nullopt), fmt::format("model load failed: {}", e.what()), out);
-    return;
   }
+  return nullptr;
+}
+
+void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome& out) {
+  ModelGroup& mg = plan_.models[mi];
+  std::unique_ptr<LoadedModel> model = load_model(mi, out);
+  if (!model) return;
+  const KvShape kv_shape = kv_shape_of(inspect_gguf(mg.load.path));
   // Cache / bandwidth allocation for every point of this group; removed on
   // every way out of this function (errors and Ctrl-C unwind through here).
   std::optional<ResctrlGroup> allocation;
@@ -121,6 +161,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
     try {
       remove_stale_resctrl_groups(resctrl_root());
       allocation.emplace(probe_resctrl(), mg.l3_ways, mg.mem_bw_percent);
+      allocation->adopt_threads(model->pid());
     } catch (const std::exception& e) {
       fail_points(points_of(mi, std::nullopt), e.what(), out);
       return;
@@ -135,42 +176,90 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
 
   for (size_t ci = 0; ci < mg.contexts.size(); ++ci) {
     if (stop.load()) return;
-    run_context(mi, ci, *model, kv_shape, stop, out);
+    if (!run_context(mi, ci, *model, kv_shape, stop, out)) {
+      // The engine could not be restarted: what is left of this model fails.
+      fail_points(points_of(mi, std::nullopt), "the engine worker could not be restarted", out);
+      return;
+    }
+    if (allocation && model->pid() > 0) allocation->adopt_threads(model->pid());
   }
 }
 
-// One context of a loaded model: its KV walk over the wanted points; an
-// engine error fails the rest of this context and the sweep goes on.
-void SweepRunner::run_context(size_t mi, size_t ci, LoadedModel& model, const KvShape& kv_shape,
+// One context of a loaded model: its KV walk over the wanted points. An
+// engine error fails the rest of this context; an engine crash fails the
+// point in progress, then the worker is restarted, the model reloaded and the
+// walk goes on from the next point. False when the worker cannot be restarted.
+bool SweepRunner::run_context(size_t mi, size_t ci, LoadedModel& model, const KvShape& kv_shape,
                               const std::atomic<bool>& stop, RunOutcome& out) {
-  const ModelFacts& f = model.facts();
   const ContextGroup& cg = plan_.models[mi].contexts[ci];
   const std::vector<const PlannedPoint*> points = points_of(mi, ci);
-  auto wanted = [&](const PlannedPoint& p) { return !done_.count(p.params.key_string()); };
+  auto wanted = [&](const PlannedPoint& p) {
+    return !done_.count(p.params.key_string()) && !finished_.count(p.index);
+  };
   size_t n_wanted = 0;
   for (const PlannedPoint* p : points) n_wanted += wanted(*p);
   out.skipped_points += static_cast<int>(points.size() - n_wanted);
-  if (n_wanted == 0) return;
+  if (n_wanted == 0) return true;
   if (!cg.invalid_reason.empty()) {
     fail_points(points, cg.invalid_reason, out);
-    return;
+    return true;
   }
   try {
     check_kv_fits_memory(kv_cache_bytes(kv_shape, cg.params), cg.params);
-    LiveContext ctx(model, cg.params, traces_ ? traces_->start(f, ci) : nullptr);
-    int max_depth = 0;
-    for (int d : cg.depths) max_depth = std::max(max_depth, d);
-    // [0, deepest + PP) is the prompt stream; the TG tokens come after it.
-    const auto tokens =
-        random_tokens(plan_.spec.token_seed, f.n_vocab,
-                      static_cast<size_t>(max_depth + cg.n_prompt + plan_.spec.n_gen));
-    WalkInputs in{ctx, cg, plan_.spec, tokens, counters_, listener_, stop};
-    run_kv_walk(in, points, wanted,
-                [&](const PlannedPoint&, Record&& rec) { emit(std::move(rec), out); });
-    if (traces_) traces_->finish();
   } catch (const EngineError& e) {
-    fail_points(points, e.what(), out);  // the rest of this context; the sweep goes on
+    fail_points(points, e.what(), out);
+    return true;
   }
+  for (;;) {
+    WalkProgress progress;
+    try {
+      walk_context(mi, ci, model, points, wanted, stop, progress, out);
+      return true;
+    } catch (const EngineCrash& e) {
+      if (!progress.context_made) {  // creating the context kills the engine: every time
+        fail_points(points, e.what(), out);
+      } else {
+        // Between points (a fill through depths nothing wants): the next one pays.
+        const PlannedPoint* victim = progress.point;
+        for (size_t i = 0; !victim && i < points.size(); ++i)
+          if (wanted(*points[i])) victim = points[i];
+        if (victim) fail_crashed(*victim, e, out);
+      }
+      listener_.note(fmt::format("the engine worker ended ({}); restarting it", e.how()));
+      try {
+        model.restart();
+      } catch (const std::exception& restart_error) {
+        listener_.note(fmt::format("restarting the engine failed: {}", restart_error.what()));
+        return false;
+      }
+      if (!progress.context_made) return true;
+    } catch (const EngineError& e) {
+      fail_points(points, e.what(), out);  // the rest of this context; the sweep goes on
+      return true;
+    }
+  }
+}
+
+void SweepRunner::walk_context(size_t mi, size_t ci, LoadedModel& model,
+                               const std::vector<const PlannedPoint*>& points,
+                               const std::function<bool(const PlannedPoint&)>& wanted,
+                               const std::atomic<bool>& stop, WalkProgress& progress,
+                               RunOutcome& out) {
+  const ModelFacts& f = model.facts();
+  const ContextGroup& cg = plan_.models[mi].contexts[ci];
+  LiveContext ctx(model, cg.params, traces_ ? traces_->start(f, ci) : nullptr);
+  ctx.set_timeout(plan_.spec.point_timeout_s);
+  int max_depth = 0;
+  for (int d : cg.depths) max_depth = std::max(max_depth, d);
+  // [0, deepest + PP) is the prompt stream; the TG tokens come after it.
+  const auto tokens =
+      random_tokens(plan_.spec.token_seed, f.n_vocab,
+                    static_cast<size_t>(max_depth + cg.n_prompt + plan_.spec.n_gen));
+  progress.context_made = true;
+  WalkInputs in{ctx, cg, plan_.spec, tokens, counters_, listener_, stop, &progress.point};
+  run_kv_walk(in, points, wanted,
+              [&](const PlannedPoint&, Record&& rec) { emit(std::move(rec), out); });
+  if (traces_) traces_->finish();
 }
 
 }  // namespace moesweep

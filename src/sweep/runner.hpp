@@ -5,22 +5,22 @@
 // reason and the sweep goes on; Ctrl-C (the `stop` flag) ends it after the
 // current sample with everything finished already in the listener.
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "counters/counter_backend.hpp"
+#include "engine/engine.hpp"
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/roofline_annotator.hpp"
 
 namespace moesweep {
 
-class RoutingObserver;  // engine/routing_observer.hpp
-struct ModelFacts;
-class LoadedModel;  // engine/llama_engine.hpp
-struct KvShape;     // model/kv_cache.hpp
+struct KvShape;  // model/kv_cache.hpp
 
 // sweep --trace-routing: hands out the observer that records one context's
 // routing (every timed PP and TG token of its points), and is told when the
@@ -55,9 +55,20 @@ class SweepRunner {
   RunOutcome run(const std::atomic<bool>& stop);
 
  private:
+  // How far one attempt at a context's walk got, for the crash that ends it.
+  struct WalkProgress {
+    bool context_made = false;
+    const PlannedPoint* point = nullptr;  // measured, or its depth being filled
+  };
   void run_model(size_t model_index, const std::atomic<bool>& stop, RunOutcome& out);
-  void run_context(size_t model_index, size_t context_index, LoadedModel& model,
+  std::unique_ptr<LoadedModel> load_model(size_t model_index, RunOutcome& out);
+  bool run_context(size_t model_index, size_t context_index, LoadedModel& model,
                    const KvShape& kv_shape, const std::atomic<bool>& stop, RunOutcome& out);
+  void walk_context(size_t model_index, size_t context_index, LoadedModel& model,
+                    const std::vector<const PlannedPoint*>& points,
+                    const std::function<bool(const PlannedPoint&)>& wanted,
+                    const std::atomic<bool>& stop, WalkProgress& progress, RunOutcome& out);
+  void fail_crashed(const PlannedPoint& point, const EngineCrash& crash, RunOutcome& out);
   std::vector<const PlannedPoint*> points_of(size_t model_index,
                                              std::optional<size_t> context) const;
   void fail_points(const std::vector<const PlannedPoint*>& points, const std::string& reason,

@@ -84,6 +84,9 @@ const std::vector<SweepSetting>& sweep_settings() {
       {"max-repetitions", "--max-repetitions", nullptr, "most repetitions per point with --target-ci (20)",
        K::kValue, L::kWalk},
       {"token-seed", "--token-seed", nullptr, "seed of the random prompt tokens", K::kValue, L::kWalk},
+      {"point-timeout", "--point-timeout", nullptr,
+       "seconds one engine call of a point may take before the engine counts as hung and the point "
+       "fails (default 1800; 0 = no limit)", K::kValue, L::kWalk},
       // run
       {"counters", "--counters", nullptr, "hardware counters: auto, perf, likwid, none", K::kValue, L::kRun},
       {"allow-oversubscribe", "--allow-oversubscribe", nullptr, "allow more threads than logical CPUs",

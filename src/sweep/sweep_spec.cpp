@@ -307,6 +307,7 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
                     "raise --max-repetitions or lower -r");
   }
   spec.token_seed = static_cast<uint64_t>(s.one_int("token-seed", 1234, 0));
+  spec.point_timeout_s = s.one_number("point-timeout", 1800, 0);
   spec.counters = s.has("counters") ? s.text("counters") : "auto";
   spec.allow_oversubscribe = s.boolean("allow-oversubscribe", false);
   if (spec.n_prompt == 0 && spec.n_gen == 0) {
@@ -393,6 +394,7 @@ nlohmann::json SweepSpec::to_json() const {
           {"repetitions", repetitions},
           {"target_ci_pct", target_ci_pct},
           {"max_repetitions", max_repetitions},
+          {"point_timeout_s", point_timeout_s},
           {"token_seed", token_seed},
           {"counters", counters},
           {"allow_oversubscribe", allow_oversubscribe}};

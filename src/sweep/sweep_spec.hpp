@@ -61,6 +61,7 @@ struct SweepSpec {
   int repetitions = 3;       // the minimum with target_ci_pct
   double target_ci_pct = 0;  // repeat until the 95% CI half-width of the mean is within it; 0 = off
   int max_repetitions = 20;  // the most repetitions target_ci_pct may take
+  double point_timeout_s = 1800;  // an engine call of a point longer than this: hung (0 = none)
   uint64_t token_seed = 1234;
   // run
   std::string counters = "auto";
