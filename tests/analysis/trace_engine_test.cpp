@@ -9,7 +9,7 @@
 
 #include "analysis/l3_analysis.hpp"
 #include "analysis/routing_trace.hpp"
-#include "engine/llama_engine.hpp"
+#include "engine/engine.hpp"
 #include "model/gguf_inspect.hpp"
 #include "support/engine_fixtures.hpp"
 #include "support/test_support.hpp"

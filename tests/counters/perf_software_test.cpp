@@ -86,7 +86,7 @@ TEST(PerfSoftwareEvents, DecodeLikeWorkOnPoolThreadsIsCountedPerPhase) {
   constexpr int kWorkers = 2;
   WorkerPool pool(kWorkers);
   PerfBackend backend(quiet_options());
-  backend.threads_changed();  // after the pool exists, as the runner does after warm-up
+  backend.threads_changed(0);  // after the pool exists, as the runner does after warm-up
   auto tg = backend.session("tg", "test/tg");
   double wall = 0, cpu = 0;
   for (int rep = 0; rep < 2; ++rep) {
@@ -137,7 +137,7 @@ TEST(PerfSoftwareEvents, ThreadsCreatedInsideThePhaseAreInherited) {
 TEST(PerfSoftwareEvents, TaskClockAgreesWithTheProcessCpuTime) {
   WorkerPool pool(2);
   PerfBackend backend(quiet_options());
-  backend.threads_changed();
+  backend.threads_changed(0);
   auto s = backend.session("tg", "test/cputime");
   const double cpu0 = process_cpu_seconds();
   s->start();
@@ -183,7 +183,7 @@ TEST(PerfSoftwareEvents, TouchingFreshMemoryCountsPageFaults) {
 TEST(PerfSoftwareEvents, StartStopCostIsReported) {
   WorkerPool pool(2);
   PerfBackend backend(quiet_options());
-  backend.threads_changed();
+  backend.threads_changed(0);
   auto s = backend.session("tg", "test/cost");
   constexpr int kPairs = 2000;
   const auto t0 = Clock::now();

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "support/test_support.hpp"
 #include "synthetic_gguf.hpp"
 
@@ -83,6 +85,37 @@ TEST_P(HostileGguf, SweepRefusesItBeforeTheEngineLoadsIt) {
 
 INSTANTIATE_TEST_SUITE_P(Keys, HostileGguf, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// With the pre-check off (a test-only switch), the same file reaches the real
+// engine, which aborts (GGML_ASSERT n_expert <= LLAMA_MAX_EXPERTS) in its own
+// process: that model's points fail, saying how the worker died and what the
+// engine said last; the next model of the sweep is measured.
+TEST(HostileGgufInTheEngine, AnEngineAbortFailsOnlyThatModel) {
+  const std::filesystem::path file =
+      hostile_file({"ExpertCountAboveMax", {{"deepseek2.expert_count", 2000}}, ""});
+  const std::filesystem::path out = test::scratch_dir() / "runs";
+  const test::CommandResult r = test::run_shell(
+      "MOESWEEP_SKIP_GGUF_PRECHECK=1 " MOESWEEP_CLI " sweep -m '" + file.string() + "," +
+      test::tiny_twin().string() +
+      "' --depths 0 -t 1 -c 256 -ub 64 -n 2 -r 1 --counters none --no-db --quiet --out-dir '" +
+      out.string() + "'");
+  EXPECT_EQ(r.exit_code, 3) << r.err;  // finished, some points failed: not 134
+  int failed = 0, ok = 0;
+  for (const std::string& line : test::read_lines(test::only_run_dir(out) / "records.jsonl")) {
+    const nlohmann::json rec = nlohmann::json::parse(line);
+    if (rec.value("ok", true)) {
+      ++ok;
+      continue;
+    }
+    ++failed;
+    const std::string error = rec.value("error", std::string());
+    EXPECT_NE(error.find("model load failed"), std::string::npos) << error;
+    EXPECT_NE(error.find("SIGABRT"), std::string::npos) << error;
+    EXPECT_NE(error.find("n_expert <= LLAMA_MAX_EXPERTS"), std::string::npos) << error;
+  }
+  EXPECT_EQ(failed, 1);
+  EXPECT_EQ(ok, 1);
+}
 
 // A depth beyond any context made depth x KV bytes wrap around uint64 and
 // print a plausible number; 2^64-1 is shown as written, never as -1.

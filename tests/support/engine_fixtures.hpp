@@ -3,7 +3,7 @@
 // LiveContext directly.
 #include <string>
 
-#include "engine/llama_engine.hpp"
+#include "engine/engine_types.hpp"
 
 namespace moesweep::test {
 

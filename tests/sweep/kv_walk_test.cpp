@@ -8,7 +8,7 @@
 #include <map>
 
 #include "counters/counter_backend.hpp"
-#include "engine/llama_engine.hpp"
+#include "engine/engine.hpp"
 #include "support/engine_fixtures.hpp"
 #include "support/test_support.hpp"
 #include "sweep/kv_walk.hpp"

@@ -6,7 +6,7 @@
 
 #include <fstream>
 
-#include "engine/llama_engine.hpp"
+#include "engine/engine.hpp"
 #include "model/model_profile.hpp"
 #include "model/quant_fallback.hpp"
 #include "support/engine_fixtures.hpp"
