@@ -70,6 +70,13 @@ TraceModel trace_model_from(const GgufInspection& m) {
   }
   const ActiveBytes a = active_bytes_per_token(m, 0, GGML_TYPE_F16, GGML_TYPE_F16);
   t.hot_bytes = a.non_expert + a.shared;
+  t.hidden = m.n_embd;
+  t.expert_ff = m.expert_ff;
+  const int first = static_cast<int>(m.n_layer_dense_lead);
+  for (const char* kind : {"gate_up", "gate", "up", "down"})
+    for (const TensorEntry& e : m.tensors)
+      if (e.name == fmt::format("blk.{}.ffn_{}_exps.weight", first, kind))
+        t.expert_matrix_types.push_back(ggml_type_name(e.type));
   return t;
 }
 
@@ -83,6 +90,9 @@ nlohmann::json to_json(const TraceModel& m) {
           {"expert_bytes", m.expert_bytes},
           {"hot_bytes", m.hot_bytes},
           {"routed_bytes_total", m.routed_bytes_total},
+          {"hidden", m.hidden},
+          {"expert_ff", m.expert_ff},
+          {"expert_matrix_types", m.expert_matrix_types},
           {"extra", m.extra}};
 }
 
@@ -98,6 +108,10 @@ TraceModel trace_model_from_json(const nlohmann::json& j) {
     m.expert_bytes = j.at("expert_bytes").get<std::vector<uint64_t>>();
     m.hot_bytes = j.at("hot_bytes").get<uint64_t>();
     m.routed_bytes_total = j.at("routed_bytes_total").get<uint64_t>();
+    m.hidden = j.value("hidden", int64_t{0});
+    m.expert_ff = j.value("expert_ff", int64_t{0});
+    m.expert_matrix_types = j.value("expert_matrix_types", std::vector<std::string>{});
+    if (m.expert_matrix_types.size() > 4) m.expert_matrix_types.clear();
     m.extra = j.value("extra", nlohmann::json::object());
   } catch (const nlohmann::json::exception& e) {
     throw UserError(fmt::format("routing trace header is malformed: {}", e.what()),

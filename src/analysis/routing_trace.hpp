@@ -28,6 +28,10 @@ struct TraceModel {
   std::vector<uint64_t> expert_bytes;  // per layer: one routed expert (0 = no experts)
   uint64_t hot_bytes = 0;              // read by every token: all but routed experts and KV
   uint64_t routed_bytes_total = 0;     // every routed expert of every layer
+  // One expert's matrices, for the L3-domain model (l3_domains.hpp); empty
+  // in traces written before they were recorded.
+  int64_t hidden = 0, expert_ff = 0;
+  std::vector<std::string> expert_matrix_types;  // ggml type names: gate, up, down or gate_up, down
   nlohmann::json extra = nlohmann::json::object();  // twin spec, run settings (free form)
 
   // Bytes of routed experts one token reads (n_used experts per MoE layer).

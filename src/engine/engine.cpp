@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -161,6 +163,32 @@ std::string quantize_in_worker(const std::string& in, const std::string& out, in
   const nlohmann::json reply = w.call(
       {{"op", "quantize"}, {"in", in}, {"out", out}, {"ftype", ftype}, {"n_threads", n_threads}});
   return wp::string_field(reply, "log", "quantize reply", size_t{16} << 20);
+}
+
+ExpertGemvProbe::ExpertGemvProbe(const std::filesystem::path& worker)
+    : worker_(std::make_unique<EngineWorker>(worker)) {}
+ExpertGemvProbe::~ExpertGemvProbe() = default;
+
+ExpertGemvPoint ExpertGemvProbe::measure(const ExpertGemvShape& shape, int64_t experts, int threads,
+                                         double seconds) {
+  const nlohmann::json reply = worker_->call({{"op", "expert_gemv"},
+                                              {"type", shape.type},
+                                              {"hidden", shape.hidden},
+                                              {"rows", shape.rows},
+                                              {"used", shape.used},
+                                              {"layers", shape.layers},
+                                              {"experts", experts},
+                                              {"threads", threads},
+                                              {"millis", static_cast<int64_t>(seconds * 1e3)}},
+                                             std::max(60.0, seconds * 20));
+  const char* what = "expert_gemv reply";
+  ExpertGemvPoint p;
+  p.pool_bytes = static_cast<uint64_t>(wp::int_field(reply, "pool_bytes", 0, INT64_MAX, what));
+  p.expert_bytes = static_cast<uint64_t>(wp::int_field(reply, "expert_bytes", 0, INT64_MAX, what));
+  p.threads = threads;
+  p.gbps = wp::number_field(reply, "gbps", what);
+  p.tokens_per_s = wp::number_field(reply, "tokens_per_s", what);
+  return p;
 }
 
 }  // namespace moesweep

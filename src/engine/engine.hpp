@@ -101,4 +101,18 @@ std::string quantize_in_worker(const std::string& in, const std::string& out, in
                                int n_threads,
                                const std::filesystem::path& worker = default_worker_path());
 
+// The engine's expert kernel (ggml_mul_mat_id over a pool of experts) timed in
+// one worker of this engine build, so the kernel measured is the engine's own
+// CPU variant.
+class ExpertGemvProbe {
+ public:
+  explicit ExpertGemvProbe(const std::filesystem::path& worker = default_worker_path());
+  ~ExpertGemvProbe();
+  ExpertGemvPoint measure(const ExpertGemvShape& shape, int64_t experts, int threads,
+                          double seconds);
+
+ private:
+  std::unique_ptr<EngineWorker> worker_;
+};
+
 }  // namespace moesweep

@@ -77,4 +77,22 @@ struct EngineFacts {
   std::string worker;                     // path of the worker binary
 };
 
+// The engine's expert kernel over a pool of experts (worker/expert_gemv.hpp):
+// the kernel-level side of the L3 question.
+struct ExpertGemvShape {
+  std::string type = "q8_0";  // ggml type name; q8_0 takes ggml's chunked (not repacked) path
+  int64_t hidden = 2048;      // GEMV input width
+  int64_t rows = 512;         // rows of one expert matrix
+  int used = 8;               // experts per token per layer
+  int layers = 4;             // mul_mat_id nodes per graph, amortising graph launch
+};
+
+struct ExpertGemvPoint {
+  uint64_t pool_bytes = 0;
+  uint64_t expert_bytes = 0;
+  int threads = 1;
+  double gbps = 0;  // expert bytes read per second, best of the repeats
+  double tokens_per_s = 0;
+};
+
 }  // namespace moesweep

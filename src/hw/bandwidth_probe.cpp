@@ -152,6 +152,10 @@ std::vector<std::vector<int>> PinnedReaders::observed_affinity() const {
   return state_->affinity;
 }
 
+uint64_t stream_read(const void* p, uint64_t bytes) {
+  return read_lines(static_cast<const Line*>(p), bytes / sizeof(Line));
+}
+
 BandwidthMeasurement measure_bandwidth(const BandwidthProbeOptions& options) {
   const Topology topo = probe_topology();
   std::vector<int> cpus = options.cpus.empty() ? topo.spread_cpus : options.cpus;

@@ -62,6 +62,9 @@ struct BandwidthMeasurement {
 };
 
 BandwidthMeasurement measure_bandwidth(const BandwidthProbeOptions& options = {});
+// Reads `bytes` (a multiple of 512) from `p` with 64-byte vector loads, as
+// the probe does; returns a value that depends on every byte read.
+uint64_t stream_read(const void* p, uint64_t bytes);
 // Buffer per thread that measures DRAM, not cache: 4x the largest L3 domain,
 // at least 64 MiB, all threads together at most a quarter of RAM and 16 GiB.
 uint64_t default_bytes_per_thread(const Topology& topo, int threads);

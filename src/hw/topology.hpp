@@ -40,6 +40,8 @@ struct Topology {
 // Reads the topology of the machine we run on; throws UserError if hwloc fails.
 Topology probe_topology();
 nlohmann::json to_json(const Topology& t);
+// The inverse (topology_json.cpp): a recorded machine; UserError naming `origin`.
+Topology topology_from_json(const nlohmann::json& j, const std::string& origin);
 // "0-3,8,10-11" from a list of cpu numbers.
 std::string cpu_list_text(std::vector<int> cpus);
 

@@ -7,6 +7,7 @@
 #include "report/markdown_table.hpp"
 #include "report/plots.hpp"
 #include "report/series.hpp"
+#include "report/working_set.hpp"
 #include "util/json_file.hpp"
 
 namespace moesweep {
@@ -153,6 +154,7 @@ std::string report_markdown(const LoadedRun& run, const ReportOptions& options,
   } else if (options.plots) {
     out += fmt::format("Plots: none ({}).\n\n", plot_problem);
   }
+  if (const auto ws = analyse_working_set(run.records)) out += working_set_markdown(*ws);
   nkv_tables(out, run);
   threads_table(out, run);
   counters_section(out, run);

@@ -6,6 +6,8 @@
 #include <set>
 #include <tuple>
 
+#include "results/stats.hpp"
+
 namespace moesweep {
 namespace {
 
@@ -15,63 +17,124 @@ const nlohmann::json* roofline_of(const Record& r) {
   return j.is_object() && j.contains("routed_expert_bytes_per_layer") ? &j : nullptr;
 }
 
-nlohmann::json number_or_null(const nlohmann::json& j, const char* key) {
-  return j.contains(key) && j[key].is_number() ? j[key] : nlohmann::json(nullptr);
+double number(const nlohmann::json& j, const char* key, double fallback = 0) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
 }
 
-// One curve: the MoE twins of one skew, depth, thread count and quant.
-using CurveKey = std::tuple<double, int, int, std::string>;
+// The pool: every routed expert of every MoE layer (older records: one layer's).
+double pool_of(const nlohmann::json& roof) {
+  return number(roof, "routed_expert_bytes_total", number(roof, "routed_expert_bytes_per_layer"));
+}
 
-std::string curve_label(const CurveKey& k, bool many_threads, bool many_quants) {
-  std::string label = fmt::format("skew s={} N_KV={}", std::get<0>(k), std::get<1>(k));
-  if (many_threads) label += fmt::format(" t={}", std::get<2>(k));
-  if (many_quants) label += fmt::format(" {}", std::get<3>(k));
-  return label;
+// One curve: the MoE twins of one skew, depth, thread count, quant and expert size.
+using CurveKey = std::tuple<double, int, int, std::string, int>;
+using DenseKey = std::pair<int, int>;  // depth, threads
+
+struct Grouped {
+  std::map<CurveKey, std::map<double, std::vector<const Record*>>> curves;
+  std::map<DenseKey, std::vector<double>> dense;
+  double l3_nominal = 0, l3_effective = 0;
+};
+
+Grouped group(const std::vector<Record>& records) {
+  Grouped g;
+  for (const Record& r : records) {
+    const nlohmann::json* roof = roofline_of(r);
+    if (!roof) continue;
+    g.l3_nominal = number(*roof, "l3_bytes", g.l3_nominal);
+    g.l3_effective = number(*roof, "l3_effective_bytes", g.l3_effective);
+    const double pool = pool_of(*roof);
+    const PointParams& p = r.params;
+    if (pool == 0) {
+      auto& d = g.dense[{p.n_kv, p.n_threads}];
+      d.insert(d.end(), r.tg.tokens_per_s.begin(), r.tg.tokens_per_s.end());
+      continue;
+    }
+    g.curves[{p.routing_skew, p.n_kv, p.n_threads, p.quant, p.expert_ff}][pool].push_back(&r);
+  }
+  return g;
+}
+
+std::string mib(double bytes) {
+  return fmt::format("{:.2f} MiB", bytes / (1 << 20));
+}
+
+std::string verdict_of(const WorkingSetCurve& c) {
+  if (c.memory_bound_share && *c.memory_bound_share < kMemoryBoundShare)
+    return fmt::format(
+        "compute-bound: reading the experts takes {:.0f}% of a token at the kernel's out-of-cache "
+        "speed (< {:.0f}%), so this shape cannot show a cache effect: no verdict",
+        100 * *c.memory_bound_share, 100 * kMemoryBoundShare);
+  const CliffResult& k = c.cliff;
+  if (k.resolved)
+    return fmt::format("cliff at {} of pool [{} - {}], {:.0f}% slower past it [{:.0f}% - {:.0f}%]",
+                       mib(k.position.value), mib(k.position.lo), mib(k.position.hi),
+                       100 * k.drop.value, 100 * k.drop.lo, 100 * k.drop.hi);
+  if (!c.memory_bound_share)
+    return "no cliff resolved, and no `moesweep hw --cache` figure says whether the shape is "
+           "memory-bound: no verdict";
+  return fmt::format(
+      "no cliff: the drop's 95% interval [{:.0f}% - {:.0f}%] includes 0 or the step "
+      "lies at the edge of the span",
+      100 * k.drop.lo, 100 * k.drop.hi);
+}
+
+WorkingSetCurve curve_of(const CurveKey& key,
+                         const std::map<double, std::vector<const Record*>>& pts,
+                         const std::vector<double>& dense, int bootstrap) {
+  WorkingSetCurve c;
+  std::tie(c.skew, c.n_kv, c.threads, c.quant, c.expert_ff) = key;
+  c.label = fmt::format("skew s={} N_KV={} t={}", c.skew, c.n_kv, c.threads);
+  for (const auto& [pool, recs] : pts) {
+    WorkingSetPoint p;
+    p.pool_bytes = pool;
+    std::vector<double> ys;
+    std::set<int> blocks;
+    for (const Record* r : recs) {
+      ys.insert(ys.end(), r->tg.tokens_per_s.begin(), r->tg.tokens_per_s.end());
+      blocks.insert(r->params.block);
+      const nlohmann::json& roof = r->extra["roofline"];
+      c.routed_bytes_per_token = number(roof, "routed_bytes_per_token", c.routed_bytes_per_token);
+      c.hot_bytes_per_token = number(roof, "hot_bytes_per_token", c.hot_bytes_per_token);
+      c.kernel_out_gbps = number(roof, "kernel_gemv_out_of_cache_gbps", c.kernel_out_gbps);
+      c.kernel_in_gbps = number(roof, "kernel_gemv_in_cache_gbps", c.kernel_in_gbps);
+      p.efficiency = number(roof, "efficiency_tg", p.efficiency);
+    }
+    for (double y : ys) c.samples.push_back({pool, y});
+    const Stats s = Stats::of(ys);
+    p.mean = s.mean, p.ci95 = s.ci95, p.samples = s.n, p.blocks = static_cast<int>(blocks.size());
+    c.points.push_back(p);
+  }
+  c.cliff = analyse_cliff(c.samples, dense, bootstrap);
+  if (c.kernel_out_gbps > 0 && c.routed_bytes_per_token > 0 && !c.points.empty())
+    c.memory_bound_share =
+        c.points.back().mean * c.routed_bytes_per_token / (c.kernel_out_gbps * 1e9);
+  c.verdict = verdict_of(c);
+  return c;
 }
 
 }  // namespace
 
-nlohmann::json working_set_data(const std::vector<Record>& records) {
-  std::map<CurveKey, std::map<uint64_t, const Record*>> curves;
-  std::set<uint64_t> sizes;
-  std::set<int> threads;
-  std::set<std::string> quants;
-  nlohmann::json dense = nlohmann::json::array();
-  nlohmann::json l3 = nullptr;
-  for (const Record& r : records) {
-    const nlohmann::json* roof = roofline_of(r);
-    if (!roof) continue;
-    if (roof->contains("l3_bytes")) l3 = (*roof)["l3_bytes"];
-    const uint64_t bytes = (*roof)["routed_expert_bytes_per_layer"].get<uint64_t>();
-    const nlohmann::json eff = number_or_null(*roof, "efficiency_tg");
-    if (bytes == 0) {
-      dense.push_back({{"label", fmt::format("dense twin N_KV={}", r.params.n_kv)},
-                       {"model", r.params.model_name},
-                       {"n_kv", r.params.n_kv},
-                       {"s_tg", r.tg.speed.mean},
-                       {"eff_tg", eff}});
-      continue;
-    }
-    sizes.insert(bytes);
-    threads.insert(r.params.n_threads);
-    quants.insert(r.params.quant);
-    curves[{r.params.routing_skew, r.params.n_kv, r.params.n_threads, r.params.quant}][bytes] = &r;
+std::optional<WorkingSet> analyse_working_set(const std::vector<Record>& records, int bootstrap) {
+  const Grouped g = group(records);
+  std::set<double> sizes;
+  for (const auto& [key, pts] : g.curves)
+    for (const auto& [pool, recs] : pts) sizes.insert(pool);
+  if (sizes.size() < 2) return std::nullopt;  // not an expert-count experiment
+  WorkingSet ws;
+  ws.l3_nominal = g.l3_nominal;
+  ws.l3_effective = g.l3_effective;
+  for (const auto& [key, ys] : g.dense) {
+    const Stats s = Stats::of(ys);
+    ws.dense.push_back({key.first, key.second, s.mean, s.ci95, s.n});
   }
-  if (sizes.size() < 2) return nullptr;  // not an expert-count experiment
-  nlohmann::json series = nlohmann::json::array();
-  for (const auto& [key, points] : curves) {
-    nlohmann::json s = {{"label", curve_label(key, threads.size() > 1, quants.size() > 1)},
-                        {"skew", std::get<0>(key)},
-                        {"n_kv", std::get<1>(key)}};
-    for (const auto& [bytes, r] : points) {
-      s["x"].push_back(bytes);
-      s["s_tg"].push_back(r->tg.speed.mean);
-      s["s_tg_err"].push_back(r->tg.speed.ci95);
-      s["eff_tg"].push_back(number_or_null(r->extra["roofline"], "efficiency_tg"));
-    }
-    series.push_back(s);
+  for (const auto& [key, pts] : g.curves) {
+    if (pts.size() < 2) continue;
+    const auto dense = g.dense.find({std::get<1>(key), std::get<2>(key)});
+    ws.curves.push_back(curve_of(
+        key, pts, dense == g.dense.end() ? std::vector<double>{} : dense->second, bootstrap));
   }
-  return {{"l3_bytes", l3}, {"series", series}, {"dense", dense}};
+  return ws;
 }
 
 }  // namespace moesweep

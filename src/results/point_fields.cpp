@@ -33,6 +33,8 @@ const std::vector<PointField>& point_fields() {
        .csv = true, .key_only_when_set = true},
       {.member = &P::routing_skew, .key = "skew", .json = "routing_skew", .label = "skew",
        .csv = true, .key_only_when_set = true},
+      {.member = &P::block, .key = "block", .json = "block", .label = "block", .csv = true,
+       .key_only_when_set = true},
       {.member = &P::l3_ways, .key = "l3_ways", .json = "l3_ways", .label = "l3_ways",
        .csv = true, .key_only_when_set = true},
       {.member = &P::mem_bw_percent, .key = "mem_bw", .json = "mem_bw_percent", .label = "mem_bw",

@@ -29,6 +29,7 @@ struct PointParams {
   int experts = 0;          // routed experts per MoE layer
   int expert_ff = 0;        // expert FFN size
   double routing_skew = 0;  // Zipf exponent s: expert e chosen ~ (e+1)^-s
+  int block = 0;            // --blocks: which randomised block measured it (0 = not blocked)
   // resctrl allocation (issue 11 §3); 0 = not limited
   int l3_ways = 0;         // L3 ways of the group the threads ran in
   int mem_bw_percent = 0;  // memory bandwidth allocation, percent

@@ -213,6 +213,7 @@ PointParams point_params(const SweepSpec& spec, const ModelGroup& mg, const std:
   p.experts = mg.knobs.experts;
   p.expert_ff = mg.knobs.expert_ff;
   p.routing_skew = mg.knobs.routing_skew;
+  p.block = mg.block;
   p.l3_ways = mg.l3_ways;
   p.mem_bw_percent = mg.mem_bw_percent;
   p.n_ctx = cg.params.n_ctx;
@@ -278,11 +279,14 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
   for (const ModelChoice& choice : spec.models)
     for (const TwinKnobs& knobs : twin_knobs_for(choice, spec, plan.warnings))
       twins.emplace_back(choice, knobs);
-  for (const auto& [choice, knobs] : twins) {
+  // --blocks N: the twins N times over, each block in its own random order.
+  for (const auto& [index, block] : block_order(twins.size(), spec.blocks, spec.block_seed)) {
+    const auto& [choice, knobs] = twins[index];
     for (const auto& [cpu_moe, ways, bw] : load_axes) {
       ModelGroup mg;
       mg.choice = choice;
       mg.knobs = knobs;
+      mg.block = block;
       mg.l3_ways = ways;
       mg.mem_bw_percent = bw;
       mg.load = {choice.file,           spec.load_mode, spec.n_gpu_layers,

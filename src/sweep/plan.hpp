@@ -23,6 +23,7 @@ struct ContextGroup {
 struct ModelGroup {
   ModelChoice choice;
   TwinKnobs knobs;         // the twin axes' values of this group (twin_axes.hpp)
+  int block = 0;           // --blocks: 1..N, each block every twin once in its own order
   int l3_ways = 0;         // resctrl allocation for this group's points; 0 = none
   int mem_bw_percent = 0;  // (hw/resctrl.hpp)
   ModelLoadParams load;    // load.path empty for a twin until it is resolved

@@ -2,13 +2,45 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "hw/bandwidth_probe.hpp"
 #include "hw/build_info.hpp"
+#include "hw/cache_probe.hpp"
 #include "hw/hardware_profile.hpp"
 #include "hw/roofline.hpp"
 #include "hw/topology.hpp"
 
 namespace moesweep {
+
+namespace {
+
+void add_cache_probe(const CacheProbeResult& probe, BandwidthFigure& f) {
+  f.l3_effective_bytes = probe.effective_l3_bytes;
+  f.gemv_threads = probe.threads;
+  if (probe.gemv.empty()) return;
+  f.gemv_out_gbps = probe.gemv.back().gbps;
+  f.gemv_out_gbps_all = probe.gemv.back().gbps_all;
+  for (const GemvProbePoint& p : probe.gemv)
+    if (p.pool_bytes * 2 <= probe.effective_l3_bytes || &p == &probe.gemv.front()) {
+      f.gemv_in_gbps = std::max(f.gemv_in_gbps, p.gbps);
+      f.gemv_in_gbps_all = std::max(f.gemv_in_gbps_all, p.gbps_all);
+    }
+}
+
+// The figures for a run at `threads`: 1 thread's, else all threads' (the
+// probe measures those two; a count in between gets the all-threads figure).
+void add_kernel_figures(const BandwidthFigure& f, int threads, nlohmann::json& j) {
+  for (const auto& [t, gbps] : f.by_threads)
+    if (t == threads) j["bandwidth_gbps_at_threads"] = gbps;
+  const bool one = threads <= 1 || f.gemv_threads <= 1;
+  const double out = one ? f.gemv_out_gbps : f.gemv_out_gbps_all;
+  const double in = one ? f.gemv_in_gbps : f.gemv_in_gbps_all;
+  if (out > 0) j["kernel_gemv_out_of_cache_gbps"] = out;
+  if (in > 0) j["kernel_gemv_in_cache_gbps"] = in;
+}
+
+}  // namespace
 
 BandwidthFigure machine_bandwidth(const std::function<void(const std::string&)>& note) {
   BandwidthFigure f;
@@ -19,6 +51,7 @@ BandwidthFigure machine_bandwidth(const std::function<void(const std::string&)>&
   } catch (const std::exception&) {
     f.l3_bytes = 0;  // no hwloc view: the working-set figure draws no L3 line
   }
+  if (const auto probe = load_cached_cache_probe()) add_cache_probe(*probe, f);
   std::optional<BandwidthMeasurement> m = load_cached_bandwidth();
   if (!m) {
     try {
@@ -46,6 +79,8 @@ BandwidthFigure machine_bandwidth(const std::function<void(const std::string&)>&
 
 nlohmann::json to_json(const BandwidthFigure& f) {
   nlohmann::json j = {{"gbps", f.gbps}, {"source", f.source}};
+  if (f.l3_bytes > 0) j["l3_bytes"] = f.l3_bytes;
+  if (f.l3_effective_bytes > 0) j["l3_effective_bytes"] = f.l3_effective_bytes;
   if (!f.by_threads.empty()) {
     j["by_threads"] = nlohmann::json::array();
     for (const auto& [threads, gbps] : f.by_threads)
@@ -83,7 +118,14 @@ void RooflineAnnotator::annotate(Record& r) const {
   // All routed experts of one MoE layer (0 for a dense model): the working set
   // a decode draws its experts from, against this machine's L3.
   j["routed_expert_bytes_per_layer"] = model_->bytes_per_routed_expert() * model_->n_expert;
+  // The whole pool (every MoE layer), what a token reads of it, and the rest
+  // of its weights: the working-set report's x axis and its memory-bound check.
+  j["routed_expert_bytes_total"] = model_->group(TensorGroup::kRoutedExperts).bytes;
+  j["routed_bytes_per_token"] = active.routed_active;
+  j["hot_bytes_per_token"] = active.non_expert + active.shared;
   if (bw_.l3_bytes > 0) j["l3_bytes"] = bw_.l3_bytes;
+  if (bw_.l3_effective_bytes > 0) j["l3_effective_bytes"] = bw_.l3_effective_bytes;
+  add_kernel_figures(bw_, r.params.n_threads, j);
   r.extra["roofline"] = j;
 }
 

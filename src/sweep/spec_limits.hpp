@@ -18,6 +18,7 @@ struct SweepSpec;
 // three such values still fits in an int.
 inline constexpr int kMaxContext = 1 << 24;
 inline constexpr int kMaxRepetitions = 10000;
+inline constexpr int kMaxBlocks = 1000;  // --blocks: each block loads every model group once
 // Points in one plan (contexts x depths x thread settings): at a second each
 // already more than a day; split a larger sweep into several runs.
 inline constexpr int64_t kMaxPoints = 100000;

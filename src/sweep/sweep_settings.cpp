@@ -29,6 +29,11 @@ const std::vector<SweepSetting>& sweep_settings() {
       {"routing-skew", "--routing-skew", nullptr,
        "twin axis: Zipf exponent s of expert popularity, (e+1)^-s (0 = the twin's random routing)",
        K::kValue, L::kTwin},
+      {"blocks", "--blocks", nullptr,
+       "measure every model group in N blocks, each block in its own random order (interleaved "
+       "twins: drift and neighbours spread over all of them)", K::kValue, L::kModel},
+      {"block-seed", "--block-seed", nullptr, "seed of the block orders (--blocks)", K::kValue,
+       L::kModel},
       // model level
       {"load-mode", "--load-mode", "-lm",
        "how the engine loads the model (-lm): auto, none, mmap, mlock, mmap+mlock, dio (default auto)",

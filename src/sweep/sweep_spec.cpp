@@ -238,6 +238,12 @@ void model_settings_from(const Settings& s, SweepSpec& spec) {
   o.vocab = s.one_int("vocab", 0, 1);
   o.experts_used = s.one_int("experts-used", 0, 1);
   twin_axes_from(s, spec);
+  spec.blocks = s.one_int("blocks", 1, 1);
+  if (spec.blocks > kMaxBlocks)
+    throw UserError(fmt::format("{} {} is too many blocks", s.flag("blocks"), spec.blocks),
+                    fmt::format("at most {} (each block loads every model once)", kMaxBlocks),
+                    "use fewer blocks and more --repetitions");
+  spec.block_seed = static_cast<uint64_t>(s.one_int("block-seed", 1, 0));
 
   const std::vector<std::string> quants = s.words("quant", {"Q4_K_S"});
   for (const std::string& m : s.words("model", {"kimi-k2.5"})) {
@@ -368,6 +374,8 @@ nlohmann::json SweepSpec::to_json() const {
                                        : nlohmann::json(nullptr)},
           {"twin_expert_ff", twin_expert_ff},
           {"routing_skew", routing_skew},
+          {"blocks", blocks},
+          {"block_seed", block_seed},
           {"load_mode", load_mode},
           {"n_gpu_layers", n_gpu_layers},
           {"tensor_overrides", tensor_overrides},

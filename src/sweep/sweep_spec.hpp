@@ -34,6 +34,8 @@ struct SweepSpec {
   ExpertsAutoL3 twin_experts_auto;  // --experts auto-l3:LO-HI, resolved by the plan
   std::vector<int> twin_expert_ff;
   std::vector<double> routing_skew;
+  int blocks = 1;  // model groups measured in this many randomised blocks (plan.hpp)
+  uint64_t block_seed = 1;
   // model-level axes (defaults: the pinned engine's llama-bench defaults)
   std::string load_mode = "auto";  // auto, none, mmap, mlock, mmap+mlock, dio (-lm)
   int n_gpu_layers = -1;

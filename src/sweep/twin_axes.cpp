@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <numeric>
+#include <random>
 
 #include "engine/engine_limits.hpp"
 #include "hw/topology.hpp"
@@ -14,48 +16,6 @@
 
 namespace moesweep {
 namespace {
-
-const char kAutoPrefix[] = "auto-l3:";
-
-// The number text starts with, and how many characters it took (0: none).
-double leading_number(const std::string& text, size_t* used) {
-  *used = 0;
-  try {
-    return std::stod(text, used);
-  } catch (const std::exception&) {
-    *used = 0;
-    return 0;
-  }
-}
-
-double positive_number(const std::string& text, const std::string& what) {
-  size_t used = 0;
-  const double v = leading_number(text, &used);
-  if (used == 0 || used != text.size() || !(v > 0) || !std::isfinite(v)) {
-    throw UserError(fmt::format("{}: '{}' is not a positive number", what, text),
-                    "auto-l3:LO-HI with LO and HI multiples of the L3 size, e.g. auto-l3:0.25-16",
-                    "fix --experts");
-  }
-  return v;
-}
-
-// "32M", "512MiB", "1G" or plain bytes.
-uint64_t byte_size(const std::string& text) {
-  size_t used = 0;
-  const double v = leading_number(text, &used);
-  const std::string unit = used > 0 ? text.substr(used) : "";
-  const double scale = unit.empty()     ? 1.0
-                       : unit[0] == 'K' ? 1024.0
-                       : unit[0] == 'M' ? 1024.0 * 1024
-                       : unit[0] == 'G' ? 1024.0 * 1024 * 1024
-                                        : 0.0;
-  if (used == 0 || !(v > 0) || scale == 0) {
-    throw UserError(fmt::format("MOESWEEP_L3_BYTES='{}' is not a size", text),
-                    "bytes, or a number with K, M or G (binary units), e.g. 32M",
-                    "fix or unset MOESWEEP_L3_BYTES");
-  }
-  return static_cast<uint64_t>(v * scale);
-}
 
 }  // namespace
 
@@ -70,49 +30,17 @@ std::string knobs_text(const TwinKnobs& k) {
   return out.empty() ? out : fmt::format(" [{}]", out);
 }
 
-ExpertsAutoL3 parse_experts_auto_l3(const std::string& text, const std::string& origin) {
-  ExpertsAutoL3 r;
-  const std::string what = fmt::format("{} (--experts {})", origin, text);
-  const std::string range = text.substr(std::string(kAutoPrefix).size());
-  const size_t dash = range.find('-');
-  if (text.rfind(kAutoPrefix, 0) != 0 || dash == std::string::npos) {
-    throw UserError(fmt::format("{}: not of the form auto-l3:LO-HI", what),
-                    "auto-l3:LO-HI, e.g. auto-l3:0.25-16 (0.25x to 16x the L3 size)",
-                    "fix --experts, or give expert counts: 8,16,32");
+std::vector<std::pair<size_t, int>> block_order(size_t n, int blocks, uint64_t seed) {
+  std::vector<std::pair<size_t, int>> out;
+  if (blocks <= 1) {
+    for (size_t i = 0; i < n; ++i) out.emplace_back(i, 0);
+    return out;
   }
-  r.lo = positive_number(range.substr(0, dash), what);
-  r.hi = positive_number(range.substr(dash + 1), what);
-  if (r.hi < r.lo || r.hi / r.lo > 4096) {
-    throw UserError(fmt::format("{}: {} to {} is no range auto-l3 can walk", what, r.lo, r.hi),
-                    "LO <= HI and HI / LO <= 4096 (a doubling per step)", "fix --experts");
-  }
-  return r;
-}
-
-bool is_experts_auto_l3(const std::string& text) {
-  return text.rfind(kAutoPrefix, 0) == 0;
-}
-
-uint64_t l3_bytes_for_plan() {
-  if (const char* env = std::getenv("MOESWEEP_L3_BYTES"); env && *env) return byte_size(env);
-  const uint64_t l3 = probe_topology().l3_total_bytes();
-  if (l3 == 0) {
-    throw UserError(
-        "--experts auto-l3 needs this machine's L3 size, and hwloc reports no L3",
-        "a machine (or VM) that shows its caches to hwloc (see `moesweep hw`)",
-        "set MOESWEEP_L3_BYTES=32M to plan for a known L3, or give --experts as a list");
-  }
-  return l3;
-}
-
-std::vector<int> experts_for_l3(const ExpertsAutoL3& range, uint64_t l3_bytes,
-                                uint64_t expert_bytes, int experts_used) {
-  std::vector<int> out;
-  for (double r = range.lo; r <= range.hi * (1 + 1e-9); r *= 2) {
-    const double want = r * static_cast<double>(l3_bytes) / static_cast<double>(expert_bytes);
-    const int n = static_cast<int>(
-        std::clamp<double>(std::llround(want), experts_used + 1, engine_limits::kMaxExperts));
-    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  std::vector<size_t> order(n);
+  for (int b = 1; b <= blocks; ++b) {
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(seed * 1000003 + b));
+    for (size_t i : order) out.emplace_back(i, b);
   }
   return out;
 }
@@ -124,6 +52,39 @@ TwinSpec twin_spec_of(const ModelChoice& choice, const TwinKnobs& knobs, const S
   return twin_spec_for(choice.twin_profile, spec.twin_scale, o, choice.quant, spec.twin_seed,
                        knobs.routing_skew);
 }
+
+namespace {
+
+// One expert's bytes over every MoE layer of the twin with expert FFN `ff`.
+uint64_t expert_bytes_all_layers(const ModelChoice& choice, const SweepSpec& spec, int ff) {
+  const ModelShape m = twin_spec_of(choice, {0, ff, 0}, spec).profile.shape;
+  const double bpw = find_quant_type(choice.quant).approx_bpw;
+  const double moe_layers =
+      static_cast<double>(std::max<int64_t>(1, m.layers - m.dense_lead_layers));
+  return static_cast<uint64_t>(moe_layers * 3.0 * static_cast<double>(m.hidden) *
+                               static_cast<double>(m.expert_ff) * bpw / 8);
+}
+
+// auto-l3's expert FFN sizes: those given, else the largest whose span is
+// enough (auto_l3.hpp), else the twin's own (with a warning).
+std::vector<int> auto_l3_ffs(const ModelChoice& choice, const SweepSpec& spec, const PlanL3& l3,
+                             std::vector<std::string>& warnings) {
+  if (!spec.twin_expert_ff.empty()) return spec.twin_expert_ff;
+  const ModelShape own = twin_spec_of(choice, {}, spec).profile.shape;
+  const int used = static_cast<int>(own.experts_used);
+  const int ff = expert_ff_for_span(spec.twin_experts_auto, l3.bytes, used, 16384, [&](int f) {
+    return expert_bytes_all_layers(choice, spec, f);
+  });
+  if (ff > 0) return {ff};
+  warnings.push_back(fmt::format(
+      "auto-l3: no expert FFN (multiple of 256) gives {} points between 1/8x and 8x of {:.1f} MiB "
+      "with {} at or below 1x; measuring the twin's own. Lower --hidden, --layers or "
+      "--experts-used, or widen the range",
+      kMinSpanPoints, static_cast<double>(l3.bytes) / (1 << 20), kMinPointsInCache));
+  return {0};
+}
+
+}  // namespace
 
 std::vector<TwinKnobs> twin_knobs_for(const ModelChoice& choice, const SweepSpec& spec,
                                       std::vector<std::string>& warnings) {
@@ -137,21 +98,35 @@ std::vector<TwinKnobs> twin_knobs_for(const ModelChoice& choice, const SweepSpec
           file ? "the file" : "the dense twin", file ? choice.file : choice.twin_profile));
     return {TwinKnobs{}};
   }
-  const std::vector<int> ffs =
-      spec.twin_expert_ff.empty() ? std::vector<int>{0} : spec.twin_expert_ff;
   const std::vector<double> skews =
       spec.routing_skew.empty() ? std::vector<double>{0} : spec.routing_skew;
-  const uint64_t l3 = spec.twin_experts_auto.on() ? l3_bytes_for_plan() : 0;
+  if (!spec.twin_experts_auto.on()) {
+    std::vector<TwinKnobs> out;
+    for (int ff : spec.twin_expert_ff.empty() ? std::vector<int>{0} : spec.twin_expert_ff)
+      for (int e : spec.twin_experts.empty() ? std::vector<int>{0} : spec.twin_experts)
+        for (double s : skews) out.push_back({e, ff, s});
+    return out;
+  }
+  const int threads =
+      spec.threads.empty() ? 1 : *std::max_element(spec.threads.begin(), spec.threads.end());
+  const PlanL3 l3 = l3_for_plan(threads);
   std::vector<TwinKnobs> out;
-  for (int ff : ffs) {
-    std::vector<int> experts = spec.twin_experts.empty() ? std::vector<int>{0} : spec.twin_experts;
-    if (spec.twin_experts_auto.on()) {
-      const ModelShape m = twin_spec_of(choice, {0, ff, 0}, spec).profile.shape;
-      const double bpw = find_quant_type(choice.quant).approx_bpw;
-      const auto expert_bytes = static_cast<uint64_t>(3.0 * m.hidden * m.expert_ff * bpw / 8);
-      experts = experts_for_l3(spec.twin_experts_auto, l3, expert_bytes,
-                               static_cast<int>(m.experts_used));
-    }
+  for (int ff : auto_l3_ffs(choice, spec, l3, warnings)) {
+    const uint64_t bytes = expert_bytes_all_layers(choice, spec, ff);
+    const int used =
+        static_cast<int>(twin_spec_of(choice, {0, ff, 0}, spec).profile.shape.experts_used);
+    const std::vector<int> experts = experts_for_l3(spec.twin_experts_auto, l3.bytes, bytes, used);
+    const SpanCoverage c = span_coverage(experts, l3.bytes, bytes);
+    warnings.push_back(fmt::format(
+        "auto-l3 plans for {:.2f} MiB ({}; hwloc L3 {:.1f} MiB, measured {}): expert FFN {} "
+        "({:.0f} KiB per expert over the MoE layers), {} points between 1/8x and 8x, {} at or "
+        "below 1x",
+        static_cast<double>(l3.bytes) / (1 << 20), l3.source,
+        static_cast<double>(l3.nominal) / (1 << 20),
+        l3.measured ? fmt::format("{:.2f} MiB", static_cast<double>(l3.measured) / (1 << 20))
+                    : "not yet (moesweep hw --cache)",
+        ff > 0 ? std::to_string(ff) : "the twin's own", static_cast<double>(bytes) / 1024,
+        c.in_span, c.in_cache));
     for (int e : experts)
       for (double s : skews) out.push_back({e, ff, s});
   }

@@ -31,13 +31,39 @@ TEST(Popularity, GiniOfOneTwoThreeFour) {
   EXPECT_NEAR(popularity_of({3, 1, 4, 2}).gini, 0.25, 1e-12);
 }
 
-TEST(Popularity, ZipfFitRecoversTheExponent) {
+TEST(Popularity, ZipfMaximumLikelihoodRecoversTheExponent) {
   for (double s : {0.5, 1.0, 1.5}) {
     std::vector<uint64_t> counts;
     for (int rank = 1; rank <= 64; ++rank)
       counts.push_back(static_cast<uint64_t>(std::llround(1e6 * std::pow(rank, -s))));
-    EXPECT_NEAR(popularity_of(counts).zipf_s, s, 0.01) << s;
+    const Popularity p = popularity_of(counts);
+    EXPECT_NEAR(p.zipf_s, s, 0.01) << s;
+    EXPECT_NEAR(p.zipf_s_by_id, s, 0.01) << s;  // ids in popularity order here
+    EXPECT_DOUBLE_EQ(p.rank_id_spearman, 1.0);
   }
+}
+
+TEST(Popularity, ExpertsAtThePerTokenCapAreLeftOutOfTheFit) {
+  // 1000 tokens; the first two experts are chosen by every token (capped),
+  // the rest follow rank^-1 from rank 3 on.
+  std::vector<uint64_t> counts = {1000, 1000};
+  for (int rank = 3; rank <= 64; ++rank)
+    counts.push_back(static_cast<uint64_t>(std::llround(1800.0 / rank)));
+  const Popularity p = popularity_of(counts, 1000);
+  EXPECT_EQ(p.experts_capped, 2);
+  EXPECT_NEAR(p.zipf_s, 1.0, 0.02);
+  // Without the cap known, the two saturated experts flatten the head.
+  EXPECT_LT(popularity_of(counts).zipf_s, 0.95);
+}
+
+TEST(Popularity, ZipfOfUniformCountsIsZeroAndReversedIdsCorrelateNegatively) {
+  EXPECT_DOUBLE_EQ(zipf_mle({10, 10, 10, 10}, {1, 2, 3, 4}), 0.0);
+  std::vector<uint64_t> reversed;
+  for (int e = 0; e < 16; ++e) reversed.push_back(static_cast<uint64_t>(100 + 10 * e));
+  const Popularity p = popularity_of(reversed);
+  EXPECT_DOUBLE_EQ(p.rank_id_spearman, -1.0);
+  EXPECT_DOUBLE_EQ(p.zipf_s_by_id, 0.0);  // the twin's order rises: no skew that way
+  EXPECT_GT(p.zipf_s, 0.0);
 }
 
 TEST(Popularity, PerLayerCountsFromATrace) {

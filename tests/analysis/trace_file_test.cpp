@@ -49,9 +49,11 @@ TEST(TraceFile, TruncatedOrForeignFilesAreRefused) {
   EXPECT_NE(r.err.find("fix:"), std::string::npos) << r.err;
 }
 
-// `moesweep l3` on the hand-made trace with 4 MiB experts: reads 0 1 2 0 1 2 3 0
-// have stack distances 12 MiB (x3) and 16 MiB, so 8 MiB hits nothing and
-// 16 MiB hits 4 of 8 reads.
+// `moesweep l3` on the hand-made trace with 4 MiB experts and a 3 MiB hot set
+// read before each: H 0 H 1 H 2 H 0 H 1 H 2 H 3 H 0. The hot set's stack
+// distance is 3 + 4 = 7 MiB (hits 7 of 8 reads from 8 MiB on); the experts'
+// second reads 3 + 3 x 4 = 15 MiB, the last read of 0 3 + 4 x 4 = 19 MiB: 8 MiB
+// hits no expert, 16 MiB 3 of 8, 32 MiB 4 of 8. No prefill: its column is empty.
 TEST(TraceFile, L3CommandWritesTheCurveWorkedOutOnPaper) {
   const auto dir = test::scratch_dir();
   write_routing_trace(test::one_expert_per_token({0, 1, 2, 0, 1, 2, 3, 0}, 4),
@@ -62,9 +64,13 @@ TEST(TraceFile, L3CommandWritesTheCurveWorkedOutOnPaper) {
   EXPECT_NE(r.out.find("epyc-9175f"), std::string::npos) << r.out;
   const auto lines = test::read_lines(dir / "l3" / "l3_curve.csv");
   ASSERT_GE(lines.size(), 3u);
-  EXPECT_EQ(lines[0], "cache_bytes,cache_mib,hit_generation,hit_prefill,hit_all");
-  EXPECT_EQ(lines[1], "8388608,8,0.000000,0.000000,0.000000");
-  EXPECT_EQ(lines[2], "16777216,16,0.500000,0.000000,0.500000");
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[0],
+            "cache_bytes,cache_mib,hit_generation,hit_prefill,hit_all,hot_hit_generation");
+  EXPECT_EQ(lines[1], "8388608,8,0.000000,,0.000000,0.875000");
+  EXPECT_EQ(lines[2], "16777216,16,0.375000,,0.375000,0.875000");
+  EXPECT_EQ(lines[3], "33554432,32,0.500000,,0.500000,0.875000");
+  EXPECT_NE(r.out.find("n/a (0 micro-batch)"), std::string::npos) << r.out;
   EXPECT_TRUE(std::filesystem::exists(dir / "l3" / "l3.json"));
 }
 

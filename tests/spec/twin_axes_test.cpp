@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <set>
 
+#include "model/quant_types.hpp"
 #include "results/point_fields.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/sweep_spec.hpp"
@@ -88,8 +90,11 @@ TEST(ExpertsForL3, DoublesFromLoToHiTimesTheL3) {
 
 TEST(ExpertsForL3, AutoL3PlansForTheL3GivenInTheEnvironment) {
   ::setenv("MOESWEEP_L3_BYTES", "256M", 1);
-  const Plan plan =
-      make_plan(spec_of({{"experts", "auto-l3:0.25-4"}, {"scale", "l3"}, {"quant", "Q4_0"}}), 4);
+  const Plan plan = make_plan(spec_of({{"experts", "auto-l3:0.25-4"},
+                                       {"expert-ff", "2048"},
+                                       {"scale", "l3"},
+                                       {"quant", "Q4_0"}}),
+                              4);
   ::unsetenv("MOESWEEP_L3_BYTES");
   ASSERT_EQ(plan.models.size(), 5u);
   // kimi-k2.5 at scale l3: one expert is 3 x 1024 x 2048 weights at 4.5 bits = 3.375 MiB.
@@ -98,6 +103,90 @@ TEST(ExpertsForL3, AutoL3PlansForTheL3GivenInTheEnvironment) {
     const double ratio = plan.models[i].knobs.experts * expert_mib / 256;
     EXPECT_NEAR(ratio, 0.25 * (1 << i), 0.25 * (1 << i) * 0.1) << i;
   }
+}
+
+TEST(ExpertsAutoL3, PointsPerDoublingAfterASlash) {
+  EXPECT_EQ(parse_experts_auto_l3("auto-l3:0.125-8/4", "t").per_doubling, 4);
+  EXPECT_EQ(parse_experts_auto_l3("auto-l3:0.125-8", "t").per_doubling, 1);
+  for (const char* bad :
+       {"auto-l3:0.125-8/0", "auto-l3:0.125-8/2.5", "auto-l3:1-2/x", "auto-l3:1-2/99"})
+    EXPECT_THROW(parse_experts_auto_l3(bad, "t"), UserError) << bad;
+  const uint64_t mib = 1 << 20;
+  // 1 MiB experts, 32 MiB L3, 4 per doubling from 1/8x: 4, 5 (4.76), 6 (5.66), 7 (6.73), 8 ...
+  const auto counts =
+      experts_for_l3(parse_experts_auto_l3("auto-l3:0.125-1/4", "t"), 32 * mib, mib, 2);
+  EXPECT_EQ(counts, (std::vector<int>{4, 5, 6, 7, 8, 10, 11, 13, 16, 19, 23, 27, 32}));
+}
+
+TEST(ExpertsAutoL3, SpanCoverageCountsPointsInTheSpanAndInTheCache) {
+  const uint64_t mib = 1 << 20;
+  // 1 MiB experts against 8 MiB: 1 (1/8x) ... 64 (8x) in span, 1..8 in the cache.
+  const SpanCoverage c = span_coverage({1, 2, 4, 8, 16, 64, 65}, 8 * mib, mib);
+  EXPECT_EQ(c.in_span, 6);
+  EXPECT_EQ(c.in_cache, 4);
+  EXPECT_FALSE(span_coverage({9, 10, 11, 12, 16, 20, 30, 40}, 8 * mib, mib).enough());
+}
+
+TEST(ExpertsAutoL3, TheExpertSizeAdaptsToTheCache) {
+  ::setenv("MOESWEEP_L3_BYTES", "3M", 1);
+  const Plan plan = make_plan(spec_of({{"model", "qwen3-moe"},
+                                       {"quant", "Q8_0"},
+                                       {"layers", "1"},
+                                       {"hidden", "256"},
+                                       {"heads", "2"},
+                                       {"vocab", "256"},
+                                       {"experts-used", "8"},
+                                       {"experts", "auto-l3:0.125-8/4"}}),
+                              4);
+  ::unsetenv("MOESWEEP_L3_BYTES");
+  ASSERT_GE(plan.models.size(), 8u);
+  const int ff = plan.models[0].knobs.expert_ff;
+  EXPECT_GE(ff, 256);
+  EXPECT_EQ(ff % 256, 0);
+  // The largest FFN with >= 8 points in 1/8x..8x and >= 3 at or below 1x.
+  const double bpw = find_quant_type("Q8_0").approx_bpw;
+  auto bytes = [&](int f) { return static_cast<uint64_t>(3.0 * 256 * f * bpw / 8); };
+  const ExpertsAutoL3 range = parse_experts_auto_l3("auto-l3:0.125-8/4", "t");
+  const uint64_t l3 = 3 << 20;
+  auto coverage = [&](int f) {
+    return span_coverage(experts_for_l3(range, l3, bytes(f), 8), l3, bytes(f));
+  };
+  EXPECT_TRUE(coverage(ff).enough());
+  EXPECT_FALSE(coverage(ff + 256).enough());
+  for (const ModelGroup& mg : plan.models) EXPECT_EQ(mg.knobs.expert_ff, ff);
+  ASSERT_FALSE(plan.warnings.empty());
+  EXPECT_NE(plan.warnings[0].find("auto-l3 plans for 3.00 MiB (MOESWEEP_L3_BYTES"),
+            std::string::npos)
+      << plan.warnings[0];
+}
+
+TEST(Blocks, EveryTwinOncePerBlockEachBlockInItsOwnSeededOrder) {
+  const auto order = block_order(6, 3, 11);
+  ASSERT_EQ(order.size(), 18u);
+  std::vector<std::vector<size_t>> blocks(3);
+  for (const auto& [twin, block] : order) blocks.at(static_cast<size_t>(block - 1)).push_back(twin);
+  for (auto b : blocks) {
+    std::sort(b.begin(), b.end());
+    EXPECT_EQ(b, (std::vector<size_t>{0, 1, 2, 3, 4, 5}));
+  }
+  EXPECT_NE(blocks[0], blocks[1]);  // (6! orders: equal by chance once in 720)
+  EXPECT_EQ(block_order(6, 3, 11), order);
+  EXPECT_NE(block_order(6, 3, 12), order);
+  const auto plain = block_order(3, 1, 11);
+  EXPECT_EQ(plain, (std::vector<std::pair<size_t, int>>{{0, 0}, {1, 0}, {2, 0}}));
+}
+
+TEST(Blocks, APlanMeasuresEachTwinInEveryBlockWithDistinctKeys) {
+  const Plan plan = make_plan(spec_of({{"experts", "8,16,32"}, {"blocks", 3}}), 4);
+  ASSERT_EQ(plan.models.size(), 9u);
+  std::set<std::pair<int, int>> seen;
+  std::set<std::string> keys;
+  for (const ModelGroup& mg : plan.models) seen.insert({mg.knobs.experts, mg.block});
+  for (const PlannedPoint& p : plan.points) keys.insert(p.params.key_string());
+  EXPECT_EQ(seen.size(), 9u);
+  EXPECT_EQ(keys.size(), plan.points.size());
+  EXPECT_NE(plan.points.front().params.key_string().find("block="), std::string::npos);
+  EXPECT_THROW(spec_of({{"blocks", 5000}}), UserError);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // `moesweep hw`: what this machine is (topology, CPU, hardware profile) and,
 // with --bandwidth, how fast it streams memory (measured, then cached so every
-// sweep record can carry a decode roofline).
+// sweep record can carry a decode roofline); with --cache, the cache it really
+// gives a program (latency and bandwidth against working-set size, cached
+// beside the bandwidth; `auto-l3` plans around it).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -8,8 +10,10 @@
 #include "engine/engine.hpp"
 #include "hw/bandwidth_probe.hpp"
 #include "hw/build_info.hpp"
+#include "hw/cache_probe.hpp"
 #include "hw/hardware_profile.hpp"
 #include "hw/topology.hpp"
+#include "hw_cache.hpp"
 
 namespace moesweep::cli {
 
@@ -17,6 +21,8 @@ namespace {
 
 struct HwOptions {
   bool bandwidth = false;
+  bool cache = false;
+  double cache_max_mib = 0;  // 0: the probe's default
   bool json = false;
   double seconds = 3.0;
   std::vector<int> threads;
@@ -88,6 +94,14 @@ int run_hw(const HwOptions& o) {
     measured = measure_bandwidth(po);
     save_cached_bandwidth(*measured);
   }
+  std::optional<CacheProbeResult> cache = load_cached_cache_probe();
+  if (o.cache) {
+    CacheProbeOptions co;
+    co.max_bytes = static_cast<uint64_t>(o.cache_max_mib * (1 << 20));
+    if (!o.json) fmt::print("measuring latency and bandwidth against working-set size ...\n");
+    cache = measure_cache(co);
+    save_cached_cache_probe(*cache);
+  }
   if (o.json) {
     nlohmann::json j = {{"cpu",
                          {{"model_name", cpu.model_name},
@@ -100,6 +114,7 @@ int run_hw(const HwOptions& o) {
                         {"topology", to_json(topo)},
                         {"hardware_profile", to_json(profile)}};
     if (measured) j["bandwidth"] = to_json(*measured);
+    if (cache) j["cache"] = to_json(*cache);
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -116,6 +131,12 @@ int run_hw(const HwOptions& o) {
     fmt::print(
         "measured bandwidth: not measured yet; run `moesweep hw --bandwidth` (a few seconds)\n");
   }
+  if (cache) {
+    print_cache_probe(*cache, o.cache);
+    if (o.cache) fmt::print("cached in {}\n", cache_probe_path().string());
+  } else {
+    fmt::print("effective L3: not measured yet; run `moesweep hw --cache` (about a minute)\n");
+  }
   return 0;
 }
 
@@ -127,6 +148,12 @@ void add_hw_command(CLI::App& app, CommandRunner& run) {
       "hw", "show this machine's topology, hardware profile and memory bandwidth");
   cmd->add_flag("--bandwidth", opts->bandwidth,
                 "measure read bandwidth by thread count and cache it");
+  cmd->add_flag("--cache", opts->cache,
+                "measure latency and bandwidth against working-set size (the usable L3) and "
+                "cache it");
+  cmd->add_option("--cache-max-mib", opts->cache_max_mib,
+                  "largest working set of --cache (default 8x the L3, at least 256 MiB)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--seconds", opts->seconds, "time for the bandwidth probe")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--threads", opts->threads, "thread counts to probe (default 1..cores)")

@@ -91,8 +91,9 @@ int run_predict(PredictInputs o, const std::string& trace, const CalibrateArgs& 
   print_model(o, p);
   fmt::print("\ndecode upper bound (roofline): {:.2f} tok/s\n", p.bound_tps);
   if (!trace.empty())  // the same roofline with the routing trace's L3 term
-    print_l3_term({trace, o.model, find_quant_type(o.quant).approx_bpw / 8, p.model.kv_bytes,
-                   static_cast<double>(p.hardware.l3_total_bytes()), p.bandwidth_gbps});
+    print_l3_term({trace, o.model, o.quant, find_quant_type(o.quant).approx_bpw / 8,
+                   p.model.kv_bytes, static_cast<double>(p.hardware.l3_total_bytes()),
+                   p.hardware.cores, p.hardware.l3_domains, p.bandwidth_gbps});
   if (p.calibration) {
     fmt::print("efficiency {:.0f}% of the roofline, from {}\n", 100 * p.calibration->efficiency,
                p.calibration->source);

@@ -30,6 +30,7 @@ void add_merge_command(CLI::App& app, CommandRunner& run);  // cmd_merge.cpp
 void add_slurm_command(CLI::App& app, CommandRunner& run);  // cmd_slurm.cpp
 void add_trace_command(CLI::App& app, CommandRunner& run);  // cmd_trace.cpp
 void add_l3_command(CLI::App& app, CommandRunner& run);     // cmd_l3.cpp
+void add_l3_run_command(CLI::App& app, CommandRunner& run);  // cmd_l3_run.cpp (issue 22)
 void add_serve_bench_command(CLI::App& app, CommandRunner& run);
 
 }  // namespace moesweep::cli

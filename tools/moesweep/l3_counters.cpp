@@ -27,20 +27,23 @@ void print_counters_beside_prediction(const L3Analysis& a, const std::filesystem
     throw UserError(fmt::format("--run '{}' has no records.jsonl", run_dir.string()),
                     "a run directory written by `moesweep sweep`",
                     "pass the sweep's run directory");
+  // The measured cache when `hw --cache` ran, else hwloc's.
   const TargetPrediction* here = nullptr;
   for (const TargetPrediction& t : a.targets)
-    if (t.target.name == "this machine") here = &t;
+    if (t.target.name.rfind("this machine", 0) == 0 &&
+        (!here || t.target.name == "this machine (measured)"))
+      here = &t;
   fmt::print("\nmeasured (counters) beside predicted (trace) for this machine\n");
   if (here) {
     // Weights only: the KV cache read is the run's, not the trace's.
     const TraceModel& m = a.model;
-    const double dram =
-        (here->hot_fits ? 0.0 : static_cast<double>(m.hot_bytes)) +
-        static_cast<double>(m.routed_bytes_per_token()) * (1 - here->with_hot.generation);
+    const HitRates& h = here->with_hot;
+    const double dram = static_cast<double>(m.hot_bytes) * (1 - h.hot_generation) +
+                        static_cast<double>(m.routed_bytes_per_token()) * (1 - h.generation);
     fmt::print(
-        "  predicted TG: L3 hit rate of routed-expert bytes {:.1f}%, weight bytes from DRAM "
-        "{:.3g} MB/token\n",
-        100 * here->with_hot.generation, dram / 1e6);
+        "  predicted TG ({}): L3 hit rate of routed-expert bytes {:.1f}% (hot set {:.1f}%), "
+        "weight bytes from DRAM {:.3g} MB/token\n",
+        here->target.name, 100 * h.generation, 100 * h.hot_generation, dram / 1e6);
   } else {
     fmt::print("  predicted: none (hwloc reports no L3 here)\n");
   }

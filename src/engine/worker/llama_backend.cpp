@@ -137,6 +137,8 @@ const ThreadpoolApi& threadpool_api() {
     ThreadpoolApi a;
     a.create = cpu_proc<decltype(a.create)>("ggml_threadpool_new");
     a.destroy = cpu_proc<decltype(a.destroy)>("ggml_threadpool_free");
+    a.attach = cpu_proc<decltype(a.attach)>("ggml_backend_cpu_set_threadpool");
+    a.set_n_threads = cpu_proc<decltype(a.set_n_threads)>("ggml_backend_set_n_threads");
     return a;
   }();
   return api;

@@ -29,6 +29,9 @@ std::vector<std::string> cpu_backend_features();
 struct ThreadpoolApi {
   ggml_threadpool_t (*create)(ggml_threadpool_params*) = nullptr;
   void (*destroy)(ggml_threadpool_t) = nullptr;
+  // For graphs computed on the CPU backend directly (the expert GEMV).
+  void (*attach)(ggml_backend_t, ggml_threadpool_t) = nullptr;
+  void (*set_n_threads)(ggml_backend_t, int) = nullptr;
 };
 const ThreadpoolApi& threadpool_api();
 ggml_backend_buffer_type_t cpu_buffer_type();

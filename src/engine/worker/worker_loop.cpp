@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/worker/engine_facts.hpp"
+#include "engine/worker/expert_gemv.hpp"
 #include "engine/worker/llama_model.hpp"
 #include "engine/worker/quantize.hpp"
 #include "engine/worker_protocol.hpp"
@@ -132,6 +133,7 @@ json Worker::handle(const json& req) {
   }
   if (op == "cached") return {{"ok", true}, {"n", context_of(req).cached_tokens()}};
   if (op == "quantize") return quantize_reply(req);
+  if (op == "expert_gemv") return expert_gemv_reply(req);
   throw wp::ProtocolError(fmt::format("unknown request '{}'", op));
 }
 
