@@ -222,13 +222,14 @@ void read_hparams(const gguf_context* meta, GgufInspection& m) {
   m.n_expert_used = int_key(meta, a + "expert_used_count");
   m.n_expert_shared = int_key(meta, a + "expert_shared_count");
   m.expert_ff = int_key(meta, a + "expert_feed_forward_length");
+  m.moe_every = int_key(meta, a + "interleave_moe_layer_step", 1);
   m.n_vocab = int_key(meta, a + "vocab_size");
   if (m.n_vocab == 0) {
     const int64_t id = gguf_find_key(meta, "tokenizer.ggml.tokens");
     if (id >= 0) m.n_vocab = static_cast<int64_t>(gguf_get_arr_n(meta, id));
   }
   const int64_t ftype = int_key(meta, "general.file_type", -1);
-  m.file_type = ftype >= 0 ? quant_name_of(static_cast<llama_ftype>(ftype)) : "";
+  m.file_type = ftype >= 0 ? quant_name_of(static_cast<int>(ftype)) : "";
 }
 
 // One part's tensors, classified and summed into their groups.
@@ -253,6 +254,23 @@ void read_tensors(const gguf_context* ctx, const std::filesystem::path& file, in
     m.params += params_of(t);
     m.tensors.push_back(std::move(t));
   }
+}
+
+// The names against the arch's list, with the dims the metadata gives.
+TensorListCheck check_against_arch(const GgufInspection& m) {
+  ArchDims d;
+  d.arch = m.arch;
+  d.layers = m.n_layer;
+  d.dense_lead = m.n_layer_dense_lead;
+  d.moe_every = m.moe_every;
+  d.q_lora = m.q_lora_rank;
+  d.experts = m.n_expert;
+  d.shared_experts = m.arch == "qwen3moe" ? 0 : m.n_expert_shared;
+  d.mla_split = m.mla;  // without the MLA head sizes the engine expects the legacy attn_kv_b
+  std::vector<std::string> names;
+  names.reserve(m.tensors.size());
+  for (const TensorEntry& t : m.tensors) names.push_back(t.name);
+  return check_tensor_names(names, d, m.n_nextn > 0 ? m.n_layer : -1);
 }
 
 }  // namespace
@@ -290,6 +308,7 @@ GgufInspection inspect_gguf(const std::filesystem::path& path) {
                                 path.string(), m.tensors.size(), expected),
                     "every part of the split model", "fetch the missing or damaged parts again");
   }
+  m.tensor_check = check_against_arch(m);
   return m;
 }
 
@@ -381,6 +400,11 @@ nlohmann::json to_json(const GgufInspection& m, const ActiveBytes& active, int64
           {"params", m.params},
           {"groups", groups},
           {"bytes_per_routed_expert", m.bytes_per_routed_expert()},
+          {"tensor_check",
+           {{"arch_known", m.tensor_check.known},
+            {"unexpected", m.tensor_check.unexpected},
+            {"missing", m.tensor_check.missing},
+            {"unchecked_mtp", m.tensor_check.unchecked}}},
           {"active_per_token",
            {{"depth", depth},
             {"non_expert_bytes", active.non_expert},

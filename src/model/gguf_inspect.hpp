@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ggml.h"
+#include "model/arch_tensors.hpp"
 
 namespace moesweep {
 
@@ -58,7 +59,10 @@ struct GgufInspection {
   int64_t kv_lora_rank = 0, q_lora_rank = 0, rope_dim = 0;
   bool mla = false;  // the engine keeps one latent cache row (no V) per token and layer
   int64_t n_expert = 0, n_expert_used = 0, n_expert_shared = 0, expert_ff = 0;
+  int64_t moe_every = 1;  // llama4: every n-th layer is MoE
   std::vector<TensorEntry> tensors;
+  // The tensor names against what the real architecture ships (arch_tensors.hpp).
+  TensorListCheck tensor_check;
   std::array<GroupTotals, kTensorGroupCount> groups{};
   uint64_t tensor_bytes = 0, params = 0;
 

@@ -47,7 +47,38 @@ nlohmann::json ModelShape::to_json() const {
           {"context_length", context_length}};
 }
 
+nlohmann::json RopeScaling::to_json() const {
+  return {{"type", type},
+          {"factor", factor},
+          {"low_freq_factor", low_freq_factor},
+          {"high_freq_factor", high_freq_factor},
+          {"original_context_length", original_context}};
+}
+
 namespace {
+
+// "rope_scaling": {"type": "llama3", "factor": 8, ...}, as the real config.json has it.
+RopeScaling parse_rope_scaling(const nlohmann::json& j, const std::string& origin) {
+  RopeScaling r;
+  if (!j.contains("rope_scaling")) return r;
+  const std::string so = origin + " rope_scaling";
+  r.type = require_field<std::string>(j["rope_scaling"], "type", so);
+  if (r.type != "llama3") {
+    throw UserError(fmt::format("{}: type '{}'", so, r.type), "\"llama3\" (Llama 3.1 and 4)",
+                    "fix rope_scaling.type, or leave rope_scaling out");
+  }
+  r.factor = require_field<double>(j["rope_scaling"], "factor", so);
+  r.low_freq_factor = require_field<double>(j["rope_scaling"], "low_freq_factor", so);
+  r.high_freq_factor = require_field<double>(j["rope_scaling"], "high_freq_factor", so);
+  r.original_context = require_field<int64_t>(j["rope_scaling"], "original_context_length", so);
+  if (!(r.factor > 0 && r.low_freq_factor > 0 && r.high_freq_factor > 0 &&
+        r.original_context > 0)) {
+    throw UserError(fmt::format("{}: a factor or the original context is not positive", so),
+                    "factor, low/high_freq_factor and original_context_length > 0",
+                    "copy the values from the model's config.json");
+  }
+  return r;
+}
 
 // The "shape" object: every dimension a twin and the KV/roofline arithmetic need.
 ModelShape parse_shape(const nlohmann::json& s, const std::string& so) {
@@ -142,6 +173,7 @@ ModelProfile parse_model_profile(const nlohmann::json& j, const std::string& ori
   }
   p.rope_freq_base = optional_field<double>(j, "rope_freq_base", 10000.0, origin);
   p.rms_eps = optional_field<double>(j, "rms_eps", 1e-6, origin);
+  p.rope_scaling = parse_rope_scaling(j, origin);
   if (j.contains("scales") && j["scales"].is_object())
     for (auto& [k, v] : j["scales"].items()) p.scales[k] = v;
   return p;
@@ -302,12 +334,12 @@ ModelProfile scale_profile(const ModelProfile& real, const std::string& scale,
   m.hidden = hidden;
   m.layers = layers;
   if (f != 1.0) {
-    m.heads = std::max<int64_t>(1, std::llround(r.heads * f));
+    m.heads =
+        r.is_mla() ? round_to(r.heads * f, 4) : std::max<int64_t>(1, std::llround(r.heads * f));
     const int64_t group = std::max<int64_t>(1, r.heads / std::max<int64_t>(1, r.kv_heads));
     m.kv_heads = r.is_mla() ? m.heads : std::max<int64_t>(1, m.heads / group);
     if (!r.is_mla()) m.heads = m.kv_heads * group;
     if (r.q_lora_rank > 0) m.q_lora_rank = round_to(r.q_lora_rank * f, 256);
-    if (r.kv_lora_rank > 0) m.kv_lora_rank = round_to(r.kv_lora_rank * f, 32);
     if (r.expert_ff > 0) m.expert_ff = round_to(r.expert_ff * f, 256);
     if (r.dense_ff > 0) m.dense_ff = round_to(r.dense_ff * f, 256);
     // The embedding and output head exist once per model while the rest is

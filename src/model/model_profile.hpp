@@ -25,9 +25,20 @@ struct ModelShape {
   nlohmann::json to_json() const;
 };
 
+// Llama 3.1-style RoPE frequency scaling: the engine's converter ships it as a
+// rope_freqs.weight tensor of per-frequency factors (conversion/llama.py).
+struct RopeScaling {
+  std::string type;  // "" (none) or "llama3"
+  double factor = 1, low_freq_factor = 1, high_freq_factor = 4;
+  int64_t original_context = 8192;
+  bool ships_rope_freqs() const { return type == "llama3"; }
+  nlohmann::json to_json() const;
+};
+
 struct ModelProfile {
   std::string name, arch, description, source;
   ModelShape shape;
+  RopeScaling rope_scaling;
   std::string gating = "softmax";  // softmax | sigmoid
   bool normalize_weights = true;
   double weights_scale = 1.0;
@@ -69,10 +80,12 @@ struct ShapeOverrides {
 };
 
 // Scales `real` to the preset `scale` ("full" keeps it) and applies overrides.
-// Every width (hidden, heads, LoRA ranks, FFN sizes, vocab) shrinks by the same
-// factor hidden/real.hidden so attention and expert weights keep their
+// Every width (hidden, heads, q LoRA rank, FFN sizes, vocab) shrinks by the
+// same factor hidden/real.hidden so attention and expert weights keep their
 // proportions; expert count, experts used, shared experts, dense-lead layers
-// and per-head dimensions stay those of the real model.
+// and per-head dimensions stay those of the real model. MLA (deepseek2) keeps
+// the real kv_lora_rank and rope width (ik_llama.cpp refuses other MLA head
+// sizes) and rounds its heads to a multiple of 4 (ik_llama.cpp needs that too).
 ModelProfile scale_profile(const ModelProfile& real, const std::string& scale,
                            const ShapeOverrides& overrides);
 

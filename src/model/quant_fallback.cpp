@@ -4,18 +4,10 @@
 
 #include <map>
 #include <regex>
-#include <sstream>
+
+#include "model/arch_tensors.hpp"
 
 namespace moesweep {
-namespace {
-
-// "blk.12.ffn_down_exps.weight" -> "blk.*.ffn_down_exps.weight"
-std::string name_pattern(const std::string& tensor) {
-  static const std::regex layer(R"(\.\d+\.)");
-  return std::regex_replace(tensor, layer, ".*.");
-}
-
-}  // namespace
 
 std::vector<QuantFallback> parse_quant_fallbacks(const std::string& engine_log) {
   // llama-quant.cpp writes the warning in pieces; together they form one line.
@@ -32,7 +24,7 @@ std::string quant_fallback_summary(const std::vector<QuantFallback>& fallbacks) 
   std::map<std::string, int> count;  // "pattern (wanted -> used" -> tensors
   std::vector<std::string> order;
   for (const auto& f : fallbacks) {
-    const std::string key = fmt::format("{} ({} -> {}", name_pattern(f.tensor), f.wanted, f.used);
+    const std::string key = fmt::format("{} ({} -> {}", layer_pattern(f.tensor), f.wanted, f.used);
     if (count[key]++ == 0) order.push_back(key);
   }
   std::string out = fmt::format("{} tensor{}:", fallbacks.size(), fallbacks.size() == 1 ? "" : "s");

@@ -11,24 +11,11 @@ namespace moesweep {
 
 const std::vector<QuantType>& quant_types() {
   static const std::vector<QuantType> types = {
-      {"F32", LLAMA_FTYPE_ALL_F32, 32.0},
-      {"F16", LLAMA_FTYPE_MOSTLY_F16, 16.0},
-      {"BF16", LLAMA_FTYPE_MOSTLY_BF16, 16.0},
-      {"Q8_0", LLAMA_FTYPE_MOSTLY_Q8_0, 8.5},
-      {"Q6_K", LLAMA_FTYPE_MOSTLY_Q6_K, 6.56},
-      {"Q5_K_M", LLAMA_FTYPE_MOSTLY_Q5_K_M, 5.7},
-      {"Q5_K_S", LLAMA_FTYPE_MOSTLY_Q5_K_S, 5.54},
-      {"Q5_0", LLAMA_FTYPE_MOSTLY_Q5_0, 5.5},
-      {"Q5_1", LLAMA_FTYPE_MOSTLY_Q5_1, 6.0},
-      {"Q4_K_M", LLAMA_FTYPE_MOSTLY_Q4_K_M, 4.85},
-      {"Q4_K_S", LLAMA_FTYPE_MOSTLY_Q4_K_S, 4.58},
-      {"Q4_0", LLAMA_FTYPE_MOSTLY_Q4_0, 4.5},
-      {"Q4_1", LLAMA_FTYPE_MOSTLY_Q4_1, 5.0},
-      {"Q3_K_L", LLAMA_FTYPE_MOSTLY_Q3_K_L, 4.27},
-      {"Q3_K_M", LLAMA_FTYPE_MOSTLY_Q3_K_M, 3.91},
-      {"Q3_K_S", LLAMA_FTYPE_MOSTLY_Q3_K_S, 3.5},
-      {"Q2_K", LLAMA_FTYPE_MOSTLY_Q2_K, 3.0},
-      {"MXFP4_MOE", LLAMA_FTYPE_MOSTLY_MXFP4_MOE, 4.25},
+      {"F32", 0, 32.0},   {"F16", 1, 16.0},        {"BF16", 32, 16.0},   {"Q8_0", 7, 8.5},
+      {"Q6_K", 18, 6.56}, {"Q5_K_M", 17, 5.7},     {"Q5_K_S", 16, 5.54}, {"Q5_0", 8, 5.5},
+      {"Q5_1", 9, 6.0},   {"Q4_K_M", 15, 4.85},    {"Q4_K_S", 14, 4.58}, {"Q4_0", 2, 4.5},
+      {"Q4_1", 3, 5.0},   {"Q3_K_L", 13, 4.27},    {"Q3_K_M", 12, 3.91}, {"Q3_K_S", 11, 3.5},
+      {"Q2_K", 10, 3.0},  {"MXFP4_MOE", 38, 4.25},
   };
   return types;
 }
@@ -46,7 +33,7 @@ const QuantType& find_quant_type(const std::string& name) {
                   "made for twins)");
 }
 
-std::string quant_name_of(llama_ftype ftype) {
+std::string quant_name_of(int ftype) {
   for (const QuantType& q : quant_types())
     if (q.ftype == ftype) return q.name;
   return "?";

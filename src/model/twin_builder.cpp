@@ -7,16 +7,13 @@
 
 #include <chrono>
 #include <fstream>
-#include <thread>
 #include <vector>
 
-#include "engine/engine.hpp"
-#include "gguf.h"
-#include "llama.h"
+#include "ggml.h"
 #include "model/quant_types.hpp"
-#include "model/twin_fill.hpp"
+#include "model/twin_quantize.hpp"
 #include "model/twin_routing.hpp"
-#include "model/twin_vocab.hpp"
+#include "model/twin_skeleton.hpp"
 #include "util/error.hpp"
 #include "util/paths.hpp"
 
@@ -70,55 +67,31 @@ std::filesystem::path quantize_log_path(const std::filesystem::path& twin) {
 
 void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
                      const TwinProgress& progress) {
-  static const bool engine_ready = [] {
-    llama_backend_init();  // the skeleton is made in-process (until the GGUF writer)
-    return true;
-  }();
-  (void)engine_ready;
   const QuantType& quant = find_quant_type(spec.quant);
   ensure_writable_dir(path.parent_path().empty() ? "." : path.parent_path());
-  const std::string skeleton = path.string() + ".skeleton.tmp";
-  const std::string partial = path.string() + ".partial.tmp";
+  const std::filesystem::path skeleton = path.string() + ".skeleton.tmp";
+  const std::filesystem::path partial = path.string() + ".partial.tmp";
   auto say = [&](const std::string& s) {
     if (progress) progress(s);
   };
-
-  say("filling random weights (Q4_0 skeleton)");
-  gguf_context* meta = make_twin_metadata(spec);
-  llama_model_params mp = llama_model_default_params();
-  mp.n_gpu_layers = 0;
-  mp.load_mode = LLAMA_LOAD_MODE_NONE;
-  mp.use_extra_bufts = false;  // repacked buffers cannot be read back for saving
   RoutingSkew skew;
   if (spec.routing_skew > 0) {
     say(fmt::format("calibrating routing skew s={}", spec.routing_skew));
     skew = calibrate_routing_skew(spec.profile, spec.routing_skew);
   }
-  TwinFillContext fill{spec.seed, spec.routing_skew > 0 ? &skew : nullptr};
-  llama_model* model = llama_model_init_from_user(meta, fill_twin_tensor, &fill, mp);
-  gguf_free(meta);
-  if (!model) {
-    throw UserError(
-        fmt::format("the engine refused the twin shape of '{}'", spec.profile.name),
-        "a shape the engine's arch code accepts",
-        "run with MOESWEEP_ENGINE_LOG=info to see the engine's reason; check the profile");
-  }
-  llama_model_save_to_file(model, skeleton.c_str());
-  llama_model_free(model);
-
-  say(fmt::format("quantizing to {}", quant.name));
-  std::string log;
+  // A skeleton finer than the target's bits where it has more than ~5 of them.
+  const ggml_type weights = quant.approx_bpw > 5 ? GGML_TYPE_Q8_0 : GGML_TYPE_Q4_0;
+  say(fmt::format("writing random weights ({} skeleton)", ggml_type_name(weights)));
   try {
-    // In the engine worker: its warnings (per-tensor fallbacks) come back as text.
-    log = quantize_in_worker(skeleton, partial, static_cast<int>(quant.ftype), 0);
+    write_twin_skeleton(spec, spec.routing_skew > 0 ? &skew : nullptr, weights, skeleton);
+    say(fmt::format("quantizing to {}", quant.name));
+    quantize_twin(skeleton, partial, quant.ftype, quantize_log_path(path));
   } catch (...) {
-    std::filesystem::remove(skeleton);
-    std::filesystem::remove(partial);
+    std::error_code ec;
+    std::filesystem::remove(skeleton, ec);
     throw;
   }
-  std::ofstream(quantize_log_path(path)) << log;
   std::filesystem::remove(skeleton);
-  if (!spec.tokenizer.empty()) add_chat_template(partial);
   std::filesystem::rename(partial, path);
 }
 

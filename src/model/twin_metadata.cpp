@@ -31,28 +31,13 @@ class MetadataWriter {
   std::string arch_;
 };
 
-// Weight matrices get a compact skeleton type so no F32 copy of the model is
-// ever held; entries for names an arch lacks are ignored by the engine.
-const char* const kLayerWeights[] = {
-    "attn_q",        "attn_k",           "attn_v",         "attn_output",   "attn_q_a",
-    "attn_q_b",      "attn_kv_a_mqa",    "attn_k_b",       "attn_v_b",      "attn_kv_b",
-    "ffn_gate",      "ffn_up",           "ffn_down",       "ffn_gate_exps", "ffn_up_exps",
-    "ffn_down_exps", "ffn_gate_up_exps", "ffn_gate_shexp", "ffn_up_shexp",  "ffn_down_shexp",
-};
-
-void add_typed_entry(gguf_context* ctx, const std::string& name, ggml_type type) {
-  ggml_tensor t{};
-  t.type = type;
-  t.ne[0] = t.ne[1] = t.ne[2] = t.ne[3] = 1;
-  ggml_set_name(&t, name.c_str());
-  gguf_add_tensor(ctx, &t);
-}
-
 }  // namespace
 
 nlohmann::json TwinSpec::to_json() const {
   const ModelProfile& p = profile;
-  nlohmann::json j = {{"generator", "moesweep-twin-2"},
+  // twin-3: written by our GGUF writer with exactly the real tensor list
+  // (issue 19); a new generator name keeps older cached twins from reuse.
+  nlohmann::json j = {{"generator", "moesweep-twin-3"},
                       {"engine_commit", MOESWEEP_ENGINE_COMMIT},
                       {"name", p.name},
                       {"arch", p.arch},
@@ -69,6 +54,7 @@ nlohmann::json TwinSpec::to_json() const {
   if (!tokenizer.empty()) j["tokenizer"] = tokenizer;
   // Only when set: every twin without a skew keeps its cache key (and file).
   if (routing_skew > 0) j["routing_skew"] = routing_skew;
+  if (!p.rope_scaling.type.empty()) j["rope_scaling"] = p.rope_scaling.to_json();
   return j;
 }
 
@@ -126,11 +112,6 @@ gguf_context* make_twin_metadata(const TwinSpec& spec) {
       w.u32("expert_shared_count", m.shared_experts);
     }
   }
-  add_typed_entry(ctx, "token_embd.weight", GGML_TYPE_Q4_0);
-  add_typed_entry(ctx, "output.weight", GGML_TYPE_Q4_0);
-  for (int64_t il = 0; il < m.layers; ++il)
-    for (const char* w_name : kLayerWeights)
-      add_typed_entry(ctx, fmt::format("blk.{}.{}.weight", il, w_name), GGML_TYPE_Q4_0);
   return ctx;
 }
 

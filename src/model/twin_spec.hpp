@@ -34,8 +34,8 @@ TwinSpec twin_spec_for(const std::string& profile, const std::string& scale,
                        const ShapeOverrides& overrides, const std::string& quant, uint64_t seed,
                        double routing_skew = 0);
 
-// The GGUF metadata (keys for the arch + typed tensor entries for the
-// skeleton) handed to llama_model_init_from_user. Caller frees it.
+// The twin's GGUF metadata: the keys the converter writes for the arch (and a
+// servable twin's tokenizer and chat template), no tensors. Caller frees it.
 gguf_context* make_twin_metadata(const TwinSpec& spec);
 
 }  // namespace moesweep

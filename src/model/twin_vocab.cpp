@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <vector>
 
@@ -131,29 +130,8 @@ void add_twin_tokenizer(gguf_context* meta, const TwinSpec& spec) {
   for (int64_t i = 0; i < gguf_get_n_kv(v.get()); ++i)
     if (std::string(gguf_get_key(v.get(), i)).rfind("tokenizer.", 0) == 0)
       copy_key(meta, v.get(), i);
-}
-
-void add_chat_template(const std::filesystem::path& gguf) {
-  const GgufPtr c = open_meta(gguf, "the twin");
-  if (gguf_find_key(c.get(), "tokenizer.chat_template") >= 0) return;
-  const size_t old_data = gguf_get_data_offset(c.get());
-  gguf_set_val_str(c.get(), "tokenizer.chat_template", kChatMl);
-  std::vector<char> meta(gguf_get_meta_size(c.get()));
-  gguf_get_meta_data(c.get(), meta.data());
-  const std::filesystem::path tmp = gguf.string() + ".tpl.tmp";
-  {
-    std::ifstream in(gguf, std::ios::binary);
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(meta.data(), static_cast<std::streamsize>(meta.size()));
-    in.seekg(static_cast<std::streamoff>(old_data));
-    out << in.rdbuf();  // tensor offsets are relative to the aligned data section
-    if (!out) {
-      throw UserError(fmt::format("cannot write '{}'", tmp.string()),
-                      "room in the twin cache for a second copy of the twin",
-                      "free disk space in the cache directory (MOESWEEP_CACHE_DIR)");
-    }
-  }
-  std::filesystem::rename(tmp, gguf);
+  if (gguf_find_key(meta, "tokenizer.chat_template") < 0)
+    gguf_set_val_str(meta, "tokenizer.chat_template", kChatMl);
 }
 
 }  // namespace moesweep

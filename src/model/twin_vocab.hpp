@@ -23,12 +23,9 @@ std::filesystem::path vocab_dir();
 // vocabulary to the tokenizer's size, which changes its cache key.
 void make_servable(TwinSpec& spec);
 
-// Copies the tokenizer.* keys of spec.tokenizer's vocab file into `meta`.
+// Copies the tokenizer.* keys of spec.tokenizer's vocab file into `meta`,
+// and a chat template where the file has none: ChatML for every family (random weights make no use
+// of the real template's tokens). Nothing for a twin without a tokenizer.
 void add_twin_tokenizer(gguf_context* meta, const TwinSpec& spec);
-
-// The engine's saver drops tokenizer.chat_template: writes it into the
-// finished file (metadata rewritten, tensor data copied as is). ChatML for
-// every family: random weights make no use of the real template's tokens.
-void add_chat_template(const std::filesystem::path& gguf);
 
 }  // namespace moesweep

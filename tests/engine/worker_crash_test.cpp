@@ -24,7 +24,7 @@ using Clock = std::chrono::steady_clock;
 // in the middle of one.
 const std::string kArgs =
     "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 --depths 0,64,128,192 -c 512 -ub 64 -n 4 "
-    "-r 30 --counters none --no-db --quiet";
+    "-r 30 --counters none --no-db";
 
 // The engine worker(s) whose parent is `pid` (/proc/*/stat: comm and ppid).
 std::vector<pid_t> workers_of(pid_t parent) {
@@ -146,7 +146,7 @@ TEST(WorkerCrash, KilledMidPointFailsThatPointAndTheSweepGoesOn) {
   EXPECT_NE(sweep.err().find("restarting it"), std::string::npos) << sweep.err();
   // The failed point is measured again by --resume, the others are kept.
   const test::CommandResult resumed = test::run_cli("sweep --resume '" + sweep.run.string() +
-                                                    "' --counters none --no-db --quiet");
+                                                    "' --quiet");
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
   int ok = 0;
   for (const auto& r : records_of(sweep.run)) ok += r.value("ok", true);

@@ -17,18 +17,7 @@ namespace {
 using test::SynthShape;
 
 SynthShape small_shape() {
-  SynthShape s;
-  s.layers = 3;
-  s.hidden = 512;
-  s.heads = 4;
-  s.q_lora = 256;
-  s.kv_lora = 256;
-  s.experts = 16;
-  s.used = 4;
-  s.expert_ff = 256;
-  s.dense_ff = 1024;
-  s.vocab = 1024;
-  return s;
+  return test::small_synth_shape();
 }
 
 uint64_t sum_where(const std::vector<test::SynthTensor>& ts, const char* part) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -14,6 +15,21 @@ uint64_t SynthTensor::bytes() const {
   uint64_t rows = 1;
   for (size_t i = 1; i < ne.size(); ++i) rows *= static_cast<uint64_t>(ne[i]);
   return ggml_row_size(type, ne[0]) * rows;
+}
+
+SynthShape small_synth_shape() {
+  SynthShape s;
+  s.layers = 3;
+  s.hidden = 512;
+  s.heads = 4;
+  s.q_lora = 256;
+  s.kv_lora = 256;
+  s.experts = 16;
+  s.used = 4;
+  s.expert_ff = 256;
+  s.dense_ff = 1024;
+  s.vocab = 1024;
+  return s;
 }
 
 std::vector<SynthTensor> deepseek2_tensors(const SynthShape& s) {
@@ -110,7 +126,11 @@ void write_part(gguf_context* g, const std::filesystem::path& path) {
 std::vector<std::filesystem::path> write_synthetic_gguf(const std::filesystem::path& dir,
                                                         const std::string& stem,
                                                         const SynthShape& s, int parts) {
-  const std::vector<SynthTensor> tensors = deepseek2_tensors(s);
+  std::vector<SynthTensor> tensors = deepseek2_tensors(s);
+  std::erase_if(tensors, [&s](const SynthTensor& t) {
+    return std::find(s.drop.begin(), s.drop.end(), t.name) != s.drop.end();
+  });
+  for (const SynthShape::Extra& e : s.extra) tensors.push_back({e.name, GGML_TYPE_F32, e.ne});
   ggml_init_params params{ggml_tensor_overhead() * (tensors.size() + 1), nullptr,
                           /*no_alloc=*/true};
   std::unique_ptr<ggml_context, decltype(&ggml_free)> ctx(ggml_init(params), &ggml_free);

@@ -26,6 +26,13 @@ struct SynthShape {
     bool u64 = false;
   };
   std::vector<KeyOverride> key_overrides;
+  // Tensor-list damage: names left out, tensors added after the real ones.
+  std::vector<std::string> drop;
+  struct Extra {
+    std::string name;
+    std::vector<int64_t> ne;
+  };
+  std::vector<Extra> extra;  // written as F32
 };
 
 struct SynthTensor {
@@ -35,6 +42,10 @@ struct SynthTensor {
   uint64_t bytes() const;
 };
 
+// A 3-layer Kimi-shaped model (1 dense lead, 16 experts): headers of a few KiB.
+SynthShape small_synth_shape();
+
+// The real DeepSeek-V3/Kimi layout (drop/extra not applied).
 std::vector<SynthTensor> deepseek2_tensors(const SynthShape& s);
 // Writes the model as `parts` files: <dir>/<stem>.gguf for 1 part, else
 // <dir>/<stem>-0000N-of-0000M.gguf; returns the paths in order.

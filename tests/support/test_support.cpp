@@ -97,9 +97,13 @@ std::filesystem::path scratch_dir() {
 }
 
 std::filesystem::path tiny_twin(const std::string& quant) {
+  return tiny_twin_of("kimi-k2.5", quant);
+}
+
+std::filesystem::path tiny_twin_of(const std::string& profile, const std::string& quant) {
   // Built through the real CLI so the test exercises what users run; the
   // cache (MOESWEEP_CACHE_DIR, set by ctest) makes every later call instant.
-  const CommandResult r = run_cli("synth --model kimi-k2.5 --scale tiny --quant " + quant);
+  const CommandResult r = run_cli("synth --model " + profile + " --scale tiny --quant " + quant);
   if (r.exit_code != 0) throw std::runtime_error("moesweep synth failed: " + r.err);
   const std::string marker = "file       ";
   const size_t at = r.out.find(marker);

@@ -35,6 +35,8 @@ std::filesystem::path scratch_dir();
 
 // The tiny kimi-k2.5 twin at the given quant (default Q4_K_S), built once.
 std::filesystem::path tiny_twin(const std::string& quant = "Q4_K_S");
+// The tiny twin of any shipped model profile, built once.
+std::filesystem::path tiny_twin_of(const std::string& profile, const std::string& quant = "Q4_K_S");
 
 // One `moesweep` invocation shared by every test that reads its results: ctest
 // runs each test in its own process, so the run is kept on disk under

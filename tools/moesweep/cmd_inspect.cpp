@@ -52,8 +52,24 @@ void print_shape(const GgufInspection& m) {
   if (m.n_expert > 0)
     fmt::print("experts: {} routed ({} used per token), {} shared, expert FFN {}\n", m.n_expert,
                m.n_expert_used, m.n_expert_shared, m.expert_ff);
-  fmt::print("tensors: {}, {:.3f} B parameters, {}\n\n", m.tensors.size(), m.params / 1e9,
+  fmt::print("tensors: {}, {:.3f} B parameters, {}\n", m.tensors.size(), m.params / 1e9,
              human(m.tensor_bytes));
+}
+
+// The names against what the real architecture ships (a twin must match it exactly).
+void print_tensor_check(const GgufInspection& m) {
+  const TensorListCheck& c = m.tensor_check;
+  if (!c.known)
+    fmt::print("vs arch: no tensor list known for '{}': not compared\n", m.arch);
+  else if (c.unexpected.empty() && c.missing.empty())
+    fmt::print("vs arch: the tensors {} ships, none missing, none extra\n", m.arch);
+  if (!c.unexpected.empty())
+    fmt::print("vs arch: {} unexpected (not shipped by {}): {}\n", c.unexpected.size(), m.arch,
+               fold_layer_names(c.unexpected));
+  if (!c.missing.empty())
+    fmt::print("vs arch: {} missing (expected by {}): {}\n", c.missing.size(), m.arch,
+               fold_layer_names(c.missing));
+  fmt::print("\n");
 }
 
 // Bytes and parameters per tensor group, then per expert and per KV token.
@@ -104,6 +120,7 @@ void print_active_bytes(const GgufInspection& m, const ActiveBytes& a, int64_t d
 void print_text(const GgufInspection& m, const ActiveBytes& a, const InspectOptions& o,
                 ggml_type tk, ggml_type tv) {
   print_shape(m);
+  print_tensor_check(m);
   print_groups(m, tk, tv);
   print_active_bytes(m, a, o.depth);
   if (o.tensors) {
