@@ -5,11 +5,17 @@
 #include <memory>
 #include <optional>
 
+#include <unistd.h>
+
+#include "engine/engine_log.hpp"
+#include "engine/engine_memory.hpp"
 #include "hw/resctrl.hpp"
 #include "model/gguf_inspect.hpp"
 #include "model/kv_cache.hpp"
 #include "model/twin_builder.hpp"
 #include "sweep/kv_walk.hpp"
+#include "sweep/memory_plan.hpp"
+#include "sweep/memory_watch.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
@@ -100,14 +106,23 @@ std::vector<const PlannedPoint*> SweepRunner::points_of(size_t mi,
 void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome& out) {
   ModelGroup& mg = plan_.models[mi];
   std::unique_ptr<LoadedModel> model;
-  KvShape kv_shape;
+  MemoryShape shape;
+  MemoryWatch memory(getpid());  // issue 23 hook: the engine's process
   try {
     mg.load.path = resolve_model_path(mg);
     for (PlannedPoint& p : plan_.points)
       if (p.model == mi) p.params.model_path = mg.load.path;
+    shape = memory_shape_of(inspect_gguf(mg.load.path));
+    if (const std::string why = group_memory_problem(mg, shape, available_memory_bytes());
+        !why.empty()) {
+      fail_points(points_of(mi, std::nullopt), why, out);  // before loading anything
+      return;
+    }
     listener_.note(fmt::format("loading {}", mg.load.path));
+    memory.before_load();
+    EngineLogCapture log(EngineLogCapture::Level::kInfo);  // the engine's buffer sizes
     model = std::make_unique<LoadedModel>(mg.load);
-    kv_shape = kv_shape_of(inspect_gguf(mg.load.path));
+    memory.after_load(mg.load.path, engine_memory_figures(log.text()));
   } catch (const UserError& e) {
     throw;  // a missing or corrupt file is the user's to fix: stop with the message
   } catch (const std::exception& e) {
@@ -135,14 +150,14 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
 
   for (size_t ci = 0; ci < mg.contexts.size(); ++ci) {
     if (stop.load()) return;
-    run_context(mi, ci, *model, kv_shape, stop, out);
+    run_context(mi, ci, *model, shape, memory, stop, out);
   }
 }
 
 // One context of a loaded model: its KV walk over the wanted points; an
 // engine error fails the rest of this context and the sweep goes on.
-void SweepRunner::run_context(size_t mi, size_t ci, LoadedModel& model, const KvShape& kv_shape,
-                              const std::atomic<bool>& stop, RunOutcome& out) {
+void SweepRunner::run_context(size_t mi, size_t ci, LoadedModel& model, const MemoryShape& shape,
+                              MemoryWatch& memory, const std::atomic<bool>& stop, RunOutcome& out) {
   const ModelFacts& f = model.facts();
   const ContextGroup& cg = plan_.models[mi].contexts[ci];
   const std::vector<const PlannedPoint*> points = points_of(mi, ci);
@@ -156,17 +171,27 @@ void SweepRunner::run_context(size_t mi, size_t ci, LoadedModel& model, const Kv
     return;
   }
   try {
-    check_kv_fits_memory(kv_cache_bytes(kv_shape, cg.params), cg.params);
-    LiveContext ctx(model, cg.params, traces_ ? traces_->start(f, ci) : nullptr);
+    const Footprint need = context_footprint(shape, cg.params, plan_.spec.load_mode);
+    const std::string why = footprint_problem(need, available_memory_bytes(), true);
+    if (!why.empty()) throw EngineError(why);
+    std::optional<LiveContext> live;
+    {
+      EngineLogCapture log(EngineLogCapture::Level::kInfo);  // issue 23 hook: buffer sizes
+      live.emplace(model, cg.params, traces_ ? traces_->start(f, ci) : nullptr);
+      memory.context_created(engine_memory_figures(log.text()), need.kv);
+    }
+    LiveContext& ctx = *live;
     int max_depth = 0;
     for (int d : cg.depths) max_depth = std::max(max_depth, d);
     // [0, deepest + PP) is the prompt stream; the TG tokens come after it.
     const auto tokens =
         random_tokens(plan_.spec.token_seed, f.n_vocab,
                       static_cast<size_t>(max_depth + cg.n_prompt + plan_.spec.n_gen));
-    WalkInputs in{ctx, cg, plan_.spec, tokens, counters_, listener_, stop};
-    run_kv_walk(in, points, wanted,
-                [&](const PlannedPoint&, Record&& rec) { emit(std::move(rec), out); });
+    WalkInputs in{ctx, cg, plan_.spec, tokens, counters_, listener_, stop, getpid()};
+    run_kv_walk(in, points, wanted, [&](const PlannedPoint&, Record&& rec) {
+      rec.memory = memory.after_point();  // issue 23 hook
+      emit(std::move(rec), out);
+    });
     if (traces_) traces_->finish();
   } catch (const EngineError& e) {
     fail_points(points, e.what(), out);  // the rest of this context; the sweep goes on

@@ -19,8 +19,9 @@ namespace moesweep {
 
 class RoutingObserver;  // engine/routing_observer.hpp
 struct ModelFacts;
-class LoadedModel;  // engine/llama_engine.hpp
-struct KvShape;     // model/kv_cache.hpp
+class LoadedModel;   // engine/llama_engine.hpp
+class MemoryWatch;   // sweep/memory_watch.hpp
+struct MemoryShape;  // sweep/memory_plan.hpp
 
 // sweep --trace-routing: hands out the observer that records one context's
 // routing (every timed PP and TG token of its points), and is told when the
@@ -57,7 +58,8 @@ class SweepRunner {
  private:
   void run_model(size_t model_index, const std::atomic<bool>& stop, RunOutcome& out);
   void run_context(size_t model_index, size_t context_index, LoadedModel& model,
-                   const KvShape& kv_shape, const std::atomic<bool>& stop, RunOutcome& out);
+                   const MemoryShape& shape, MemoryWatch& memory, const std::atomic<bool>& stop,
+                   RunOutcome& out);
   std::vector<const PlannedPoint*> points_of(size_t model_index,
                                              std::optional<size_t> context) const;
   void fail_points(const std::vector<const PlannedPoint*>& points, const std::string& reason,
