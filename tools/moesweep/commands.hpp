@@ -31,5 +31,6 @@ void add_slurm_command(CLI::App& app, CommandRunner& run);  // cmd_slurm.cpp
 void add_trace_command(CLI::App& app, CommandRunner& run);  // cmd_trace.cpp
 void add_l3_command(CLI::App& app, CommandRunner& run);     // cmd_l3.cpp
 void add_serve_bench_command(CLI::App& app, CommandRunner& run);
+void add_cotenant_command(CLI::App& app, CommandRunner& run);  // cmd_cotenant.cpp (hidden)
 
 }  // namespace moesweep::cli
