@@ -30,6 +30,13 @@ MemoryFacts context_facts(const std::vector<const Record*>& points) {
   return m;
 }
 
+// The context's label as one cell: its " | " separators would split it.
+std::string cell_label(std::string label) {
+  for (size_t at = 0; (at = label.find(" | ", at)) != std::string::npos;)
+    label.replace(at, 3, ", ");
+  return label;
+}
+
 }  // namespace
 
 std::string kv_agreement(const MemoryFacts& m) {
@@ -50,14 +57,14 @@ std::string memory_tables(const std::vector<Record>& records) {
     by_context[label].push_back(&r);
   }
   if (order.empty()) return "";
-  std::vector<std::string> header = {"model | context"};
+  std::vector<std::string> header = {"model, context"};
   for (const MemoryField& f : memory_fields()) header.push_back(f.header);
   header.push_back("KV engine vs expected");
   MarkdownTable t(header);
   std::map<std::string, std::string> why;  // field -> reason, once
   for (const std::string& label : order) {
     const MemoryFacts m = context_facts(by_context[label]);
-    std::vector<std::string> row = {label};
+    std::vector<std::string> row = {cell_label(label)};
     for (const MemoryField& f : memory_fields()) row.push_back(memory_mib_cell(m.*f.member));
     row.push_back(kv_agreement(m));
     t.add_row(row);

@@ -65,8 +65,9 @@ uint64_t estimated_compute_bytes(const MemoryShape& m, const ContextParams& c) {
   // rows of the model's width, and without flash attention the scores of
   // every cached position per head. Fitted to the engine's own figures for
   // the kimi twin (ubatch 64-512, ctx 512-4096: within +3% with flash
-  // attention, +24% without) and checked on the qwen3-moe twin
-  // (docs/hardware.md). `auto` counts as on: the CPU engine turns it on.
+  // attention, +24% without). It leaves out what grows with the context
+  // (docs/hardware.md: 29% short at ctx 32768 with flash attention).
+  // `auto` counts as on: the CPU engine turns it on.
   const auto ub = static_cast<uint64_t>(c.n_ubatch);
   const uint64_t rows = static_cast<uint64_t>(m.n_vocab + 18 * m.n_embd);
   const uint64_t scores =
