@@ -49,6 +49,7 @@ void LoadedModel::start() {
   const nlohmann::json reply = worker_->call({{"op", "load"}, {"model", wp::to_json(params_)}});
   try {
     facts_ = wp::model_facts_from(reply.at("facts"));
+    load_log_ = wp::string_field(reply, "engine_log", "load reply", size_t{1} << 20);
   } catch (const std::exception& e) {
     throw EngineError(fmt::format("the engine worker's model facts are broken: {}", e.what()));
   }
@@ -75,6 +76,7 @@ LiveContext::LiveContext(const LoadedModel& model, const ContextParams& params,
       {{"op", "context"}, {"context", wp::to_json(params)}, {"routing", routing != nullptr}});
   id_ = static_cast<int>(wp::int_field(reply, "ctx", 1, 1 << 30, "context reply"));
   n_ctx_ = static_cast<int>(wp::int_field(reply, "n_ctx", 1, wp::kMaxTokens, "context reply"));
+  creation_log_ = wp::string_field(reply, "engine_log", "context reply", size_t{1} << 20);
 }
 
 LiveContext::~LiveContext() {

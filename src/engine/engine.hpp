@@ -42,6 +42,9 @@ class LoadedModel {
   const ModelFacts& facts() const { return facts_; }
   const EngineFacts& engine() const;
   int pid() const;  // the worker's process id: counters attach to it
+  // The engine's INFO log of the load (its model buffer sizes:
+  // engine/engine_memory.hpp reads them).
+  const std::string& load_log() const { return load_log_; }
   // A new worker with the model loaded again, after a crash; every context of
   // the old worker is gone.
   void restart();
@@ -54,6 +57,7 @@ class LoadedModel {
   std::filesystem::path worker_path_;
   std::unique_ptr<EngineWorker> worker_;
   ModelFacts facts_;
+  std::string load_log_;
   int generation_ = 0;
 };
 
@@ -80,6 +84,8 @@ class LiveContext {
   // Number of tokens in the cache (max position + 1).
   int cached_tokens() const;
   int n_ctx() const { return n_ctx_; }
+  // The engine's INFO log of creating this context (KV and compute buffers).
+  const std::string& creation_log() const { return creation_log_; }
   // The engine worker's process (counters attach to its threads).
   int pid() const { return model_.pid(); }
 
@@ -91,6 +97,7 @@ class LiveContext {
   int id_ = 0;
   int generation_ = 0;
   int n_ctx_ = 0;
+  std::string creation_log_;
   double timeout_s_ = 0;
 };
 

@@ -9,17 +9,6 @@
 
 namespace moesweep {
 
-void check_kv_fits_memory(uint64_t kv_bytes, const ContextParams& p) {
-  const uint64_t avail = available_memory_bytes();
-  if (avail > 0 && kv_bytes > avail) {
-    throw EngineError(
-        fmt::format("context {} needs about {:.1f} GiB of KV cache ({} / {}) but only {:.1f} GiB "
-                    "of memory is available "
-                    "(lower -c, or use -ctk q8_0 -ctv q8_0 -fa on)",
-                    p.n_ctx, kv_bytes / 1073741824.0, p.type_k, p.type_v, avail / 1073741824.0));
-  }
-}
-
 uint64_t available_memory_bytes() {
   std::ifstream in("/proc/meminfo");
   std::string key;

@@ -8,8 +8,6 @@
 
 namespace moesweep {
 
-// Throws EngineError when a KV cache of `kv_bytes` would not fit in MemAvailable.
-void check_kv_fits_memory(uint64_t kv_bytes, const ContextParams& params);
 uint64_t available_memory_bytes();  // MemAvailable
 // "0x0f" or "0-3,8" -> mask; false on syntax error
 bool parse_cpu_mask(const std::string& text, std::vector<bool>& mask);

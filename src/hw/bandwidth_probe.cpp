@@ -48,16 +48,6 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) uint64_t read_lines
   return a[0] ^ a[1] ^ a[2] ^ a[3] ^ a[4] ^ a[5] ^ a[6] ^ a[7];
 }
 
-std::vector<int> current_affinity() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  return cpus;
-}
-
 std::string utc_now() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
@@ -96,7 +86,7 @@ struct PinnedReaders::State {
     CPU_SET(cpus[index], &set);
     if (sched_setaffinity(0, sizeof(set), &set) != 0)
       errors[index] = fmt::format("cannot pin to CPU {}: {}", cpus[index], std::strerror(errno));
-    affinity[index] = current_affinity();
+    affinity[index] = process_affinity();  // of this thread, after pinning
     void* raw = std::aligned_alloc(4096, bytes);
     if (!raw)
       errors[index] = fmt::format("cannot allocate {} bytes", bytes);

@@ -18,6 +18,19 @@ std::filesystem::path hardware_dir() {
   return profiles_dir() / "hardware";
 }
 
+// A price or a power needs its source (and a price its date): a figure
+// nobody can check is no figure to buy hardware by.
+void check_cost_fields(const HardwareProfile& p, const std::string& origin) {
+  const bool price_ok =
+      p.price_usd == 0 || (p.price_usd > 0 && !p.price_source.empty() && !p.price_date.empty());
+  const bool power_ok = p.power_w == 0 || (p.power_w > 0 && !p.power_source.empty());
+  if (price_ok && power_ok) return;
+  throw UserError(
+      fmt::format("{}: {} without its source", origin, price_ok ? "power_w" : "price_usd"),
+      "price_usd > 0 with price_source and price_date; power_w > 0 with power_source",
+      "name where the figure comes from (a vendor page, a quote and its date), or leave it out");
+}
+
 HardwareProfile from_json(const nlohmann::json& j, const std::string& name,
                           const std::string& origin) {
   HardwareProfile p;
@@ -38,7 +51,15 @@ HardwareProfile from_json(const nlohmann::json& j, const std::string& name,
     p.memory_mt_s = optional_field<int>(m, "mt_s", 0, origin);
     p.memory_channels = optional_field<int>(m, "channels", 0, origin);
     p.channel_bytes = optional_field<int>(m, "channel_bytes", 8, origin);
+    p.memory_bandwidth_gbps = optional_field<double>(m, "bandwidth_gbps", 0.0, origin);
   }
+  p.kind = optional_field<std::string>(j, "kind", "cpu", origin);
+  p.price_usd = optional_field<double>(j, "price_usd", 0.0, origin);
+  p.price_source = optional_field<std::string>(j, "price_source", "", origin);
+  p.price_date = optional_field<std::string>(j, "price_date", "", origin);
+  p.power_w = optional_field<double>(j, "power_w", 0.0, origin);
+  p.power_source = optional_field<std::string>(j, "power_source", "", origin);
+  check_cost_fields(p, origin);
   p.peak_gflops = optional_field<double>(j, "peak_gflops", 0.0, origin);
   p.memory_gb = optional_field<double>(j, "memory_gb", 0.0, origin);
   if (j.contains("reference_runs")) p.reference_runs = j.at("reference_runs");
@@ -48,6 +69,7 @@ HardwareProfile from_json(const nlohmann::json& j, const std::string& name,
 }  // namespace
 
 double HardwareProfile::theoretical_bandwidth_gbps() const {
+  if (memory_bandwidth_gbps > 0) return memory_bandwidth_gbps;
   return static_cast<double>(memory_channels) * memory_mt_s * 1e6 * channel_bytes / 1e9;
 }
 
@@ -102,6 +124,10 @@ nlohmann::json to_json(const HardwareProfile& p) {
     j["theoretical_bandwidth_gbps"] = p.theoretical_bandwidth_gbps();
   if (p.peak_gflops > 0) j["peak_gflops"] = p.peak_gflops;
   if (p.memory_gb > 0) j["memory_gb"] = p.memory_gb;
+  if (p.kind != "cpu") j["kind"] = p.kind;
+  if (p.price_usd > 0)
+    j["price"] = {{"usd", p.price_usd}, {"source", p.price_source}, {"date", p.price_date}};
+  if (p.power_w > 0) j["power"] = {{"w", p.power_w}, {"source", p.power_source}};
   return j;
 }
 

@@ -26,10 +26,21 @@ struct HardwareProfile {
   int channel_bytes = 8;    // 64-bit channels
   double peak_gflops = 0;   // dense FP32 FMA peak, all cores; 0 when unknown
   double memory_gb = 0;     // RAM of the described machine (1e9 bytes); 0 when unknown
+  // The data sheet's bandwidth when it is no channels x MT/s product (HBM of
+  // a GPU box); 0: computed from the channels.
+  double memory_bandwidth_gbps = 0;
+  std::string kind = "cpu";  // cpu, or gpu (a GPU box: seed 000's other side)
+  // Cost and power (issue 23), each with where the figure comes from; 0: no
+  // public figure, and nothing is computed from it.
+  double price_usd = 0;  // the whole system
+  std::string price_source, price_date;
+  double power_w = 0;  // typical under load (see power_source for what it covers)
+  std::string power_source;
   // Measured runs shipped as data to calibrate predictions (the seeds' tables).
   nlohmann::json reference_runs = nlohmann::json::array();
 
-  // channels x MT/s x bytes per transfer, in 1e9 bytes/s; 0 when unknown.
+  // memory_bandwidth_gbps when given, else channels x MT/s x bytes per
+  // transfer, in 1e9 bytes/s; 0 when unknown.
   double theoretical_bandwidth_gbps() const;
   uint64_t l3_total_bytes() const {
     return l3_bytes_per_domain * static_cast<uint64_t>(l3_domains);

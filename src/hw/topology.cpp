@@ -1,5 +1,7 @@
 #include "hw/topology.hpp"
 
+#include <sched.h>
+
 #include <fmt/format.h>
 #include <hwloc.h>
 
@@ -148,6 +150,16 @@ nlohmann::json to_json(const Topology& t) {
           {"l3_domains", l3},
           {"l3_total_bytes", t.l3_total_bytes()},
           {"spread_cpus", t.spread_cpus}};
+}
+
+std::vector<int> process_affinity() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
 }
 
 }  // namespace moesweep

@@ -44,5 +44,7 @@ nlohmann::json to_json(const Topology& t);
 Topology topology_from_json(const nlohmann::json& j, const std::string& origin);
 // "0-3,8,10-11" from a list of cpu numbers.
 std::string cpu_list_text(std::vector<int> cpus);
+// The CPUs this process may run on (sched_getaffinity), ascending.
+std::vector<int> process_affinity();
 
 }  // namespace moesweep

@@ -127,7 +127,8 @@ void choose_bandwidth(const PredictInputs& in, Prediction& p) {
 // --efficiency, else this machine's measured runs, else the profile's.
 std::optional<Calibration> choose_calibration(const PredictInputs& in, const Prediction& p) {
   if (in.efficiency > 0) return Calibration{in.efficiency, "--efficiency"};
-  if (!in.calibration_file.empty()) return load_saved_calibration(in.calibration_file);
+  if (!in.calibration_file.empty())
+    return load_saved_calibration(in.calibration_file, in.threads, in.depth);
   if (p.this_machine) {
     const double min_bytes = 4.0 * static_cast<double>(std::max<uint64_t>(
                                        probe_topology().l3_total_bytes(), 256ull << 20));

@@ -26,10 +26,11 @@ struct PredictInputs {
   std::string quant = "Q4_K_S";
   int64_t depth = 8192;  // KV depth for the KV bytes read per token
   std::string cache_type = "q8_0";
-  double bandwidth_gbps = 0;              // override; 0: measured here, else theoretical
-  double efficiency = 0;                  // override, fraction; 0: calibrated
-  std::string calibration_file;           // `predict --calibrate --save` wrote it; "": none
-  double target_tps = 0;                  // also say what this decode speed needs; 0: no
+  double bandwidth_gbps = 0;     // override; 0: measured here, else theoretical
+  double efficiency = 0;         // override, fraction; 0: calibrated
+  std::string calibration_file;  // `predict --calibrate --save` wrote it; "": none
+  int threads = 0;        // the decode's thread count: its factor in calibration_file, where fitted
+  double target_tps = 0;  // also say what this decode speed needs; 0: no
   std::string runs_dir = "results/runs";  // measured runs used for calibration
   std::string reference_model;            // calibrate only on the profile's runs of this model
   // The CPU we run on ("model name"); empty: read /proc/cpuinfo. Measured

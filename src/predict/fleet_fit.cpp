@@ -4,7 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <map>
 
 #include "results/run_source.hpp"
 #include "util/error.hpp"
@@ -195,7 +197,122 @@ nlohmann::json to_json(const FleetFit& fit, const std::string& fleet, const std:
           {"hosts", hosts}};
 }
 
-Calibration load_saved_calibration(const std::string& file) {
+std::vector<FleetSample> fleet_samples(const std::vector<FleetMember>& members) {
+  std::vector<FleetSample> out;
+  for (const FleetMember& m : members) {
+    const FleetHost host = host_of(m, -1);  // names and profile; the speeds are per record here
+    for (const Record& r : m.records) {
+      const double bytes = recorded_bytes(r);
+      if (!r.ok || r.tg.speed.mean <= 0 || bytes <= 0) continue;
+      const auto bw = measured_bandwidth(m.meta, r.params.n_threads);
+      if (!bw) continue;
+      out.push_back({host.hosts, r.params.n_threads, r.params.n_kv, r.tg.speed.mean,
+                     fleet_roofline_tps(host.hardware_profile, bytes, bw->gbps)});
+    }
+  }
+  return out;
+}
+
+namespace {
+
+constexpr int kDepthBucketEnds[] = {1, 4096, 16384, 65536};  // each bucket's first depth past it
+constexpr const char* kDepthBucketNames[] = {"N_KV 0", "N_KV 1-4095", "N_KV 4096-16383",
+                                             "N_KV 16384-65535", "N_KV 65536+"};
+
+int depth_bucket_index(int n_kv) {
+  int i = 0;
+  for (int end : kDepthBucketEnds) i += n_kv >= end;
+  return i;
+}
+
+}  // namespace
+
+std::string depth_bucket(int n_kv) {
+  return kDepthBucketNames[depth_bucket_index(n_kv)];
+}
+
+namespace {
+
+// Least squares of S_TG = e x roofline through the origin over `xs`, and the
+// RMS residual of that factor and of `single` on the same samples.
+FactorFit fit_factor(const std::string& group, const std::vector<const FleetSample*>& xs,
+                     double single) {
+  FactorFit f{group, static_cast<int>(xs.size())};
+  double sb = 0, bb = 0;
+  for (const FleetSample* x : xs)
+    sb += x->s_tg * x->roofline_tps, bb += x->roofline_tps * x->roofline_tps;
+  if (xs.empty() || bb <= 0) return f;
+  f.efficiency = sb / bb;
+  double rss = 0, rss_single = 0;
+  for (const FleetSample* x : xs) {
+    rss += std::pow(x->s_tg - f.efficiency * x->roofline_tps, 2);
+    rss_single += std::pow(x->s_tg - single * x->roofline_tps, 2);
+  }
+  const double n = static_cast<double>(xs.size());
+  f.std_error = xs.size() > 1 ? std::sqrt(rss / (n - 1) / bb) : 0;
+  f.rms_residual_tps = std::sqrt(rss / n);
+  f.rms_single_tps = std::sqrt(rss_single / n);
+  return f;
+}
+
+template <typename Key>
+std::vector<FactorFit> fits_by(const std::vector<FleetSample>& samples, double single, Key key_of) {
+  std::map<std::pair<int, std::string>, std::vector<const FleetSample*>> groups;
+  for (const FleetSample& x : samples) groups[key_of(x)].push_back(&x);
+  std::vector<FactorFit> out;
+  for (const auto& [key, xs] : groups)
+    if (xs.size() >= 2) out.push_back(fit_factor(key.second, xs, single));
+  return out;
+}
+
+nlohmann::json factor_json(const FactorFit& f) {
+  return {{"group", f.group},
+          {"samples", f.samples},
+          {"efficiency", f.efficiency},
+          {"std_error", f.std_error},
+          {"rms_residual_tps", f.rms_residual_tps},
+          {"rms_single_factor_tps", f.rms_single_tps}};
+}
+
+}  // namespace
+
+CalibrationFits fit_calibrations(const std::vector<FleetSample>& samples) {
+  std::vector<const FleetSample*> all;
+  for (const FleetSample& x : samples) all.push_back(&x);
+  CalibrationFits c;
+  c.single = fit_factor("all", all, 0);
+  c.single = fit_factor("all", all, c.single.efficiency);
+  c.by_threads = fits_by(samples, c.single.efficiency, [](const FleetSample& x) {
+    return std::make_pair(x.threads, fmt::format("threads={}", x.threads));
+  });
+  c.by_depth = fits_by(samples, c.single.efficiency, [](const FleetSample& x) {
+    return std::make_pair(depth_bucket_index(x.n_kv), depth_bucket(x.n_kv));
+  });
+  return c;
+}
+
+nlohmann::json to_json(const CalibrationFits& fits) {
+  nlohmann::json threads = nlohmann::json::array(), depth = nlohmann::json::array();
+  for (const FactorFit& f : fits.by_threads) threads.push_back(factor_json(f));
+  for (const FactorFit& f : fits.by_depth) depth.push_back(factor_json(f));
+  return {{"single", factor_json(fits.single)}, {"by_threads", threads}, {"by_depth", depth}};
+}
+
+namespace {
+
+// The saved factor of `group` in a calibration file's list, if fitted there.
+std::optional<double> saved_factor(const nlohmann::json& list, const std::string& group) {
+  if (!list.is_array()) return std::nullopt;
+  for (const auto& f : list)
+    if (f.is_object() && f.value("group", "") == group && f.contains("efficiency") &&
+        f["efficiency"].is_number() && f["efficiency"].get<double>() > 0)
+      return f["efficiency"].get<double>();
+  return std::nullopt;
+}
+
+}  // namespace
+
+Calibration load_saved_calibration(const std::string& file, int threads, int64_t depth) {
   const nlohmann::json j = read_json_file(file, "calibration file");
   const double e = j.is_object() && j.contains("efficiency") && j["efficiency"].is_number()
                        ? j["efficiency"].get<double>()
@@ -204,6 +321,17 @@ Calibration load_saved_calibration(const std::string& file) {
     throw UserError(fmt::format("{} has no positive \"efficiency\"", file),
                     "a file `moesweep predict --calibrate FLEET --save FILE` wrote",
                     "write it again with --calibrate ... --save, or give --efficiency");
+  }
+  const nlohmann::json fits = j.value("calibrations", nlohmann::json::object());
+  const std::string by_threads = fmt::format("threads={}", threads);
+  const std::string by_depth =
+      depth >= 0 ? depth_bucket(static_cast<int>(std::min<int64_t>(depth, INT32_MAX))) : "";
+  for (const auto& [list, group] :
+       {std::pair{"by_threads", threads > 0 ? by_threads : ""}, std::pair{"by_depth", by_depth}}) {
+    if (group.empty() || !fits.is_object()) continue;
+    if (const auto f = saved_factor(fits.value(list, nlohmann::json()), group))
+      return Calibration{*f, fmt::format("{} (the factor fitted for {} in fleet {})", file, group,
+                                         j.value("fleet", "?"))};
   }
   return Calibration{e, fmt::format("{} (fit over {} host(s) of fleet {}, +-{:.1f} points)", file,
                                     j.value("hosts", nlohmann::json::array()).size(),

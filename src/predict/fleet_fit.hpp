@@ -72,8 +72,42 @@ struct FleetFit {
 // bandwidth; UserError (exit 2) with fewer than 2 such hosts.
 FleetFit fit_fleet_efficiency(const std::vector<FleetHost>& hosts, const std::string& fleet_name);
 
+// Every decode a fleet measured (host x thread count x depth) with the bytes
+// it recorded and its host's bandwidth at that thread count (or peak): the
+// samples of the finer calibrations below.
+struct FleetSample {
+  std::string hosts;
+  int threads = 0, n_kv = 0;
+  double s_tg = 0, roofline_tps = 0;
+};
+std::vector<FleetSample> fleet_samples(const std::vector<FleetMember>& members);
+
+// One efficiency factor fitted over some samples (least squares through the
+// origin), with the RMS of its residuals and, on the same samples, the RMS
+// left by the single factor fitted over all of them.
+struct FactorFit {
+  std::string group;  // "all", "threads=4", "N_KV 4096-16383"
+  int samples = 0;
+  double efficiency = 0, std_error = 0;
+  double rms_residual_tps = 0, rms_single_tps = 0;
+};
+
+// The single factor and the factors per thread count and per depth bucket
+// (each group with 2+ samples; a group of one fits itself exactly, which
+// says nothing).
+struct CalibrationFits {
+  FactorFit single;
+  std::vector<FactorFit> by_threads, by_depth;
+};
+CalibrationFits fit_calibrations(const std::vector<FleetSample>& samples);
+// Depth buckets: 0, 1-4095, 4096-16383, 16384-65535, 65536+.
+std::string depth_bucket(int n_kv);
+
 nlohmann::json to_json(const FleetFit& fit, const std::string& fleet, const std::string& plan_id);
+nlohmann::json to_json(const CalibrationFits& fits);
 // A file `predict --calibrate ... --save FILE` wrote; UserError when unusable.
-Calibration load_saved_calibration(const std::string& file);
+// With `threads` (> 0) or `depth` (>= 0) its factor for that thread count,
+// else that depth's bucket, where the file has one; else its single factor.
+Calibration load_saved_calibration(const std::string& file, int threads = 0, int64_t depth = -1);
 
 }  // namespace moesweep

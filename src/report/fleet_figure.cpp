@@ -27,6 +27,34 @@ nlohmann::json roofline_line(const std::vector<FleetHost>& drawn, double lo, dou
   return line;
 }
 
+// Every depth some member measured, ascending.
+std::vector<int> recorded_depths(const std::vector<FleetMember>& members) {
+  std::vector<int> depths;
+  for (const FleetMember& m : members)
+    for (const Record& r : m.records)
+      if (r.ok && std::find(depths.begin(), depths.end(), r.params.n_kv) == depths.end())
+        depths.push_back(r.params.n_kv);
+  std::sort(depths.begin(), depths.end());
+  return depths;
+}
+
+// One depth's hosts and roofline over [lo, hi] GB/s; null when no host is drawable there.
+nlohmann::json depth_layer(const std::vector<FleetMember>& members, int n_kv, double lo,
+                           double hi) {
+  std::vector<FleetHost> drawn;
+  nlohmann::json points = nlohmann::json::array();
+  for (const FleetHost& h : fleet_hosts(members, n_kv)) {
+    if (!h.efficiency) continue;
+    drawn.push_back(h);
+    points.push_back({{"label", h.hosts},
+                      {"bandwidth_gbps", *h.bandwidth_gbps},
+                      {"s_tg", h.s_tg},
+                      {"efficiency", *h.efficiency}});
+  }
+  if (drawn.empty()) return nullptr;
+  return {{"n_kv", n_kv}, {"hosts", points}, {"roofline", roofline_line(drawn, lo, hi)}};
+}
+
 }  // namespace
 
 nlohmann::json fleet_figure_data(const std::vector<FleetMember>& members, int n_kv,
@@ -64,6 +92,12 @@ nlohmann::json fleet_figure_data(const std::vector<FleetMember>& members, int n_
     const FleetFit fit = fit_fleet_efficiency(hosts, "");
     data["fit"] = {{"efficiency", fit.efficiency}, {"std_error", fit.std_error}};
   }
+  // The roofline moves with depth (the KV read per token grows): one line,
+  // and the hosts' points, per recorded depth.
+  data["depths"] = nlohmann::json::array();
+  for (int d : recorded_depths(members))
+    if (nlohmann::json layer = depth_layer(members, d, lo * 0.5, hi * 1.2); !layer.is_null())
+      data["depths"].push_back(std::move(layer));
   return data;
 }
 

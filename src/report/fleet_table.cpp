@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "predict/cost_per_token.hpp"
 #include "report/markdown_table.hpp"
+#include "util/error.hpp"
 
 namespace moesweep {
 namespace {
@@ -54,6 +56,23 @@ std::string engine_of(const FleetMember& m) {
   return out;
 }
 
+// The host's hardware profile, when this checkout has it (its price and power).
+std::optional<HardwareProfile> profile_of(const FleetHost& h) {
+  if (h.hardware_profile.empty()) return std::nullopt;
+  try {
+    return load_hardware_profile(h.hardware_profile);
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
+}
+
+// Decode tokens/s per $1000 and joules per token at the host's best S_TG,
+// where its profile has a public price and power.
+CostPerToken host_cost(const FleetHost& h) {
+  const auto p = profile_of(h);
+  return p ? cost_per_token(*p, h.s_tg) : CostPerToken{};
+}
+
 }  // namespace
 
 std::string fleet_engine_note(const std::vector<FleetMember>& members) {
@@ -81,14 +100,22 @@ std::string fleet_table(const std::vector<FleetMember>& members) {
   MarkdownTable t({"hosts", "CPU", "CPUs", "L3 MiB", "bandwidth GB/s",
                    fmt::format("S_PP @{}", shallow), fmt::format("S_TG @{}", shallow),
                    fmt::format("decode eff. @{}", shallow), fmt::format("S_PP @{}", deep),
-                   fmt::format("S_TG @{}", deep), fmt::format("decode eff. @{}", deep), "points"});
+                   fmt::format("S_TG @{}", deep), fmt::format("decode eff. @{}", deep),
+                   fmt::format("t/s per $1k @{}", shallow), fmt::format("J/token @{}", shallow),
+                   "points"});
   for (size_t i = 0; i < members.size(); ++i) {
     const FleetHost &a = at0[i], &b = at1[i];
+    const CostPerToken c = host_cost(a);
     t.add_row({a.hosts, a.cpu, fmt::format("{}", a.logical_cpus), l3_mib(members[i]),
                bandwidth_cell(a), speed(a.s_pp), speed(a.s_tg), a.efficiency_text, speed(b.s_pp),
-               speed(b.s_tg), b.efficiency_text, fmt::format("{}", members[i].records.size())});
+               speed(b.s_tg), b.efficiency_text,
+               c.tps_per_kusd ? fmt::format("{:.3f}", *c.tps_per_kusd) : "-",
+               c.joules_per_token ? fmt::format("{:.1f}", *c.joules_per_token) : "-",
+               fmt::format("{}", members[i].records.size())});
   }
-  return t.render();
+  return t.render() +
+         "\nt/s per $1k and J/token: at the best S_TG, from the host's hardware profile's "
+         "price and power where it names a public figure (`-` where it has none).\n";
 }
 
 nlohmann::json fleet_table_json(const std::vector<FleetMember>& members) {
@@ -107,6 +134,8 @@ nlohmann::json fleet_table_json(const std::vector<FleetMember>& members) {
                                                         : nlohmann::json(nullptr)},
                     {"bandwidth_threads", a.bandwidth_threads},
                     {"bandwidth_text", a.bandwidth_gbps ? "measured" : kNoBandwidth},
+                    {"tps_per_kusd", number_or_null(host_cost(a).tps_per_kusd.value_or(0))},
+                    {"joules_per_token", number_or_null(host_cost(a).joules_per_token.value_or(0))},
                     {"shallow", depth_json(a)},
                     {"deep", depth_json(at1[i])},
                     {"points", members[i].records.size()}});

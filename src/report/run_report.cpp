@@ -5,6 +5,7 @@
 #include <map>
 
 #include "report/markdown_table.hpp"
+#include "report/memory_table.hpp"
 #include "report/plots.hpp"
 #include "report/series.hpp"
 #include "report/working_set.hpp"
@@ -114,6 +115,12 @@ void counters_section(std::string& out, const LoadedRun& run) {
   }
 }
 
+// The memory figures per context (issue 23), where the run recorded them.
+void memory_section(std::string& out, const LoadedRun& run) {
+  const std::string table = memory_tables(run.records);
+  if (!table.empty()) out += "## Memory\n\n" + table + "\n";
+}
+
 void failed_section(std::string& out, const LoadedRun& run) {
   std::string list;
   for (const Record& r : run.records) {
@@ -158,6 +165,7 @@ std::string report_markdown(const LoadedRun& run, const ReportOptions& options,
   nkv_tables(out, run);
   threads_table(out, run);
   counters_section(out, run);
+  memory_section(out, run);
   failed_section(out, run);
   references_section(out, options.references);
   environment_section(out, run);

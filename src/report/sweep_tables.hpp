@@ -16,6 +16,8 @@ inline constexpr double kHighCv = 0.05;  // CV above this is flagged "!" in tabl
 // (pp, tg, depth). A table's title is this label plus any other key field that
 // differs between the run's configurations with one label (" | poll=0").
 std::string config_label(const PointParams& p);
+// The label without the thread settings: one model and context.
+std::string context_label(const PointParams& p);
 std::string sweep_bench_tables(const std::vector<Record>& records);
 
 // One plain sweep-bench table per configuration, as sweep-bench itself prints

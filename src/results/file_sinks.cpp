@@ -1,11 +1,13 @@
 #include "results/file_sinks.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "results/memory_fields.hpp"
 #include "results/point_fields.hpp"
 #include "util/error.hpp"
 
@@ -56,20 +58,29 @@ std::string csv_header() {
   for (const PointField& f : point_fields()) {
     if (f.csv) out += fmt::format(",{}", column_name(f));
   }
-  return out +
-         ",t_pp,speed_pp,speed_pp_sd,speed_pp_cv,t_tg,speed_tg,speed_tg_sd,speed_tg_cv,"
-         "repetitions,error";
+  std::vector<const char*> memory;
+  for (const MemoryField& f : memory_fields()) memory.push_back(f.csv);  // bytes
+  return fmt::format(
+      "{},t_pp,speed_pp,speed_pp_sd,speed_pp_cv,t_tg,speed_tg,speed_tg_sd,speed_tg_cv,"
+      "repetitions,error,{}",
+      out, fmt::join(memory, ","));
 }
 
 std::string csv_row(const Record& r) {
   std::string out = fmt::format("{},{},{}", r.run_id, r.point_index, r.ok ? 1 : 0);
   for (const PointField& f : point_fields()) {
-    if (f.csv) out += "," + csv_quote(field_text(f, r.params));
+    if (f.csv) out += fmt::format(",{}", csv_quote(field_text(f, r.params)));
   }
-  return out + fmt::format(",{:.6f},{:.3f},{:.3f},{:.4f},{:.6f},{:.3f},{:.3f},{:.4f},{},{}",
-                           r.pp.t.mean, r.pp.speed.mean, r.pp.speed.sd, r.pp.speed.cv, r.tg.t.mean,
-                           r.tg.speed.mean, r.tg.speed.sd, r.tg.speed.cv,
-                           std::max(r.pp.speed.n, r.tg.speed.n), csv_quote(r.error));
+  out += fmt::format(",{:.6f},{:.3f},{:.3f},{:.4f},{:.6f},{:.3f},{:.3f},{:.4f},{},{}", r.pp.t.mean,
+                     r.pp.speed.mean, r.pp.speed.sd, r.pp.speed.cv, r.tg.t.mean, r.tg.speed.mean,
+                     r.tg.speed.sd, r.tg.speed.cv, std::max(r.pp.speed.n, r.tg.speed.n),
+                     csv_quote(r.error));
+  std::vector<std::string> memory;
+  for (const MemoryField& f : memory_fields()) {
+    const auto& v = r.memory.*f.member;
+    memory.push_back(v ? std::to_string(*v) : "");
+  }
+  return fmt::format("{},{}", out, fmt::join(memory, ","));
 }
 
 void CsvSink::begin(const RunMeta&) {

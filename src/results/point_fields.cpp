@@ -13,6 +13,10 @@ std::string fa_label(const PointParams& p) {
   return flash_attn_name(p.flash_attn);
 }
 
+std::string cotenant_field_label(const PointParams& p) {
+  return cotenant_label(p.cotenant);
+}
+
 }  // namespace
 
 const std::vector<PointField>& point_fields() {
@@ -59,6 +63,8 @@ const std::vector<PointField>& point_fields() {
       {.member = &P::cpu_strict, .key = "strict", .json = "cpu_strict", .label = "strict"},
       {.member = &P::poll, .key = "poll", .json = "poll", .label = "poll"},
       {.member = &P::numa, .key = "numa", .json = "numa", .label = "numa"},
+      {.member = &P::cotenant, .key = "cotenant", .json = "cotenant", .label = "cotenant",
+       .csv = true, .key_only_when_set = true, .label_value = cotenant_field_label},
       {.member = &P::pp, .key = "pp", .json = nullptr, .sweep_bench = "pp", .sweep_bench_pos = 8,
        .label = "pp", .csv = true, .sql = true, .cell = true},
       {.member = &P::tg, .key = "tg", .json = nullptr, .sweep_bench = "tg", .sweep_bench_pos = 9,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "results/memory_fields.hpp"
 #include "results/point_fields.hpp"
 
 namespace moesweep {
@@ -20,6 +21,11 @@ std::string PointParams::key_string() const {
 
 std::string flash_attn_name(int flash_attn) {
   return flash_attn < 0 ? "auto" : flash_attn == 0 ? "off" : "on";
+}
+
+std::string cotenant_label(const std::string& cotenant) {
+  if (cotenant.empty()) return "none";
+  return cotenant.rfind("cmd:", 0) == 0 ? "cmd" : cotenant;
 }
 
 std::string load_mode_of(bool use_mmap, bool use_mlock) {
@@ -90,6 +96,8 @@ nlohmann::ordered_json record_to_json(const Record& r) {
   j["tg_phase"] = phase_json(r.tg);
   j["repetitions"] = r.repetitions.to_json();
   j["noise"] = r.noise;
+  j["memory"] = memory_to_json(r.memory);
+  if (!r.cotenant.empty()) j["cotenant_run"] = r.cotenant;  // "cotenant" is the axis' value
   j["extra"] = r.extra;
   return j;
 }
@@ -129,6 +137,8 @@ Record record_from_json(const nlohmann::json& j) {
                                     : 0.0;
   r.repetitions.target_met = reps.value("target_met", true);
   if (j.contains("noise") && j["noise"].is_object()) r.noise = j["noise"];
+  if (j.contains("memory")) r.memory = memory_from_json(j["memory"]);
+  if (j.contains("cotenant_run") && j["cotenant_run"].is_object()) r.cotenant = j["cotenant_run"];
   r.extra = j.value("extra", nlohmann::json::object());
   return r;
 }

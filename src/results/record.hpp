@@ -3,6 +3,7 @@
 // The runner never knows about sinks; sinks never know about the engine.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ struct PointParams {
   bool cpu_strict = false;
   int poll = 50;
   std::string numa = "disabled";
+  // the load on the CPUs the point leaves free (issue 23, sweep/cotenant.hpp):
+  // "" none, "stream", "compute" or "cmd:<command>"
+  std::string cotenant;
   // cell
   int pp = 0;    // prompt tokens timed at this depth (one ubatch, sweep-bench style)
   int tg = 0;    // generated tokens timed at this depth
@@ -57,6 +61,8 @@ struct PointParams {
 
 // "auto", "off" or "on" for a flash_attn value (-1, 0, 1).
 std::string flash_attn_name(int flash_attn);
+// "none", "stream", "compute" or "cmd" for a co-tenant ("", "stream", ..., "cmd:...").
+std::string cotenant_label(const std::string& cotenant);
 // The load mode the older use_mmap/use_mlock pair meant.
 std::string load_mode_of(bool use_mmap, bool use_mlock);
 
@@ -80,6 +86,27 @@ struct RepetitionOutcome {
   nlohmann::json to_json() const;
 };
 
+// Memory of the engine's process around one point (issue 23); a figure the
+// machine or engine did not give is absent, with its reason in `unavailable`. The list of fields,
+// their JSONL/CSV names and table headers is memory_fields() (results/memory_fields.hpp).
+struct MemoryFacts {
+  std::optional<uint64_t> model_mapped;         // bytes of the GGUF mapped (smaps Size)
+  std::optional<uint64_t> model_resident;       // of those, resident in RAM (smaps Rss)
+  std::optional<uint64_t> model_mapped_engine;  // the engine's mapped model buffer (its log)
+  std::optional<uint64_t> model_buffers;        // the engine's model buffers outside the mapping
+  std::optional<uint64_t> kv;                   // the engine's KV buffer
+  std::optional<uint64_t> kv_expected;          // kv_bytes_per_token x n_ctx (model/kv_cache.hpp)
+  std::optional<uint64_t> compute;              // the engine's compute buffer
+  std::optional<uint64_t> peak_rss;             // VmHWM since the context was created
+  std::optional<uint64_t> rss_rollup;           // smaps_rollup Rss after the point (a 2nd reading)
+  std::optional<uint64_t> available_before_load, available_after_load;  // MemAvailable
+  nlohmann::json unavailable;                                           // field's JSONL name -> why
+
+  // Not an aggregate: GCC 12 otherwise warns (-Wmaybe-uninitialized) where a
+  // Record{} temporary is destroyed.
+  MemoryFacts() : unavailable(nlohmann::json::object()) {}
+};
+
 struct Record {
   std::string run_id;
   int point_index = 0;  // position in the plan
@@ -92,6 +119,10 @@ struct Record {
   // Noise signals of the point (hw/noise_probe.hpp: steal, load, frequency);
   // empty for records made before they were recorded.
   nlohmann::json noise = nlohmann::json::object();
+  MemoryFacts memory;
+  // The point's planned co-tenant (sweep/cotenant.hpp): kind, CPUs, its own
+  // throughput; empty when the point ran alone. JSONL key "cotenant_run".
+  nlohmann::json cotenant = nlohmann::json::object();
   nlohmann::json extra = nlohmann::json::object();  // roofline, bytes/token, ...
 };
 

@@ -5,7 +5,7 @@
 
 #include <optional>
 
-#include "hw/noise_probe.hpp"
+#include "sweep/point_watch.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -47,17 +47,6 @@ void check_cache(const WalkInputs& in, int expected) {
   }
 }
 
-// The CPUs a thread setting may run on (its mask), for the steal reading;
-// empty (all CPUs) when it is not pinned.
-std::vector<int> cpus_of(const ThreadSettings& t) {
-  std::vector<bool> mask;
-  std::vector<int> out;
-  if (t.cpu_mask.empty() || !parse_cpu_mask(t.cpu_mask, mask)) return out;
-  for (size_t i = 0; i < mask.size(); ++i)
-    if (mask[i]) out.push_back(static_cast<int>(i));
-  return out;
-}
-
 bool ci_target_met(const SweepSpec& spec, const Record& rec) {
   for (const PhaseResult* phase : {&rec.pp, &rec.tg}) {
     if (phase->tokens_per_s.empty()) continue;
@@ -86,24 +75,28 @@ std::optional<Measured> measure_point(const WalkInputs& in, const PlannedPoint& 
   const std::string region = fmt::format("p{}", point.index);
   auto tg_session = in.counters.session("tg", region + "-tg");
   auto pp_session = in.counters.session("pp", region + "-pp");
-  NoiseProbe noise(cpus_of(in.group.threads[point.thread]));
-  noise.start();
+  // issue 23 hook: co-tenant started, noise (steal, others' CPU time) and energy read
+  PointWatch watch(point.params, spec.cotenant_cpus, in.engine_pid);
   int rep = 0;
   do {
     if (in.stop.load()) return std::nullopt;
     if (spec.n_gen > 0) {
+      watch.phase_begin("tg");
       tg_session->start();
       const double s = in.ctx.generate(slice(in.tokens, tg_offset(in), spec.n_gen), depth);
       tg_session->stop(s, spec.n_gen);
+      watch.phase_end("tg");
       in.ctx.rewind_to(depth);
       m.rec.tg.seconds.push_back(s);
       m.rec.tg.tokens_per_s.push_back(spec.n_gen / s);
       in.listener.sample({point.index, &point.params, "tg", rep, s, spec.n_gen});
     }
     if (n_prompt > 0) {
+      watch.phase_begin("pp");
       pp_session->start();
       const double s = in.ctx.prefill(slice(in.tokens, depth, n_prompt), depth);
       pp_session->stop(s, n_prompt);
+      watch.phase_end("pp");
       m.rec.pp.seconds.push_back(s);
       m.rec.pp.tokens_per_s.push_back(n_prompt / s);
       m.kept_fill = keep_fill && !needs_another_repetition(spec, m.rec, rep + 1);
@@ -112,12 +105,12 @@ std::optional<Measured> measure_point(const WalkInputs& in, const PlannedPoint& 
     }
     ++rep;
   } while (needs_another_repetition(spec, m.rec, rep));
-  m.rec.noise = noise.finish().to_json();
+  m.rec.pp.counters = pp_session->result();
+  m.rec.tg.counters = tg_session->result();
+  watch.finish(m.rec);  // co-tenant stopped; noise, its facts and the phases' energy recorded
   check_cache(in, depth + (m.kept_fill ? n_prompt : 0));
   m.rec.repetitions = {rep, spec.target_ci_pct,
                        spec.target_ci_pct <= 0 || ci_target_met(spec, m.rec)};
-  m.rec.pp.counters = pp_session->result();
-  m.rec.tg.counters = tg_session->result();
   m.rec.pp.summarize();
   m.rec.tg.summarize();
   return m;

@@ -8,6 +8,8 @@
 // timed PP at a depth stays in the cache as that fill (as sweep-bench does),
 // and the plan orders thread settings in a snake so consecutive depths share
 // one (no switch and warm-up there).
+#include <sys/types.h>
+
 #include <atomic>
 #include <functional>
 #include <vector>
@@ -31,6 +33,7 @@ struct WalkInputs {
   // Set to the point being measured, or about to be (its depth being filled):
   // the one an engine crash fails.
   const PlannedPoint** in_progress = nullptr;
+  pid_t engine_pid;  // the engine's process: its own CPU time is no other process's (issue 23)
 };
 
 // Whether a point needs another repetition after `done` of them: always below

@@ -14,6 +14,7 @@
 #include "engine/engine_limits.hpp"
 #include "hw/resctrl.hpp"
 #include "model/twin_spec.hpp"
+#include "sweep/cotenant.hpp"
 #include "sweep/spec_limits.hpp"
 #include "util/error.hpp"
 
@@ -125,14 +126,32 @@ std::string model_display_name(const ModelChoice& choice, const SweepSpec& spec)
 
 namespace {
 
+// A co-tenant needs CPUs the point leaves free (refused, or warned on a dry run).
+void check_cotenant_cpus(const SweepSpec& spec, const std::string& mask, bool dry_run,
+                         std::vector<std::string>& warnings) {
+  std::string why;
+  if (spec.cotenants == std::vector<std::string>{""} ||
+      !cotenant_cpus_for(mask, spec.cotenant_cpus, &why).empty())
+    return;
+  if (dry_run) {
+    warnings.push_back(fmt::format("--cotenant: {}", why));
+    return;
+  }
+  throw UserError(fmt::format("--cotenant: {}", why), "a co-tenant on CPUs the point does not use",
+                  "pin the point with -C (e.g. -C 0 -t 1 on 2 CPUs) or give --cotenant-cpus");
+}
+
 // The thread configurations (switched on a live context), every cpu mask x
-// -t x -tb; threads beyond the machine refused (warned on a dry run).
+// -t x -tb x co-tenant (its kind in `cotenants`, one per configuration);
+// threads beyond the machine refused (warned on a dry run).
 std::vector<ThreadSettings> thread_settings(const SweepSpec& spec, int logical_cpus, bool dry_run,
-                                            std::vector<std::string>& warnings) {
+                                            std::vector<std::string>& warnings,
+                                            std::vector<std::string>& cotenants) {
   std::vector<ThreadSettings> threads;
   std::set<std::string> warned;  // a set: a list of thousands of thread counts is no hang
   for (const std::string& mask : spec.cpu_masks) {
     if (!mask.empty()) check_cpu_mask(mask, dry_run, warnings);
+    check_cotenant_cpus(spec, mask, dry_run, warnings);
     for (int t : spec.threads) {
       const std::vector<int> tbs =
           spec.threads_batch.empty() ? std::vector<int>{t} : spec.threads_batch;
@@ -151,7 +170,10 @@ std::vector<ThreadSettings> thread_settings(const SweepSpec& spec, int logical_c
                 fmt::format("-t and -tb at most {}", logical_cpus),
                 "lower the thread counts, or pass --allow-oversubscribe to measure it anyway");
           }
-        threads.push_back({t, tb, mask, spec.cpu_strict, spec.poll});
+        for (const std::string& cotenant : spec.cotenants) {
+          threads.push_back({t, tb, mask, spec.cpu_strict, spec.poll});
+          cotenants.push_back(cotenant);
+        }
       }
     }
   }
@@ -176,7 +198,8 @@ void check_depths_fit(const ContextGroup& cg, const SweepSpec& spec) {
 // Every context of one model group: sizes x K type x V type x flash attention.
 // Counts the valid ones and keeps the last rule broken.
 void add_contexts(ModelGroup& mg, const SweepSpec& spec, const std::vector<ThreadSettings>& threads,
-                  int& valid_contexts, std::string& last_reason) {
+                  const std::vector<std::string>& cotenants, int& valid_contexts,
+                  std::string& last_reason) {
   for (const Sizes& z : context_sizes(spec))
     for (const std::string& tk : spec.type_k)
       for (const std::string& tv : spec.type_v)
@@ -186,6 +209,7 @@ void add_contexts(ModelGroup& mg, const SweepSpec& spec, const std::vector<Threa
           cg.n_prompt = spec.n_prompt > 0 ? spec.n_prompt : z.n_ubatch;
           cg.depths = spec.depths_for(z.n_ctx, z.n_ubatch);
           cg.threads = threads;
+          cg.cotenants = cotenants;
           check_depths_fit(cg, spec);
           cg.invalid_reason = context_rule_violation(cg.params);
           if (cg.invalid_reason.empty())
@@ -229,6 +253,7 @@ PointParams point_params(const SweepSpec& spec, const ModelGroup& mg, const std:
   p.cpu_strict = ts.strict;
   p.poll = ts.poll;
   p.numa = spec.numa;
+  p.cotenant = ti < cg.cotenants.size() ? cg.cotenants[ti] : "";
   p.pp = cg.n_prompt;
   p.tg = spec.n_gen;
   p.n_kv = cg.depths[di];
@@ -260,8 +285,9 @@ void add_points(Plan& plan) {
 Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
   Plan plan;
   plan.spec = spec;
+  std::vector<std::string> cotenants;
   const std::vector<ThreadSettings> threads =
-      thread_settings(spec, logical_cpus, dry_run, plan.warnings);
+      thread_settings(spec, logical_cpus, dry_run, plan.warnings, cotenants);
   const std::vector<int> n_cpu_moe = spec.n_cpu_moe.empty() ? std::vector<int>{0} : spec.n_cpu_moe;
   // Cache and bandwidth allocation (resctrl): refused here, before anything
   // runs, where the kernel does not offer it.
@@ -291,7 +317,7 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
       mg.mem_bw_percent = bw;
       mg.load = {choice.file,           spec.load_mode, spec.n_gpu_layers,
                  spec.tensor_overrides, cpu_moe,        spec.numa};
-      add_contexts(mg, spec, threads, valid_contexts, last_reason);
+      add_contexts(mg, spec, threads, cotenants, valid_contexts, last_reason);
       plan.models.push_back(std::move(mg));
     }
   }

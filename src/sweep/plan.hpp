@@ -18,6 +18,8 @@ struct ContextGroup {
   int n_prompt = 0;            // PP tokens per measurement
   std::string invalid_reason;  // set: every point of this group fails with it
   std::vector<ThreadSettings> threads;
+  std::vector<std::string>
+      cotenants;  // per entry of `threads`: its co-tenant ("" none; may be empty)
 };
 
 struct ModelGroup {

@@ -1,17 +1,20 @@
 #include "sweep/runner.hpp"
-#include "engine/engine_util.hpp"
 
 #include <fmt/format.h>
 
 #include <memory>
 #include <optional>
 
+#include "engine/engine_memory.hpp"
+#include "engine/engine_util.hpp"
 #include "hw/resctrl.hpp"
 #include "model/gguf_inspect.hpp"
 #include "model/gguf_sanity.hpp"
 #include "model/kv_cache.hpp"
 #include "model/twin_builder.hpp"
 #include "sweep/kv_walk.hpp"
+#include "sweep/memory_plan.hpp"
+#include "sweep/memory_watch.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
@@ -130,15 +133,26 @@ void SweepRunner::fail_crashed(const PlannedPoint& p, const EngineCrash& e, RunO
 
 // A model that the engine cannot load fails its points; a file the user must
 // fix stops the sweep with the message.
-std::unique_ptr<LoadedModel> SweepRunner::load_model(size_t mi, RunOutcome& out) {
+std::unique_ptr<LoadedModel> SweepRunner::load_model(size_t mi, MemoryShape& shape,
+                                                     MemoryWatch& memory, RunOutcome& out) {
   ModelGroup& mg = plan_.models[mi];
   try {
     mg.load.path = resolve_model_path(mg);
     for (PlannedPoint& p : plan_.points)
       if (p.model == mi) p.params.model_path = mg.load.path;
     check_engine_hparams(mg.load.path);  // before the engine could abort on them
+    shape = memory_shape_of(inspect_gguf(mg.load.path));
+    if (const std::string why = group_memory_problem(mg, shape, available_memory_bytes());
+        !why.empty()) {
+      fail_points(points_of(mi, std::nullopt), why, out);  // before loading anything
+      return nullptr;
+    }
     listener_.note(fmt::format("loading {}", mg.load.path));
-    return std::make_unique<LoadedModel>(mg.load);
+    memory.before_load();
+    auto model = std::make_unique<LoadedModel>(mg.load);
+    memory.set_engine_pid(model->pid());
+    memory.after_load(mg.load.path, engine_memory_figures(model->load_log()));
+    return model;
   } catch (const UserError& e) {
     throw;  // a missing or corrupt file is the user's to fix: stop with the message
   } catch (const EngineCrash& e) {
@@ -151,9 +165,10 @@ std::unique_ptr<LoadedModel> SweepRunner::load_model(size_t mi, RunOutcome& out)
 
 void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome& out) {
   ModelGroup& mg = plan_.models[mi];
-  std::unique_ptr<LoadedModel> model = load_model(mi, out);
+  MemoryShape shape;
+  MemoryWatch memory(0);  // the engine worker's, once it runs
+  std::unique_ptr<LoadedModel> model = load_model(mi, shape, memory, out);
   if (!model) return;
-  const KvShape kv_shape = kv_shape_of(inspect_gguf(mg.load.path));
   // Cache / bandwidth allocation for every point of this group; removed on
   // every way out of this function (errors and Ctrl-C unwind through here).
   std::optional<ResctrlGroup> allocation;
@@ -176,7 +191,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
 
   for (size_t ci = 0; ci < mg.contexts.size(); ++ci) {
     if (stop.load()) return;
-    if (!run_context(mi, ci, *model, kv_shape, stop, out)) {
+    if (!run_context(mi, ci, *model, shape, memory, stop, out)) {
       // The engine could not be restarted: what is left of this model fails.
       fail_points(points_of(mi, std::nullopt), "the engine worker could not be restarted", out);
       return;
@@ -189,8 +204,8 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
 // engine error fails the rest of this context; an engine crash fails the
 // point in progress, then the worker is restarted, the model reloaded and the
 // walk goes on from the next point. False when the worker cannot be restarted.
-bool SweepRunner::run_context(size_t mi, size_t ci, LoadedModel& model, const KvShape& kv_shape,
-                              const std::atomic<bool>& stop, RunOutcome& out) {
+bool SweepRunner::run_context(size_t mi, size_t ci, LoadedModel& model, const MemoryShape& shape,
+                              MemoryWatch& memory, const std::atomic<bool>& stop, RunOutcome& out) {
   const ContextGroup& cg = plan_.models[mi].contexts[ci];
   const std::vector<const PlannedPoint*> points = points_of(mi, ci);
   auto wanted = [&](const PlannedPoint& p) {
@@ -205,7 +220,9 @@ bool SweepRunner::run_context(size_t mi, size_t ci, LoadedModel& model, const Kv
     return true;
   }
   try {
-    check_kv_fits_memory(kv_cache_bytes(kv_shape, cg.params), cg.params);
+    const Footprint need = context_footprint(shape, cg.params, plan_.spec.load_mode);
+    const std::string why = footprint_problem(need, available_memory_bytes(), true);
+    if (!why.empty()) throw EngineError(why);
   } catch (const EngineError& e) {
     fail_points(points, e.what(), out);
     return true;
@@ -213,7 +230,7 @@ bool SweepRunner::run_context(size_t mi, size_t ci, LoadedModel& model, const Kv
   for (;;) {
     WalkProgress progress;
     try {
-      walk_context(mi, ci, model, points, wanted, stop, progress, out);
+      walk_context(mi, ci, model, points, wanted, shape, memory, stop, progress, out);
       return true;
     } catch (const EngineCrash& e) {
       if (!progress.context_made) {  // creating the context kills the engine: every time
@@ -228,6 +245,7 @@ bool SweepRunner::run_context(size_t mi, size_t ci, LoadedModel& model, const Kv
       listener_.note(fmt::format("the engine worker ended ({}); restarting it", e.how()));
       try {
         model.restart();
+        memory.set_engine_pid(model.pid());
       } catch (const std::exception& restart_error) {
         listener_.note(fmt::format("restarting the engine failed: {}", restart_error.what()));
         return false;
@@ -243,12 +261,15 @@ bool SweepRunner::run_context(size_t mi, size_t ci, LoadedModel& model, const Kv
 void SweepRunner::walk_context(size_t mi, size_t ci, LoadedModel& model,
                                const std::vector<const PlannedPoint*>& points,
                                const std::function<bool(const PlannedPoint&)>& wanted,
+                               const MemoryShape& shape, MemoryWatch& memory,
                                const std::atomic<bool>& stop, WalkProgress& progress,
                                RunOutcome& out) {
   const ModelFacts& f = model.facts();
   const ContextGroup& cg = plan_.models[mi].contexts[ci];
   LiveContext ctx(model, cg.params, traces_ ? traces_->start(f, ci) : nullptr);
   ctx.set_timeout(plan_.spec.point_timeout_s);
+  memory.context_created(engine_memory_figures(ctx.creation_log()),
+                         context_footprint(shape, cg.params, plan_.spec.load_mode).kv);
   int max_depth = 0;
   for (int d : cg.depths) max_depth = std::max(max_depth, d);
   // [0, deepest + PP) is the prompt stream; the TG tokens come after it.
@@ -256,9 +277,12 @@ void SweepRunner::walk_context(size_t mi, size_t ci, LoadedModel& model,
       random_tokens(plan_.spec.token_seed, f.n_vocab,
                     static_cast<size_t>(max_depth + cg.n_prompt + plan_.spec.n_gen));
   progress.context_made = true;
-  WalkInputs in{ctx, cg, plan_.spec, tokens, counters_, listener_, stop, &progress.point};
-  run_kv_walk(in, points, wanted,
-              [&](const PlannedPoint&, Record&& rec) { emit(std::move(rec), out); });
+  WalkInputs in{ctx,       cg,   plan_.spec,      tokens,   counters_,
+                listener_, stop, &progress.point, ctx.pid()};
+  run_kv_walk(in, points, wanted, [&](const PlannedPoint&, Record&& rec) {
+    rec.memory = memory.after_point();
+    emit(std::move(rec), out);
+  });
   if (traces_) traces_->finish();
 }
 

@@ -20,7 +20,8 @@
 
 namespace moesweep {
 
-struct KvShape;  // model/kv_cache.hpp
+class MemoryWatch;   // sweep/memory_watch.hpp
+struct MemoryShape;  // sweep/memory_plan.hpp
 
 // sweep --trace-routing: hands out the observer that records one context's
 // routing (every timed PP and TG token of its points), and is told when the
@@ -61,13 +62,16 @@ class SweepRunner {
     const PlannedPoint* point = nullptr;  // measured, or its depth being filled
   };
   void run_model(size_t model_index, const std::atomic<bool>& stop, RunOutcome& out);
-  std::unique_ptr<LoadedModel> load_model(size_t model_index, RunOutcome& out);
+  std::unique_ptr<LoadedModel> load_model(size_t model_index, MemoryShape& shape,
+                                          MemoryWatch& memory, RunOutcome& out);
   bool run_context(size_t model_index, size_t context_index, LoadedModel& model,
-                   const KvShape& kv_shape, const std::atomic<bool>& stop, RunOutcome& out);
+                   const MemoryShape& shape, MemoryWatch& memory, const std::atomic<bool>& stop,
+                   RunOutcome& out);
   void walk_context(size_t model_index, size_t context_index, LoadedModel& model,
                     const std::vector<const PlannedPoint*>& points,
                     const std::function<bool(const PlannedPoint&)>& wanted,
-                    const std::atomic<bool>& stop, WalkProgress& progress, RunOutcome& out);
+                    const MemoryShape& shape, MemoryWatch& memory, const std::atomic<bool>& stop,
+                    WalkProgress& progress, RunOutcome& out);
   void fail_crashed(const PlannedPoint& point, const EngineCrash& crash, RunOutcome& out);
   std::vector<const PlannedPoint*> points_of(size_t model_index,
                                              std::optional<size_t> context) const;

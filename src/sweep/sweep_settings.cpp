@@ -74,6 +74,12 @@ const std::vector<SweepSetting>& sweep_settings() {
        K::kValue, L::kThread},
       {"cpu-strict", "--cpu-strict", nullptr, "strict CPU placement", K::kSwitch, L::kThread},
       {"poll", "--poll", nullptr, "threadpool polling level 0-100", K::kValue, L::kThread},
+      {"cotenant", "--cotenant", nullptr,
+       "load on the CPUs a point leaves free while it is timed (axis): none, stream, compute, "
+       "cmd:\"COMMAND\"", K::kValue, L::kThread},
+      {"cotenant-cpus", "--cotenant-cpus", nullptr,
+       "CPUs of the co-tenant (default: those the point's -C mask leaves free)", K::kValue,
+       L::kThread},
       // the walk and the measurement
       {"depths", "-d,--depths,--n-depth", nullptr,
        "N_KV depths: 0,512,1024 or 0-8192+1024 (default: sweep-bench walk)", K::kValue, L::kWalk},

@@ -10,6 +10,7 @@
 #include "engine/context_rules.hpp"
 #include "model/twin_routing.hpp"
 #include "results/record.hpp"
+#include "sweep/cotenant.hpp"
 #include "sweep/spec_limits.hpp"
 #include "sweep/sweep_settings.hpp"
 #include "util/error.hpp"
@@ -298,6 +299,9 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   spec.cpu_masks = s.words("cpu-mask", {""}, ';');
   spec.cpu_strict = s.boolean("cpu-strict", false);
   spec.poll = s.one_int("poll", 50, 0);
+  if (s.has("cotenant"))
+    spec.cotenants = parse_cotenant_list(s.text("cotenant"), s.flag("cotenant"));
+  if (s.has("cotenant-cpus")) spec.cotenant_cpus = s.text("cotenant-cpus");
   spec.depths = s.ints("depths", {}, 0);
   spec.depth_step = s.one_int("depth-step", 0, 0);
   spec.depth_max = s.one_int("depth-max", -1, -1);
@@ -364,48 +368,51 @@ nlohmann::json SweepSpec::to_json() const {
   nlohmann::json models_json = nlohmann::json::array();
   for (const ModelChoice& m : models)
     models_json.push_back({{"file", m.file}, {"twin_profile", m.twin_profile}, {"quant", m.quant}});
-  return {{"name", name},
-          {"models", models_json},
-          {"twin_scale", twin_scale},
-          {"twin_seed", twin_seed},
-          {"twin_experts", twin_experts},
-          {"twin_experts_auto_l3", twin_experts_auto.on()
-                                       ? nlohmann::json{twin_experts_auto.lo, twin_experts_auto.hi}
-                                       : nlohmann::json(nullptr)},
-          {"twin_expert_ff", twin_expert_ff},
-          {"routing_skew", routing_skew},
-          {"blocks", blocks},
-          {"block_seed", block_seed},
-          {"load_mode", load_mode},
-          {"n_gpu_layers", n_gpu_layers},
-          {"tensor_overrides", tensor_overrides},
-          {"n_cpu_moe", n_cpu_moe},
-          {"l3_ways", l3_ways},
-          {"mem_bw_percent", mem_bw_percent},
-          {"numa", numa},
-          {"n_ctx", n_ctx},
-          {"n_batch", n_batch},
-          {"n_ubatch", n_ubatch},
-          {"type_k", type_k},
-          {"type_v", type_v},
-          {"flash_attn", flash_attn},
-          {"threads", threads},
-          {"threads_batch", threads_batch},
-          {"cpu_masks", cpu_masks},
-          {"cpu_strict", cpu_strict},
-          {"poll", poll},
-          {"depths", depths},
-          {"depth_step", depth_step},
-          {"depth_max", depth_max},
-          {"n_prompt", n_prompt},
-          {"n_gen", n_gen},
-          {"repetitions", repetitions},
-          {"target_ci_pct", target_ci_pct},
-          {"max_repetitions", max_repetitions},
-          {"point_timeout_s", point_timeout_s},
-          {"token_seed", token_seed},
-          {"counters", counters},
-          {"allow_oversubscribe", allow_oversubscribe}};
+  nlohmann::json j = {
+      {"name", name},
+      {"models", models_json},
+      {"twin_scale", twin_scale},
+      {"twin_seed", twin_seed},
+      {"twin_experts", twin_experts},
+      {"twin_experts_auto_l3", twin_experts_auto.on()
+                                   ? nlohmann::json{twin_experts_auto.lo, twin_experts_auto.hi}
+                                   : nlohmann::json(nullptr)},
+      {"twin_expert_ff", twin_expert_ff},
+      {"routing_skew", routing_skew},
+      {"load_mode", load_mode},
+      {"n_gpu_layers", n_gpu_layers},
+      {"tensor_overrides", tensor_overrides},
+      {"n_cpu_moe", n_cpu_moe},
+      {"l3_ways", l3_ways},
+      {"mem_bw_percent", mem_bw_percent},
+      {"numa", numa},
+      {"n_ctx", n_ctx},
+      {"n_batch", n_batch},
+      {"n_ubatch", n_ubatch},
+      {"type_k", type_k},
+      {"type_v", type_v},
+      {"flash_attn", flash_attn},
+      {"threads", threads},
+      {"threads_batch", threads_batch},
+      {"cpu_masks", cpu_masks},
+      {"cpu_strict", cpu_strict},
+      {"poll", poll},
+      {"depths", depths},
+      {"depth_step", depth_step},
+      {"depth_max", depth_max},
+      {"n_prompt", n_prompt},
+      {"n_gen", n_gen},
+      {"repetitions", repetitions},
+      {"target_ci_pct", target_ci_pct},
+      {"max_repetitions", max_repetitions},
+      {"token_seed", token_seed},
+      {"counters", counters},
+      {"allow_oversubscribe", allow_oversubscribe}};
+  // Only when used: the plans (and plan ids) of sweeps without it stay as they were.
+  if (cotenants != std::vector<std::string>{""}) j["cotenants"] = cotenants;
+  if (!cotenant_cpus.empty()) j["cotenant_cpus"] = cotenant_cpus;
+  if (point_timeout_s != SweepSpec{}.point_timeout_s) j["point_timeout_s"] = point_timeout_s;
+  return j;
 }
 
 std::map<std::string, nlohmann::json> load_sweep_profile(const std::string& name_or_path,

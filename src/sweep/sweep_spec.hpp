@@ -54,6 +54,9 @@ struct SweepSpec {
   std::vector<std::string> cpu_masks;
   bool cpu_strict = false;
   int poll = 50;
+  // the co-tenant axis (sweep/cotenant.hpp): "" none, stream, compute, cmd:...
+  std::vector<std::string> cotenants = {""};
+  std::string cotenant_cpus;  // "" = the CPUs a point's mask leaves free
   // the walk
   std::vector<int> depths;  // explicit N_KV list; empty = derived from step/max
   int depth_step = 0;       // 0 = n_ubatch (sweep-bench's step)

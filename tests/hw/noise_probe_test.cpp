@@ -77,6 +77,44 @@ TEST(ProcStat, ACpuWithoutALineIsUnavailableNotZero) {
   EXPECT_FALSE(j["steal_flagged"].get<bool>());
 }
 
+// cpu0 between the recorded snapshots: user +458, system +200 = 658 busy
+// ticks over 10 s; cpu1: user +464, system +200 = 664.
+TEST(ProcStat, OtherProcessesTimeIsBusyTimeLessTheEnginesOwn) {
+  const auto before = read_proc_stat(kProc / "stat-before");
+  const auto after = read_proc_stat(kProc / "stat-after");
+  ASSERT_TRUE(before && after);
+  EXPECT_EQ(after->per_cpu.at(0).busy - before->per_cpu.at(0).busy, 658u);
+  NoiseReading cpu0;
+  cpu0.wall_s = 10;
+  others_between(*before, *after, {0}, 600, 100, cpu0);  // the engine ran 6.00 s
+  ASSERT_TRUE(cpu0.others_fraction) << cpu0.others_unavailable;
+  EXPECT_NEAR(*cpu0.others_s, 0.58, 1e-12);
+  EXPECT_NEAR(*cpu0.others_fraction, 0.058, 1e-12);
+  EXPECT_TRUE(cpu0.others_flagged());  // above kOthersFlagFraction (5%)
+  EXPECT_TRUE(cpu0.to_json()["others_flagged"].get<bool>());
+
+  NoiseReading both;
+  both.wall_s = 10;
+  others_between(*before, *after, {}, 1300, 100, both);  // aggregate line, 2 CPUs
+  EXPECT_NEAR(*both.others_fraction, (658 + 664 - 1300) / 100.0 / 20, 1e-12);
+  EXPECT_FALSE(both.others_flagged());
+
+  NoiseReading own_more;  // the engine's main thread ran elsewhere too: never below zero
+  own_more.wall_s = 10;
+  others_between(*before, *after, {0}, 900, 100, own_more);
+  EXPECT_EQ(*own_more.others_s, 0.0);
+}
+
+TEST(ProcStat, ProcessTicksFromARecordedStatAndACommWithParentheses) {
+  // utime 6 + stime 1 ticks, as recorded (tests/data/proc/22017/stat).
+  EXPECT_EQ(read_process_ticks(kProc, 22017), 7u);
+  const auto dir = test::scratch_dir();
+  write_file(dir / "7" / "stat",
+             "7 (a) b (c) R 1 7 7 0 -1 4194304 1 0 0 0 250 50 0 0 20 0 3 0 9 1 1 1\n");
+  EXPECT_EQ(read_process_ticks(dir, 7), 300u);
+  EXPECT_FALSE(read_process_ticks(dir, 8));
+}
+
 TEST(NoiseFiles, LoadAverageAndFrequencyFromFiles) {
   const auto dir = test::scratch_dir();
   write_file(dir / "loadavg", "8.74 3.56 1.42 14/186 10488\n");
@@ -99,9 +137,9 @@ TEST(NoiseProbe, UnreadableSourcesAreRecordedAsUnavailableWithAReason) {
   probe.start();
   const NoiseReading r = probe.finish();
   EXPECT_GE(r.wall_s, 0.0);
-  EXPECT_FALSE(r.steal_fraction || r.load_1m || r.freq_mhz);
+  EXPECT_FALSE(r.steal_fraction || r.load_1m || r.freq_mhz || r.others_fraction);
   const nlohmann::json j = r.to_json();
-  for (const char* key : {"steal_fraction", "steal_s", "load_1m", "freq_mhz"})
+  for (const char* key : {"steal_fraction", "steal_s", "load_1m", "freq_mhz", "others_fraction"})
     EXPECT_FALSE(j[key]["unavailable"].get<std::string>().empty()) << key;
 }
 
@@ -113,6 +151,8 @@ TEST(NoiseProbe, ThisMachineGivesNumbersOrHonestReasons) {
   EXPECT_GE(*r.steal_fraction, 0.0);
   EXPECT_GT(r.cpus, 0);
   ASSERT_TRUE(r.load_1m) << r.load_unavailable;
+  ASSERT_TRUE(r.others_fraction) << r.others_unavailable;  // this process's stat is readable
+  EXPECT_GE(*r.others_fraction, 0.0);
   if (!r.freq_mhz)
     EXPECT_NE(r.freq_unavailable.find("cpufreq"), std::string::npos);
   else

@@ -4,8 +4,11 @@
 // given a number; fewer than 2 fittable hosts are refused (exit 2).
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "predict/decode_prediction.hpp"
 #include "predict/fleet_fit.hpp"
+#include "support/test_support.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -96,6 +99,53 @@ TEST(FleetFit, BandwidthIsTakenAtTheBestDecodesThreadCountWhereProbed) {
   EXPECT_EQ(hosts[0].efficiency_text, "30.0%");      // 6 t/s of 20 GB/s over 1 GB per token
   EXPECT_DOUBLE_EQ(*hosts[1].bandwidth_gbps, 40.0);  // no probe at 3 threads: the peak
   EXPECT_EQ(hosts[1].bandwidth_threads, 0);
+}
+
+// Two hosts, threads 1 and 2, depths 0 and 8192: at 1 thread both decode at
+// 30% of their roofline, at 2 threads at 50%. One factor leaves residuals;
+// the per-thread factors fit exactly, and a saved file gives predict the
+// factor for the thread count asked.
+TEST(FleetCalibrations, PerThreadCountAndDepthBucketAgainstTheSingleFactor) {
+  std::vector<FleetMember> members;
+  for (const auto& [host, gbps] : {std::pair{"a", 10.0}, std::pair{"b", 40.0}}) {
+    FleetMember m = member(host, gbps, "measured", 0);
+    m.records.clear();
+    for (int threads : {1, 2})
+      for (int n_kv : {0, 8192}) {
+        Record r;
+        r.params.n_threads = threads;
+        r.params.n_kv = n_kv;
+        r.tg.speed.mean = (threads == 1 ? 0.3 : 0.5) * gbps;  // roofline = GB/s at 1 GB per token
+        r.extra = {{"roofline", {{"active_bytes_per_token", 1e9}}}};
+        m.records.push_back(r);
+      }
+    members.push_back(m);
+  }
+  const auto samples = fleet_samples(members);
+  ASSERT_EQ(samples.size(), 8u);
+  const CalibrationFits fits = fit_calibrations(samples);
+  EXPECT_NEAR(fits.single.efficiency, 0.4, 1e-12);
+  EXPECT_GT(fits.single.rms_residual_tps, 0.5);
+  ASSERT_EQ(fits.by_threads.size(), 2u);
+  EXPECT_EQ(fits.by_threads[0].group, "threads=1");
+  EXPECT_NEAR(fits.by_threads[0].efficiency, 0.3, 1e-12);
+  EXPECT_NEAR(fits.by_threads[0].rms_residual_tps, 0, 1e-9);
+  EXPECT_NEAR(fits.by_threads[0].rms_single_tps, fits.single.rms_residual_tps, 1e-9);
+  EXPECT_NEAR(fits.by_threads[1].efficiency, 0.5, 1e-12);
+  ASSERT_EQ(fits.by_depth.size(), 2u);
+  EXPECT_EQ(fits.by_depth[0].group, "N_KV 0");
+  EXPECT_EQ(fits.by_depth[1].group, "N_KV 4096-16383");
+  EXPECT_NEAR(fits.by_depth[1].efficiency, 0.4, 1e-12);  // both thread counts in each bucket
+
+  const auto file = test::scratch_dir() / "cal.json";
+  nlohmann::json saved = {{"efficiency", fits.single.efficiency}, {"fleet", "F"}};
+  saved["calibrations"] = to_json(fits);
+  std::ofstream(file) << saved.dump();
+  EXPECT_NEAR(load_saved_calibration(file.string(), 2, 8192).efficiency, 0.5, 1e-12);
+  EXPECT_NEAR(load_saved_calibration(file.string(), 0, 0).efficiency, 0.4, 1e-12);
+  EXPECT_NEAR(load_saved_calibration(file.string(), 0, 100000).efficiency, 0.4, 1e-12)
+      << "no data past 16k: the single factor";
+  EXPECT_NE(load_saved_calibration(file.string(), 1).source.find("threads=1"), std::string::npos);
 }
 
 }  // namespace

@@ -6,8 +6,11 @@
 #include "predict/decode_prediction.hpp"
 #include "predict/fleet_fit.hpp"
 #include "predict_l3.hpp"
+#include "report/fleet_calibration.hpp"
+#include "report/predict_table.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
+#include "util/parse_list.hpp"
 
 namespace moesweep::cli {
 
@@ -35,26 +38,6 @@ struct CalibrateArgs {
   std::string save;   // --save FILE
 };
 
-void print_fit(const Fleet& f, const FleetFit& fit) {
-  fmt::print("fleet {} (plan {}): decode efficiency fitted over {} hosts at N_KV={}\n",
-             f.dir.string(), f.plan_id, fit.hosts.size(), fit.n_kv);
-  fmt::print("  {:<24} {:>5} {:>9} {:>9} {:>10} {:>7} {:>10}\n", "hosts", "CPUs", "GB/s@t", "S_TG",
-             "roofline", "eff.", "residual");
-  for (size_t i = 0; i < fit.hosts.size(); ++i) {
-    const FleetHost& h = fit.hosts[i];
-    const std::string at =
-        h.bandwidth_threads > 0 ? fmt::format("@{}", h.bandwidth_threads) : "@peak";
-    fmt::print("  {:<24} {:>5} {:>9} {:>9.2f} {:>10.2f} {:>6.1f}% {:>+10.3f}\n", h.hosts,
-               h.logical_cpus, fmt::format("{:.1f}{}", *h.bandwidth_gbps, at), h.s_tg,
-               *h.roofline_tps, 100 * *h.efficiency, fit.residual_tps[i]);
-  }
-  fmt::print(
-      "fitted efficiency: {:.2f}% of the roofline (standard error {:.2f} points; hosts "
-      "{:.1f}%..{:.1f}%)\n",
-      100 * fit.efficiency, 100 * fit.std_error, 100 * fit.min_efficiency,
-      100 * fit.max_efficiency);
-}
-
 // --calibrate: fit, print, save; the fitted factor becomes the prediction's.
 std::optional<Calibration> calibrate(const CalibrateArgs& c) {
   if (c.fleet.empty() && !c.save.empty()) {
@@ -65,14 +48,31 @@ std::optional<Calibration> calibrate(const CalibrateArgs& c) {
   const Fleet f = load_fleet(c.fleet);
   const FleetFit fit =
       fit_fleet_efficiency(fleet_hosts(f.members, fleet_depth(f.members, false)), c.fleet);
-  print_fit(f, fit);
+  const CalibrationFits fits = fit_calibrations(fleet_samples(f.members));
+  fmt::print("{}{}", fleet_fit_text(f, fit), calibration_fits_text(fits));
   if (!c.save.empty()) {
-    write_file_atomically(c.save, to_json(fit, c.fleet, f.plan_id).dump(2) + "\n");
+    nlohmann::json saved = to_json(fit, c.fleet, f.plan_id);
+    saved["calibrations"] = to_json(fits);
+    write_file_atomically(c.save, saved.dump(2) + "\n");
     fmt::print("saved -> {} (use it with: moesweep predict --calibration {} ...)\n", c.save,
                c.save);
   }
   return Calibration{fit.efficiency,
                      fmt::format("the fit over {} hosts of fleet {}", fit.hosts.size(), c.fleet)};
+}
+
+// --hardware A,B,...: one table, the same model and calibration on each.
+int print_comparison(const PredictInputs& o, const std::optional<Calibration>& fitted) {
+  std::vector<Prediction> all;
+  for (const std::string& name : split_list(o.hardware)) {
+    PredictInputs one = o;
+    one.hardware = name;
+    all.push_back(predict_decode(one));
+    if (fitted) all.back().calibration = fitted;
+  }
+  fmt::print("model: {}; bytes per decoded token {:.2f} GB\n\n{}", all.front().model.label,
+             all.front().model.bytes_per_token / 1e9, prediction_table(all));
+  return 0;
 }
 
 int run_predict(PredictInputs o, const std::string& trace, const CalibrateArgs& c) {
@@ -84,6 +84,8 @@ int run_predict(PredictInputs o, const std::string& trace, const CalibrateArgs& 
   }
   const bool use_fit = fitted && o.efficiency <= 0;  // --efficiency still wins
   if (use_fit) o.efficiency = fitted->efficiency;
+  if (o.hardware.find(',') != std::string::npos)
+    return print_comparison(o, use_fit ? fitted : std::nullopt);
   Prediction p = predict_decode(o);
   if (use_fit) p.calibration = fitted;
   fmt::print("hardware: {} - {:.1f} GB/s ({})\n", p.hardware.name, p.bandwidth_gbps,
@@ -102,6 +104,7 @@ int run_predict(PredictInputs o, const std::string& trace, const CalibrateArgs& 
     fmt::print(
         "efficiency: not calibrated (no measured runs here, no reference runs in the profile)\n");
   }
+  fmt::print("{}", cost_lines(p));
   if (o.target_tps > 0) {
     fmt::print(
         "for {:.2f} tok/s: {:.0f} GB/s at the roofline, {:.0f} GB/s at {:.0f}% efficiency; "
@@ -118,7 +121,8 @@ void add_predict_command(CLI::App& app, CommandRunner& run) {
   auto o = std::make_shared<PredictInputs>();
   CLI::App* cmd =
       app.add_subcommand("predict", "decode speed a machine can reach with a model (roofline)");
-  cmd->add_option("--hardware", o->hardware, "hardware profile (profiles/hardware) or JSON path");
+  cmd->add_option("--hardware", o->hardware,
+                  "hardware profile (profiles/hardware) or JSON path; A,B,... compares them");
   cmd->add_option("--model", o->model, "model profile (profiles/models) or JSON path");
   cmd->add_option("--quant", o->quant, "quant type, e.g. Q4_K_S");
   cmd->add_option("--total-params", o->total_params,
@@ -146,6 +150,8 @@ void add_predict_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--save", cal->save, "with --calibrate: write the fitted efficiency to FILE");
   cmd->add_option("--calibration", o->calibration_file,
                   "use the efficiency a `--calibrate ... --save FILE` wrote");
+  cmd->add_option("--threads", o->threads,
+                  "with --calibration: the factor fitted for this thread count, where fitted");
   cmd->callback(
       [&run, o, trace, cal] { run = [o, trace, cal] { return run_predict(*o, *trace, *cal); }; });
 }

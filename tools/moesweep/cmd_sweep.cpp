@@ -15,6 +15,8 @@
 #include "machine_here.hpp"
 #include "report/sweep_tables.hpp"
 #include "run_tables.hpp"
+#include "sweep/cotenant.hpp"
+#include "sweep/memory_plan.hpp"
 #include "sweep/run_session.hpp"
 #include "sweep_options.hpp"
 #include "sweep_progress.hpp"
@@ -37,9 +39,11 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
   fmt::print("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)\n",
              origin, s["points"].get<int>(), s["model_loads"].get<int>(), s["contexts"].get<int>(),
              s["thread_switches"].get<int>());
+  const uint64_t available = available_memory_bytes();
   for (const ModelGroup& mg : plan.models) {
     fmt::print("model {}{}{}\n", model_display_name(mg, plan.spec), knobs_text(mg.knobs),
                mg.choice.file.empty() ? " (twin, built on first use)" : "");
+    const MemoryShape shape = memory_shape_of(mg, plan.spec);
     for (const ContextGroup& cg : mg.contexts) {
       fmt::print("  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}{}\n",
                  cg.params.n_ctx, cg.params.n_batch, cg.params.n_ubatch, cg.params.type_k,
@@ -51,10 +55,18 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
                      : "",
                  cg.invalid_reason.empty() ? "" : "  INVALID: " + cg.invalid_reason);
       std::vector<std::string> threads;
-      for (const ThreadSettings& t : cg.threads)
-        threads.push_back(fmt::format("{}/{}{}", t.n_threads, t.n_threads_batch,
-                                      t.cpu_mask.empty() ? "" : "@" + t.cpu_mask));
+      for (size_t i = 0; i < cg.threads.size(); ++i) {
+        const ThreadSettings& t = cg.threads[i];
+        const std::string cotenant = i < cg.cotenants.size() ? cg.cotenants[i] : "";
+        threads.push_back(fmt::format("{}/{}{}{}", t.n_threads, t.n_threads_batch,
+                                      t.cpu_mask.empty() ? "" : "@" + t.cpu_mask,
+                                      cotenant.empty() ? "" : "+" + cotenant_label(cotenant)));
+      }
       fmt::print("    threads (gen/batch): {}\n", fmt::join(threads, " "));
+      const Footprint need = context_footprint(shape, cg.params, mg.load.load_mode);
+      const std::string problem = footprint_problem(need, available, false);
+      fmt::print("    memory ({}): {}{}\n", shape.model_source, footprint_text(need),
+                 problem.empty() ? "" : "\n    DOES NOT FIT: " + problem);
     }
   }
   for (const std::string& w : plan.warnings) fmt::print("warning: {}\n", w);

@@ -17,7 +17,8 @@ std::vector<std::string> g_invocation;
 std::string subcommand_names(const CLI::App& app) {
   std::string names;
   for (const CLI::App* sub : app.get_subcommands({}))
-    names += (names.empty() ? "" : ", ") + sub->get_name();
+    if (!sub->get_group().empty())  // hidden ones (__cotenant) are internal
+      names += (names.empty() ? "" : ", ") + sub->get_name();
   return names;
 }
 
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
   cli::add_l3_command(app, run);
   cli::add_l3_run_command(app, run);
   cli::add_serve_bench_command(app, run);
+  cli::add_cotenant_command(app, run);
   try {
     std::vector<std::string> args = cli::translate_llama_style_flags(argc, argv);
     cli::check_subcommand_name(app, args);

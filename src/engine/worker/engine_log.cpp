@@ -14,14 +14,19 @@ namespace {
 std::atomic<int> g_level{1};  // what still prints: 0 error, 1 + warn, 2 + info, 3 + debug
 std::mutex g_capture_mutex;
 std::string* g_capture = nullptr;  // set while an EngineLogCapture is alive
+bool g_capture_warnings = false;   // kWarnings: errors and warnings are kept
+bool g_capture_info = false;       // kInfo: INFO lines are kept
 
 // True when the text went to the capture instead of the terminal.
 bool captured(int level, const char* text) {
-  if (level > 1) return false;
   std::lock_guard<std::mutex> lock(g_capture_mutex);
   if (!g_capture) return false;
-  *g_capture += text;
-  return level == 1;  // errors are captured and still printed
+  if (level <= 1 && g_capture_warnings) {
+    *g_capture += text;
+    return level == 1;  // errors are captured and still printed
+  }
+  if (level == 2 && g_capture_info) *g_capture += text;  // printed as the filter says
+  return false;
 }
 
 int level_of(ggml_log_level l) {
@@ -51,8 +56,10 @@ void log_filter(ggml_log_level level, const char* text, void*) {
 
 }  // namespace
 
-EngineLogCapture::EngineLogCapture() {
+EngineLogCapture::EngineLogCapture(Level level) {
   std::lock_guard<std::mutex> lock(g_capture_mutex);
+  // A nested capture shares the outer one's buffer, which then keeps its level too.
+  (level == Level::kInfo ? g_capture_info : g_capture_warnings) = true;
   if (g_capture) return;
   g_capture = new std::string();
   owner_ = true;
@@ -63,6 +70,7 @@ EngineLogCapture::~EngineLogCapture() {
   std::lock_guard<std::mutex> lock(g_capture_mutex);
   delete g_capture;
   g_capture = nullptr;
+  g_capture_warnings = g_capture_info = false;
 }
 
 std::string EngineLogCapture::text() const {

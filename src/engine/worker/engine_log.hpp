@@ -14,9 +14,13 @@ void install_engine_log();
 // the terminal (errors still print too): a twin's quantization warns once per
 // tensor whose row is not a multiple of the quant's block, which says nothing
 // a user can act on; the caller writes them to a log and summarizes.
+// With kInfo it keeps the engine's INFO lines instead (its buffer sizes,
+// engine_memory.hpp) and leaves warnings and errors printing as usual; INFO
+// still prints only when MOESWEEP_ENGINE_LOG asks for it.
 class EngineLogCapture {
  public:
-  EngineLogCapture();
+  enum class Level { kWarnings, kInfo };
+  explicit EngineLogCapture(Level level = Level::kWarnings);
   ~EngineLogCapture();
   EngineLogCapture(const EngineLogCapture&) = delete;
   EngineLogCapture& operator=(const EngineLogCapture&) = delete;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/worker/engine_facts.hpp"
+#include "engine/worker/engine_log.hpp"
 #include "engine/worker/expert_gemv.hpp"
 #include "engine/worker/llama_model.hpp"
 #include "engine/worker/quantize.hpp"
@@ -20,6 +21,15 @@ namespace {
 
 namespace wp = worker_protocol;
 using nlohmann::json;
+
+// The engine's INFO lines of a load or a context (its buffer sizes, which its
+// API does not give): moesweep reads them (engine/engine_memory.hpp). Capped,
+// the first lines kept: the buffer lines come early.
+std::string bounded_log(std::string text) {
+  constexpr size_t kMax = size_t{256} << 10;
+  if (text.size() > kMax) text.resize(kMax);
+  return text;
+}
 
 void send(const json& msg) {
   const std::string line = msg.dump() + "\n";
@@ -80,12 +90,17 @@ json Worker::on_context(const json& req) {
   ContextSlot slot;
   if (wp::bool_field(req, "routing", "context request"))
     slot.routing = std::make_unique<BufferedRouting>();
-  slot.ctx = std::make_unique<Context>(*model_, wp::context_params_from(req.at("context")),
-                                       slot.routing.get());
+  std::string log;
+  {
+    EngineLogCapture capture(EngineLogCapture::Level::kInfo);  // its KV and compute buffers
+    slot.ctx = std::make_unique<Context>(*model_, wp::context_params_from(req.at("context")),
+                                         slot.routing.get());
+    log = bounded_log(capture.text());
+  }
   const int id = next_id_++;
   const int n_ctx = slot.ctx->n_ctx();
   contexts_.emplace(id, std::move(slot));
-  return {{"ok", true}, {"ctx", id}, {"n_ctx", n_ctx}};
+  return {{"ok", true}, {"ctx", id}, {"n_ctx", n_ctx}, {"engine_log", log}};
 }
 
 json Worker::on_decode(const json& req) {
@@ -113,8 +128,13 @@ json Worker::handle(const json& req) {
   if (op == "hello") return hello_reply();
   if (op == "load") {
     if (model_) throw EngineError("this worker holds a model already");
-    model_ = std::make_unique<Model>(wp::load_params_from(req.at("model")));
-    return {{"ok", true}, {"facts", wp::to_json(model_->facts())}};
+    std::string log;
+    {
+      EngineLogCapture capture(EngineLogCapture::Level::kInfo);  // its model buffers
+      model_ = std::make_unique<Model>(wp::load_params_from(req.at("model")));
+      log = bounded_log(capture.text());
+    }
+    return {{"ok", true}, {"facts", wp::to_json(model_->facts())}, {"engine_log", log}};
   }
   if (op == "context") return on_context(req);
   if (op == "free") {
