@@ -2,6 +2,7 @@
 
 #include "hw/build_info.hpp"
 #include "hw/topology.hpp"
+#include "results/run_meta.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::cli {
