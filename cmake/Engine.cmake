@@ -50,7 +50,7 @@ elseif(MOESWEEP_ENGINE_BUILD_DIR)
   find_package(Threads REQUIRED)
   add_library(ggml-base STATIC IMPORTED GLOBAL)
   set_target_properties(ggml-base PROPERTIES IMPORTED_LOCATION ${_engine}/ggml/src/libggml-base.a
-    INTERFACE_INCLUDE_DIRECTORIES "${_inc}" INTERFACE_LINK_LIBRARIES "m;Threads::Threads")
+    INTERFACE_INCLUDE_DIRECTORIES "${_inc}" INTERFACE_LINK_LIBRARIES "m;Threads::Threads;$<LINK_ONLY:OpenMP::OpenMP_CXX>")
   add_library(ggml-cpu STATIC IMPORTED GLOBAL)
   set_target_properties(ggml-cpu PROPERTIES IMPORTED_LOCATION ${_engine}/ggml/src/libggml-cpu.a
     INTERFACE_INCLUDE_DIRECTORIES "${_inc}" INTERFACE_LINK_LIBRARIES "ggml-base;OpenMP::OpenMP_CXX")

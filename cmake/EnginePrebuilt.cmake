@@ -39,6 +39,10 @@ set_target_properties(llama PROPERTIES IMPORTED_LOCATION "${_lib}/libllama.${MOE
   INTERFACE_INCLUDE_DIRECTORIES "${_inc}" INTERFACE_LINK_LIBRARIES ggml)
 add_library(ggml-cpu INTERFACE IMPORTED GLOBAL)  # loaded at run time, see above
 set(MOESWEEP_ENGINE_BACKEND_DIR "${_lib}")
-set(MOESWEEP_ENGINE_BUILD_TEXT "prebuilt ${MOESWEEP_ENGINE_PACKAGE}")
+if(MOESWEEP_ENGINE_PACKAGE)
+  set(MOESWEEP_ENGINE_BUILD_TEXT "prebuilt ${MOESWEEP_ENGINE_PACKAGE}")
+else()
+  set(MOESWEEP_ENGINE_BUILD_TEXT "prebuilt (libraries in ${MOESWEEP_ENGINE_LIB_DIR})")
+endif()
 set(MOESWEEP_ENGINE_STATIC_VARIANT "")
 message(STATUS "moesweep: prebuilt engine ${MOESWEEP_ENGINE_RELEASE} from ${_lib}")

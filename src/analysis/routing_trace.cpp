@@ -5,10 +5,12 @@
 
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <vector>
 
+#include "engine/engine_limits.hpp"
 #include "model/gguf_inspect.hpp"
 #include "util/error.hpp"
+#include "util/json_fields.hpp"
 #include "util/json_file.hpp"
 
 namespace moesweep {
@@ -17,6 +19,14 @@ namespace {
 constexpr char kMagic[] = "MOESWEEP-ROUTING-TRACE 1\n";
 constexpr size_t kMagicLen = sizeof kMagic - 1;
 constexpr size_t kStepHeaderBytes = 8;
+// Caps that no trace of ours reaches: the header line, a step's tokens (one
+// micro-batch), all the ids (2^31 of them: 4 GiB), an expert count (ids are
+// u16), a model's bytes (1 PiB).
+constexpr size_t kMaxHeaderBytes = 1u << 20;
+constexpr uint32_t kMaxStepTokens = 1u << 24;
+constexpr uint64_t kMaxTraceIds = uint64_t{1} << 31;
+constexpr int kMaxTraceExperts = 65535;
+constexpr uint64_t kMaxModelBytes = uint64_t{1} << 50;
 
 // "blk.12.ffn_up_exps.weight" -> 12; -1 when the name has no block number.
 int block_of(const std::string& name) {
@@ -96,34 +106,38 @@ nlohmann::json to_json(const TraceModel& m) {
           {"extra", m.extra}};
 }
 
-TraceModel trace_model_from_json(const nlohmann::json& j) {
+TraceModel trace_model_from_json(const nlohmann::json& j, const std::string& origin) {
+  const JsonFields f(j, origin, "header");
   TraceModel m;
-  try {
-    m.path = j.value("path", "");
-    m.arch = j.value("arch", "");
-    m.description = j.value("description", "");
-    m.n_layer = j.at("n_layer").get<int>();
-    m.n_expert = j.at("n_expert").get<int>();
-    m.n_expert_used = j.at("n_expert_used").get<int>();
-    m.expert_bytes = j.at("expert_bytes").get<std::vector<uint64_t>>();
-    m.hot_bytes = j.at("hot_bytes").get<uint64_t>();
-    m.routed_bytes_total = j.at("routed_bytes_total").get<uint64_t>();
-    m.hidden = j.value("hidden", int64_t{0});
-    m.expert_ff = j.value("expert_ff", int64_t{0});
-    m.expert_matrix_types = j.value("expert_matrix_types", std::vector<std::string>{});
-    if (m.expert_matrix_types.size() > 4) m.expert_matrix_types.clear();
-    m.extra = j.value("extra", nlohmann::json::object());
-  } catch (const nlohmann::json::exception& e) {
-    throw UserError(fmt::format("routing trace header is malformed: {}", e.what()),
-                    "n_layer, n_expert, n_expert_used, expert_bytes, hot_bytes, routed_bytes_total",
-                    "record the trace again with `moesweep trace MODEL`");
+  m.path = f.text("path");
+  m.arch = f.text("arch");
+  m.description = f.text("description");
+  m.hidden = f.integer("hidden", 0, int64_t{1} << 24, 0);
+  m.expert_ff = f.integer("expert_ff", 0, int64_t{1} << 24, 0);
+  if (f.has("expert_matrix_types")) m.expert_matrix_types = f.texts("expert_matrix_types");
+  if (m.expert_matrix_types.size() > 4) m.expert_matrix_types.clear();  // gate, up, down (+ fused)
+  for (const char* key :
+       {"n_layer", "n_expert", "n_expert_used", "expert_bytes", "hot_bytes", "routed_bytes_total"})
+    if (!f.has(key)) f.fail(key, "the traced model's facts, as `moesweep trace` writes them");
+  m.n_layer = static_cast<int>(f.integer("n_layer", 1, engine_limits::kMaxLayers, 0));
+  m.n_expert = static_cast<int>(f.integer("n_expert", 1, kMaxTraceExperts, 0));
+  m.n_expert_used = static_cast<int>(f.integer("n_expert_used", 1, m.n_expert, 0));
+  m.hot_bytes = f.unsigned_integer("hot_bytes", kMaxModelBytes, 0);
+  m.routed_bytes_total = f.unsigned_integer("routed_bytes_total", kMaxModelBytes, 0);
+  const nlohmann::json& bytes = f.array("expert_bytes");
+  if (bytes.size() != static_cast<size_t>(m.n_layer))
+    f.fail("expert_bytes", fmt::format("one byte count per layer ({})", m.n_layer));
+  uint64_t sum = 0;
+  for (const auto& b : bytes) {
+    if (!b.is_number_unsigned() || b.get<uint64_t>() > kMaxModelBytes)
+      f.fail("expert_bytes", fmt::format("byte counts from 0 to {}", kMaxModelBytes));
+    m.expert_bytes.push_back(b.get<uint64_t>());
+    sum += m.expert_bytes.back();  // at most 512 x 2^50: no overflow
   }
-  if (m.n_layer <= 0 || m.n_expert <= 0 || m.n_expert > 65535 || m.n_expert_used <= 0 ||
-      m.expert_bytes.size() != static_cast<size_t>(m.n_layer))
-    throw UserError(
-        "routing trace header has impossible model facts",
-        "n_layer > 0, 0 < n_expert <= 65535, n_expert_used > 0, one expert_bytes per layer",
-        "record the trace again with `moesweep trace MODEL`");
+  // Every layer's experts are part of the routed total: n_expert of each.
+  if (sum > m.routed_bytes_total / static_cast<uint64_t>(m.n_expert))
+    f.fail("expert_bytes", "per-layer expert sizes whose n_expert copies fit routed_bytes_total");
+  m.extra = f.object("extra").json();
   return m;
 }
 
@@ -174,39 +188,145 @@ std::string serialize_routing_trace(const RoutingTrace& trace) {
   return out;
 }
 
-RoutingTrace parse_routing_trace(const std::string& raw, const std::string& what) {
-  if (raw.compare(0, kMagicLen, kMagic) != 0)
+namespace {
+
+// The bytes of a trace, decompressed or not, read piece by piece: nothing is
+// held beyond the piece asked for, so a file can never decompress into more
+// memory than its header and steps are allowed (a zstd bomb stops at its first
+// wrong byte or at a cap).
+class TraceBytes {
+ public:
+  virtual ~TraceBytes() = default;
+  // Exactly n bytes into dst; false at the end of the data.
+  virtual bool read(char* dst, size_t n) = 0;
+  virtual uint64_t offset() const = 0;
+};
+
+class StringBytes : public TraceBytes {
+ public:
+  explicit StringBytes(const std::string& raw) : raw_(raw) {}
+  bool read(char* dst, size_t n) override {
+    if (raw_.size() - at_ < n) return false;
+    std::memcpy(dst, raw_.data() + at_, n);
+    at_ += n;
+    return true;
+  }
+  uint64_t offset() const override { return at_; }
+
+ private:
+  const std::string& raw_;
+  size_t at_ = 0;
+};
+
+class ZstdBytes : public TraceBytes {
+ public:
+  ZstdBytes(const std::filesystem::path& path, std::string what)
+      : in_(path, std::ios::binary),
+        what_(std::move(what)),
+        ds_(ZSTD_createDStream()),
+        buf_(ZSTD_DStreamInSize()) {}
+  ~ZstdBytes() override { ZSTD_freeDStream(ds_); }
+  ZstdBytes(const ZstdBytes&) = delete;
+  ZstdBytes& operator=(const ZstdBytes&) = delete;
+
+  bool read(char* dst, size_t n) override {
+    ZSTD_outBuffer out{dst, n, 0};
+    while (out.pos < out.size) {
+      if (zin_.pos == zin_.size && !refill()) return false;
+      const size_t rc = ZSTD_decompressStream(ds_, &out, &zin_);
+      if (ZSTD_isError(rc))
+        throw bad_trace(what_, std::string("is not valid zstd: ") + ZSTD_getErrorName(rc));
+      frame_done_ = rc == 0;
+    }
+    at_ += n;
+    return true;
+  }
+  uint64_t offset() const override { return at_; }
+  // All input read and the last frame complete.
+  bool ended_cleanly() {
+    char c;
+    return !read(&c, 1) && frame_done_;
+  }
+
+ private:
+  bool refill() {
+    in_.read(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    const size_t got = static_cast<size_t>(in_.gcount());
+    zin_ = {buf_.data(), got, 0};
+    return got > 0;
+  }
+  std::ifstream in_;
+  std::string what_;
+  ZSTD_DStream* ds_;
+  std::vector<char> buf_;
+  ZSTD_inBuffer zin_{nullptr, 0, 0};
+  bool frame_done_ = false;
+  uint64_t at_ = 0;
+};
+
+// The magic and the header line: at most kMaxHeaderBytes, read byte by byte.
+TraceModel read_header(TraceBytes& in, const std::string& what) {
+  char magic[kMagicLen];
+  if (!in.read(magic, kMagicLen) || std::memcmp(magic, kMagic, kMagicLen) != 0)
     throw bad_trace(what, "does not start with the trace header");
-  const size_t eol = raw.find('\n', kMagicLen);
-  if (eol == std::string::npos) throw bad_trace(what, "has no header line");
+  std::string line;
+  for (char c; line.size() <= kMaxHeaderBytes;) {
+    if (!in.read(&c, 1)) throw bad_trace(what, "has no header line");
+    if (c == '\n') {
+      const auto header = parse_json_or_discarded(line);
+      if (!header.is_object()) throw bad_trace(what, "has a header that is not a JSON object");
+      return trace_model_from_json(header, "routing trace '" + what + "'");
+    }
+    line += c;
+  }
+  throw bad_trace(what, fmt::format("has a header line longer than {} KiB", kMaxHeaderBytes >> 10));
+}
+
+// One step: its 8-byte head checked against the model and the caps before its
+// ids are read. False at the end of the data.
+bool read_step(TraceBytes& in, RoutingTrace& t, const std::string& what) {
+  char head[kStepHeaderBytes];
+  const uint64_t at = in.offset();
+  if (!in.read(head, 1)) return false;
+  if (!in.read(head + 1, kStepHeaderBytes - 1))
+    throw bad_trace(what, fmt::format("is truncated at byte {}", at));
+  const std::string h(head, kStepHeaderBytes);
+  TraceStep s;
+  s.phase = static_cast<TracePhase>(get<uint8_t>(h, 0));
+  s.n_used = get<uint8_t>(h, 1);
+  s.layer = get<uint16_t>(h, 2);
+  s.n_tokens = get<uint32_t>(h, 4);
+  const uint64_t n = static_cast<uint64_t>(s.n_tokens) * s.n_used;
+  if (static_cast<uint8_t>(s.phase) > 1 || s.layer >= t.model.n_layer || s.n_used == 0 ||
+      s.n_used > t.model.n_expert || s.n_tokens > kMaxStepTokens)
+    throw bad_trace(what, fmt::format("has a broken step at byte {}", at));
+  if (t.ids.size() + n > kMaxTraceIds)
+    throw bad_trace(what, fmt::format("holds more than {} expert ids (a trace of ours has fewer)",
+                                      kMaxTraceIds));
+  s.first_id = t.ids.size();
+  t.ids.resize(t.ids.size() + n);
+  if (!in.read(reinterpret_cast<char*>(t.ids.data() + s.first_id), n * 2))
+    throw bad_trace(what, fmt::format("is truncated in the step at byte {}", at));
+  for (uint64_t i = s.first_id; i < t.ids.size(); ++i)
+    if (t.ids[i] >= t.model.n_expert)
+      throw bad_trace(what, fmt::format("names expert {} of {}", t.ids[i], t.model.n_expert));
+  t.steps.push_back(s);
+  return true;
+}
+
+RoutingTrace parse_trace(TraceBytes& in, const std::string& what) {
   RoutingTrace t;
-  const auto header =
-      parse_json_or_discarded(std::string_view(raw).substr(kMagicLen, eol - kMagicLen));
-  if (!header.is_object()) throw bad_trace(what, "has a header that is not a JSON object");
-  t.model = trace_model_from_json(header);
-  for (size_t at = eol + 1; at < raw.size();) {
-    if (raw.size() - at < kStepHeaderBytes)
-      throw bad_trace(what, fmt::format("is truncated at byte {}", at));
-    TraceStep s;
-    s.phase = static_cast<TracePhase>(get<uint8_t>(raw, at));
-    s.n_used = get<uint8_t>(raw, at + 1);
-    s.layer = get<uint16_t>(raw, at + 2);
-    s.n_tokens = get<uint32_t>(raw, at + 4);
-    at += kStepHeaderBytes;
-    const uint64_t n = static_cast<uint64_t>(s.n_tokens) * s.n_used;
-    if (static_cast<uint8_t>(s.phase) > 1 || s.layer >= t.model.n_layer || s.n_used == 0 ||
-        s.n_used > t.model.n_expert || n * 2 > raw.size() - at)
-      throw bad_trace(what, fmt::format("has a broken step at byte {}", at - kStepHeaderBytes));
-    s.first_id = t.ids.size();
-    t.ids.resize(t.ids.size() + n);
-    std::memcpy(t.ids.data() + s.first_id, raw.data() + at, n * 2);
-    at += n * 2;
-    for (uint64_t i = s.first_id; i < t.ids.size(); ++i)
-      if (t.ids[i] >= t.model.n_expert)
-        throw bad_trace(what, fmt::format("names expert {} of {}", t.ids[i], t.model.n_expert));
-    t.steps.push_back(s);
+  t.model = read_header(in, what);
+  while (read_step(in, t, what)) {
   }
   return t;
+}
+
+}  // namespace
+
+RoutingTrace parse_routing_trace(const std::string& raw, const std::string& what) {
+  StringBytes in(raw);
+  return parse_trace(in, what);
 }
 
 uint64_t write_routing_trace(const RoutingTrace& trace, const std::filesystem::path& path) {
@@ -223,31 +343,11 @@ uint64_t write_routing_trace(const RoutingTrace& trace, const std::filesystem::p
 }
 
 RoutingTrace read_routing_trace(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw UserError(fmt::format("cannot open routing trace '{}'", path.string()),
-                    "a routing.trace.zst written by `moesweep trace`", "check the path");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string packed = ss.str();
-  std::string raw;
-  ZSTD_DStream* ds = ZSTD_createDStream();
-  ZSTD_inBuffer zin{packed.data(), packed.size(), 0};
-  std::string chunk(ZSTD_DStreamOutSize(), '\0');
-  size_t rc = 1;
-  for (;;) {
-    ZSTD_outBuffer zout{chunk.data(), chunk.size(), 0};
-    rc = ZSTD_decompressStream(ds, &zout, &zin);
-    if (ZSTD_isError(rc)) break;
-    raw.append(chunk.data(), zout.pos);
-    if (zin.pos == zin.size && zout.pos < zout.size) break;  // all input read, all output out
-  }
-  ZSTD_freeDStream(ds);
-  if (packed.empty() || ZSTD_isError(rc) || rc != 0)
-    throw bad_trace(path.string(), ZSTD_isError(rc)
-                                       ? std::string("is not valid zstd: ") + ZSTD_getErrorName(rc)
-                                       : "is empty or truncated");
-  return parse_routing_trace(raw, path.string());
+  require_regular_file(path, "routing trace");
+  ZstdBytes in(path, path.string());
+  RoutingTrace t = parse_trace(in, path.string());
+  if (!in.ended_cleanly()) throw bad_trace(path.string(), "is truncated (its zstd frame is cut)");
+  return t;
 }
 
 }  // namespace moesweep

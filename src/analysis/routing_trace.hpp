@@ -39,7 +39,10 @@ struct TraceModel {
 };
 TraceModel trace_model_from(const GgufInspection& m);
 nlohmann::json to_json(const TraceModel& m);
-TraceModel trace_model_from_json(const nlohmann::json& j);  // UserError when malformed
+// The header's model facts, each checked for type and range (n_layer within
+// the engine's layers, 1 <= n_expert_used <= n_expert, byte counts within
+// 1 PiB and consistent with routed_bytes_total); UserError naming the field.
+TraceModel trace_model_from_json(const nlohmann::json& j, const std::string& origin);
 
 // One MoE layer of one micro-batch.
 struct TraceStep {
@@ -75,7 +78,10 @@ class TraceRecorder : public RoutingObserver {
 
 // Writes `trace` zstd-compressed (level 3); returns the bytes written.
 uint64_t write_routing_trace(const RoutingTrace& trace, const std::filesystem::path& path);
-// Reads and checks a trace; UserError naming the file and the problem.
+// Reads and checks a trace; UserError naming the file and the problem. The
+// file is decompressed as it is parsed, with caps on the header line and on
+// each step checked before its bytes are read, so a zstd bomb or /dev/zero
+// costs no more memory than a real trace.
 RoutingTrace read_routing_trace(const std::filesystem::path& path);
 // The same from the bytes of a decompressed trace (tests, hand-made traces).
 RoutingTrace parse_routing_trace(const std::string& raw, const std::string& what);

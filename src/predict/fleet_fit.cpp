@@ -10,15 +10,17 @@
 
 #include "results/run_source.hpp"
 #include "util/error.hpp"
+#include "util/json_fields.hpp"
 #include "util/json_file.hpp"
+#include "util/paths.hpp"
 
 namespace moesweep {
 namespace {
 
-// The probe's figure at `threads` in one meta.json "bandwidth" object (0: not probed).
-double probed_at(const nlohmann::json& b, int threads) {
-  for (const auto& p : b.value("by_threads", nlohmann::json::array()))
-    if (p.is_object() && p.value("threads", 0) == threads) return p.value("gbps", 0.0);
+// The probe's figure at `threads` in one "bandwidth" fact (0: not probed).
+double probed_at(const BandwidthFacts& b, int threads) {
+  for (const ThreadBandwidth& p : b.by_threads)
+    if (p.threads == threads) return p.gbps;
   return 0;
 }
 
@@ -26,16 +28,16 @@ double probed_at(const nlohmann::json& b, int threads) {
 // the thread count of the decode it is compared with, where the probe ran that
 // many threads: 2 threads of a 16-core host pull far less than its peak. Else
 // the peak (threads 0). A hardware profile's theoretical figure is no measurement.
-std::optional<FleetBandwidth> measured_bandwidth(const nlohmann::json& meta, int threads) {
-  std::vector<nlohmann::json> figures;
-  const nlohmann::json merge = meta.value("merge", nlohmann::json::object());
-  for (const auto& s : merge.value("sources", nlohmann::json::array()))
-    if (s.is_object() && s.contains("bandwidth")) figures.push_back(s["bandwidth"]);
-  if (figures.empty() && meta.contains("bandwidth")) figures.push_back(meta["bandwidth"]);
+std::optional<FleetBandwidth> measured_bandwidth(const RunMeta& meta, int threads) {
+  std::vector<BandwidthFacts> figures;
+  if (meta.merge)
+    for (const MergeSource& s : meta.merge->sources)
+      if (s.bandwidth) figures.push_back(*s.bandwidth);
+  if (figures.empty() && meta.bandwidth) figures.push_back(*meta.bandwidth);
   std::optional<FleetBandwidth> peak, at_threads;
-  for (const nlohmann::json& b : figures) {
-    if (!b.is_object() || b.value("source", "") != "measured") continue;
-    const double gbps = b.value("gbps", 0.0), at = probed_at(b, threads);
+  for (const BandwidthFacts& b : figures) {
+    if (b.source != "measured") continue;
+    const double gbps = b.gbps, at = probed_at(b, threads);
     if (gbps > 0 && (!peak || gbps > peak->gbps)) peak = FleetBandwidth{gbps, 0};
     if (at > 0 && (!at_threads || at > at_threads->gbps)) at_threads = FleetBandwidth{at, threads};
   }
@@ -51,13 +53,13 @@ double recorded_bytes(const Record& r) {
 
 FleetHost host_of(const FleetMember& m, int n_kv) {
   FleetHost h;
-  const nlohmann::json node = m.meta.value("node", nlohmann::json::object());
-  h.hosts = fmt::format("{}", fmt::join(m.meta.value("hosts", std::vector<std::string>{}), ","));
-  if (h.hosts.empty()) h.hosts = node.value("host", "?");
-  h.machine = m.meta.value("machine_class", nlohmann::json::object()).value("id", "");
-  h.cpu = node.value("cpu_model", "?");
-  h.hardware_profile = node.value("hardware_profile", "");
-  h.logical_cpus = node.value("logical_cpus", 0);
+  const NodeFacts node = m.meta.node.value_or(NodeFacts{"?", "?", "", 0, {}});
+  h.hosts = fmt::format("{}", fmt::join(m.meta.hosts, ","));
+  if (h.hosts.empty()) h.hosts = node.host;
+  h.machine = m.meta.machine_class ? machine_class_id(*m.meta.machine_class) : "";
+  h.cpu = node.cpu_model;
+  h.hardware_profile = node.hardware_profile;
+  h.logical_cpus = node.logical_cpus;
   h.n_kv = n_kv;
   int threads = 0;
   for (const Record& r : m.records) {
@@ -83,12 +85,15 @@ Fleet load_fleet(const std::filesystem::path& dir) {
                     "the --out of `moesweep merge` over runs of several machine classes",
                     "merge the shard runs of every host: moesweep merge RUNS... --out FLEET");
   }
+  const std::string origin = (dir / "fleet.json").string();
   const nlohmann::json index = read_json_file(dir / "fleet.json", "fleet index");
-  Fleet f{dir, index.value("plan_id", "?"), {}};
-  for (const auto& m : index.value("runs", nlohmann::json::array())) {
-    const std::filesystem::path run = dir / m.value("dir", "");
-    f.members.push_back({read_json_file(run / "meta.json", "run metadata"),
-                         read_records_jsonl(run / "records.jsonl")});
+  const JsonFields fields(index, origin);
+  Fleet f{dir, fields.text("plan_id", "?"), {}};
+  for (const JsonFields& m : fields.objects("runs")) {
+    const std::string sub = m.text("dir");
+    check_path_component(sub, "run folder", origin);  // the runs lie inside the fleet
+    const std::filesystem::path run = dir / sub;
+    f.members.push_back({read_run_meta(run), read_records_jsonl(run / "records.jsonl")});
   }
   return f;
 }

@@ -12,11 +12,12 @@
 
 #include "predict/decode_prediction.hpp"
 #include "results/record.hpp"
+#include "results/run_meta.hpp"
 
 namespace moesweep {
 
 struct FleetMember {
-  nlohmann::json meta;  // the merged run's meta.json
+  RunMeta meta;  // the merged run's meta.json
   std::vector<Record> records;
 };
 
@@ -26,8 +27,9 @@ struct Fleet {
   std::vector<FleetMember> members;  // one per machine class
 };
 
-// DIR/fleet.json's index and each machine class's merged run. Throws
-// UserError when DIR is no fleet directory.
+// DIR/fleet.json's index and each machine class's merged run (typed readers;
+// a run's "dir" must be a folder inside DIR). Throws UserError when DIR is no
+// fleet directory.
 Fleet load_fleet(const std::filesystem::path& dir);
 
 // Shallowest / deepest depth any member measured a point at (-1: none).

@@ -19,9 +19,9 @@ nlohmann::json number_or_null(double v) {
 }
 
 std::string l3_mib(const FleetMember& m) {
-  const nlohmann::json mc = m.meta.value("machine_class", nlohmann::json::object());
-  const nlohmann::json l3 = mc.value("l3_bytes", nlohmann::json());
-  return l3.is_number() ? fmt::format("{:.0f}", l3.get<double>() / (1 << 20)) : "-";
+  const auto& mc = m.meta.machine_class;
+  return mc && mc->l3_bytes ? fmt::format("{:.0f}", static_cast<double>(*mc->l3_bytes) / (1 << 20))
+                            : "-";
 }
 
 // The bandwidth the efficiency is taken against: the probe's figure at the
@@ -47,12 +47,12 @@ nlohmann::json depth_json(const FleetHost& h) {
 
 // "v0.4.0 80fb11a GGML_NATIVE"; the target is absent in runs before it was recorded.
 std::string engine_of(const FleetMember& m) {
-  const nlohmann::json build = m.meta.value("build", nlohmann::json::object());
-  const nlohmann::json engine = build.value("engine", nlohmann::json::object());
+  if (!m.meta.build) return "? ?";
+  const BuildFacts& build = *m.meta.build;
   std::string out =
-      fmt::format("{} {}", engine.value("release", "?"), engine.value("commit", "?").substr(0, 7));
-  if (build.contains("engine_target"))
-    out += fmt::format(" {}", build.value("engine_target", std::string("?")));
+      fmt::format("{} {}", build.engine.release.empty() ? "?" : build.engine.release,
+                  build.engine.commit.empty() ? "?" : build.engine.commit.substr(0, 7));
+  if (!build.engine_target.empty()) out += fmt::format(" {}", build.engine_target);
   return out;
 }
 
@@ -85,9 +85,8 @@ std::string fleet_engine_note(const std::vector<FleetMember>& members) {
   if (!differ) return "";
   std::vector<std::string> named;
   for (size_t i = 0; i < members.size(); ++i) {
-    const nlohmann::json node = members[i].meta.value("node", nlohmann::json::object());
-    named.push_back(fmt::format("{} ({} CPUs): {}", node.value("host", "?"),
-                                node.value("logical_cpus", 0), engines[i]));
+    const NodeFacts node = members[i].meta.node.value_or(NodeFacts{"?", "", "", 0, {}});
+    named.push_back(fmt::format("{} ({} CPUs): {}", node.host, node.logical_cpus, engines[i]));
   }
   return fmt::format(
       "Engine builds differ across hosts, so their speeds mix hardware with build: {}.",
@@ -124,21 +123,22 @@ nlohmann::json fleet_table_json(const std::vector<FleetMember>& members) {
   nlohmann::json rows = nlohmann::json::array();
   for (size_t i = 0; i < members.size(); ++i) {
     const FleetHost& a = at0[i];
-    const nlohmann::json mc = members[i].meta.value("machine_class", nlohmann::json::object());
-    rows.push_back({{"hosts", a.hosts},
-                    {"machine", a.machine},
-                    {"cpu", a.cpu},
-                    {"logical_cpus", a.logical_cpus},
-                    {"l3_bytes", mc.value("l3_bytes", nlohmann::json())},
-                    {"bandwidth_gbps", a.bandwidth_gbps ? nlohmann::json(*a.bandwidth_gbps)
-                                                        : nlohmann::json(nullptr)},
-                    {"bandwidth_threads", a.bandwidth_threads},
-                    {"bandwidth_text", a.bandwidth_gbps ? "measured" : kNoBandwidth},
-                    {"tps_per_kusd", number_or_null(host_cost(a).tps_per_kusd.value_or(0))},
-                    {"joules_per_token", number_or_null(host_cost(a).joules_per_token.value_or(0))},
-                    {"shallow", depth_json(a)},
-                    {"deep", depth_json(at1[i])},
-                    {"points", members[i].records.size()}});
+    const auto& mc = members[i].meta.machine_class;
+    rows.push_back(
+        {{"hosts", a.hosts},
+         {"machine", a.machine},
+         {"cpu", a.cpu},
+         {"logical_cpus", a.logical_cpus},
+         {"l3_bytes", mc && mc->l3_bytes ? nlohmann::json(*mc->l3_bytes) : nlohmann::json(nullptr)},
+         {"bandwidth_gbps",
+          a.bandwidth_gbps ? nlohmann::json(*a.bandwidth_gbps) : nlohmann::json(nullptr)},
+         {"bandwidth_threads", a.bandwidth_threads},
+         {"bandwidth_text", a.bandwidth_gbps ? "measured" : kNoBandwidth},
+         {"tps_per_kusd", number_or_null(host_cost(a).tps_per_kusd.value_or(0))},
+         {"joules_per_token", number_or_null(host_cost(a).joules_per_token.value_or(0))},
+         {"shallow", depth_json(a)},
+         {"deep", depth_json(at1[i])},
+         {"points", members[i].records.size()}});
   }
   return rows;
 }

@@ -28,15 +28,13 @@ void environment_section(std::string& out, const LoadedRun& run) {
   out += "## Environment\n\n";
   out += fmt::format("- source: {} `{}`\n", run.source, run.label);
   if (!run.run_id.empty()) out += fmt::format("- run id: `{}`\n", run.run_id);
-  if (run.meta.empty()) {
+  if (!run.meta) {
     out += "- no meta.json with this run: engine, CPU and build are unknown\n\n";
     return;
   }
-  if (run.meta.contains("status")) {
-    out += fmt::format("- status: **{}**\n", run.meta["status"].dump());
-  }
+  out += fmt::format("- status: **\"{}\"**\n", run_status_name(run.meta->status));
   MarkdownTable table({"fact", "value"});
-  const nlohmann::json flat = run.meta.flatten();  // items() must not outlive it
+  const nlohmann::json flat = to_json(*run.meta).flatten();  // items() must not outlive it
   for (const auto& [key, value] : flat.items()) {
     std::string text = value.is_string() ? value.get<std::string>() : value.dump();
     if (text.size() > 120) text = text.substr(0, 117) + "...";

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 
+#include "results/run_meta.hpp"
+#include "results/run_source.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
+#include "util/paths.hpp"
 
 namespace moesweep {
 namespace {
@@ -28,30 +30,38 @@ std::vector<fs::path> run_dirs_in(const fs::path& dir) {
   return out;
 }
 
-nlohmann::ordered_json read_meta_ordered(const fs::path& dir) {
-  std::ifstream in(dir / "meta.json");
-  if (!in) return nlohmann::ordered_json::object();
-  auto j = nlohmann::ordered_json::parse(in, nullptr, false);
-  return j.is_object() ? j : nlohmann::ordered_json::object();
-}
-
 std::string class_list(const std::vector<BaselineClassDir>& classes) {
   std::string out;
   for (const auto& c : classes) out += (out.empty() ? "" : ", ") + c.dir.filename().string();
   return out.empty() ? "none" : out;
 }
 
-std::string copy_records_stripped(const fs::path& from, const fs::path& to) {
-  std::ifstream in(from);
-  std::string out;
-  for (std::string line; std::getline(in, line);) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto j = nlohmann::ordered_json::parse(line, nullptr, false);
-    if (j.is_discarded()) continue;  // a torn last line of a killed run
-    out += strip_machine_paths(j).dump() + "\n";
-  }
-  write_file_atomically(to, out);
+// The records, checked by the records reader (a line that is no record is
+// refused, naming it), as lines without machine paths; a torn last line is
+// left out. Read whole before anything is written.
+struct StrippedRecords {
+  std::string text;
+  std::optional<TornLine> torn;
+};
+StrippedRecords stripped_records(const fs::path& from) {
+  StrippedRecords out{{}, read_records_file(from).torn};
+  for (const JsonlLine& line : read_jsonl_file(from, "records file").lines)
+    out.text += strip_machine_paths(line.value).dump() + "\n";
   return out;
+}
+
+// Oldest first, the members past `keep` other than the one just added.
+void prune_class(const fs::path& class_dir, const fs::path& added, int keep,
+                 std::vector<fs::path>& removed) {
+  std::vector<fs::path> members = run_dirs_in(class_dir);
+  size_t left = members.size();
+  for (const fs::path& m : members) {
+    if (keep <= 0 || left <= static_cast<size_t>(keep)) break;
+    if (m == added) continue;
+    fs::remove_all(m);
+    removed.push_back(m);
+    --left;
+  }
 }
 
 }  // namespace
@@ -71,8 +81,9 @@ std::vector<BaselineClassDir> baseline_classes(const fs::path& store) {
     if (!e.is_directory() || is_run_dir(e.path())) continue;
     const auto runs = run_dirs_in(e.path());
     if (runs.empty()) continue;
-    const nlohmann::json meta = read_meta_ordered(runs.back());
-    out.push_back({e.path(), machine_class_from_meta(meta), static_cast<int>(runs.size())});
+    const std::optional<RunMeta> meta = read_run_meta_if_present(runs.back());
+    out.push_back(
+        {e.path(), meta ? machine_class_of(*meta) : MachineClass{}, static_cast<int>(runs.size())});
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.dir < b.dir; });
   return out;
@@ -98,45 +109,50 @@ fs::path require_baseline_class(const fs::path& store, const MachineClass& machi
                   store.string()));
 }
 
-nlohmann::ordered_json strip_machine_paths(const nlohmann::ordered_json& j) {
+nlohmann::json strip_machine_paths(const nlohmann::json& j) {
   if (j.is_string()) {
     const std::string& s = j.get_ref<const std::string&>();
     if (s.size() > 1 && s.front() == '/') return fs::path(s).filename().string();
     return j;
   }
   if (!j.is_structured()) return j;
-  nlohmann::ordered_json out = j;
+  nlohmann::json out = j;
   for (auto it = out.begin(); it != out.end(); ++it) *it = strip_machine_paths(*it);
   return out;
 }
 
-fs::path record_baseline(const fs::path& run_dir, const fs::path& store, int keep) {
+BaselineAdded record_baseline(const fs::path& run_dir, const fs::path& store, int keep) {
   if (!is_run_dir(run_dir)) {
     throw UserError(fmt::format("'{}' is not a run directory", run_dir.string()),
                     "a directory with records.jsonl and meta.json written by `moesweep sweep`",
                     "name the run directory the sweep printed");
   }
-  nlohmann::ordered_json meta = read_meta_ordered(run_dir);
-  const MachineClass machine = machine_class_from_meta(meta);
+  RunMeta meta = read_run_meta(run_dir);
+  const MachineClass machine = machine_class_of(meta);
   if (!machine.known) {
     throw UserError(fmt::format("'{}' has no machine facts in meta.json", run_dir.string()),
                     "a run of `moesweep sweep` (meta.json with build and CPU facts)",
                     "record a baseline from a run made by this moesweep");
   }
-  if (!meta.contains("machine_class")) meta["machine_class"] = to_json(machine);
-  const std::string run_id = meta.value("run_id", run_dir.filename().string());
+  if (!meta.machine_class) meta.machine_class = machine;
+  // The run id names the member's folder: it must stay inside the class folder.
+  check_path_component(meta.run_id, "run id", (run_dir / "meta.json").string());
+  const StrippedRecords records = stripped_records(run_dir / "records.jsonl");
+  BaselineAdded added;
   const fs::path class_dir = store / machine_class_id(machine);
-  const fs::path member = class_dir / run_id;
-  fs::create_directories(member);
-  copy_records_stripped(run_dir / "records.jsonl", member / "records.jsonl");
-  write_file_atomically(member / "meta.json", strip_machine_paths(meta).dump(2) + "\n");
+  added.member = class_dir / meta.run_id;
+  fs::create_directories(added.member);
+  write_file_atomically(added.member / "records.jsonl", records.text);
+  if (records.torn) added.notes.push_back(torn_line_note(run_dir / "records.jsonl", *records.torn));
+  write_file_atomically(added.member / "meta.json",
+                        strip_machine_paths(to_json(meta)).dump(2) + "\n");
   std::error_code ec;
   if (fs::exists(run_dir / "tables.md", ec))
-    fs::copy_file(run_dir / "tables.md", member / "tables.md",
+    fs::copy_file(run_dir / "tables.md", added.member / "tables.md",
                   fs::copy_options::overwrite_existing);
-  const auto members = run_dirs_in(class_dir);
-  for (size_t i = 0; keep > 0 && i + keep < members.size(); ++i) fs::remove_all(members[i]);
-  return member;
+  prune_class(class_dir, added.member, keep, added.removed);
+  added.runs = static_cast<int>(run_dirs_in(class_dir).size());
+  return added;
 }
 
 }  // namespace moesweep

@@ -36,12 +36,21 @@ std::filesystem::path require_baseline_class(const std::filesystem::path& store,
                                              const MachineClass& machine);
 
 // Every string value that is an absolute path becomes its file name.
-nlohmann::ordered_json strip_machine_paths(const nlohmann::ordered_json& j);
+nlohmann::json strip_machine_paths(const nlohmann::json& j);
+
+struct BaselineAdded {
+  std::filesystem::path member;                // STORE/<class id>/<run id>
+  int runs = 0;                                // runs the class holds now
+  std::vector<std::filesystem::path> removed;  // older members dropped for --keep
+  std::vector<std::string> notes;              // a torn last line left out, say
+};
 
 // Copies RUN_DIR's records.jsonl, meta.json (with "machine_class") and
-// tables.md into STORE/<class id>/<run id>/, paths stripped; keeps the newest
-// `keep` runs of that class. Returns the new member's folder.
-std::filesystem::path record_baseline(const std::filesystem::path& run_dir,
-                                      const std::filesystem::path& store, int keep);
+// tables.md into STORE/<class id>/<run id>/, paths stripped (both files go
+// through their typed readers; the run id must be one path component). Keeps
+// at most `keep` runs of that class, the oldest others dropped first: the run
+// just added is never one of them, even when it is older than the rest.
+BaselineAdded record_baseline(const std::filesystem::path& run_dir,
+                              const std::filesystem::path& store, int keep);
 
 }  // namespace moesweep

@@ -274,9 +274,10 @@ Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
     }
     c.points.push_back(std::move(pc));
   }
-  c.environment_differences = environment_differences(base.meta, fresh.meta);
-  c.base_machine = machine_class_from_meta(base.meta);
-  c.new_machine = machine_class_from_meta(fresh.meta);
+  if (base.meta && fresh.meta)
+    c.environment_differences = environment_differences(to_json(*base.meta), to_json(*fresh.meta));
+  if (base.meta) c.base_machine = machine_class_of(*base.meta);
+  if (fresh.meta) c.new_machine = machine_class_of(*fresh.meta);
   c.machine_differences = machine_class_differences(c.base_machine, c.new_machine);
   c.only_in_base = unmatched(sb, sn);
   c.only_in_new = unmatched(sn, sb);

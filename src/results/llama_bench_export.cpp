@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
 #include <numeric>
 
+#include "util/error.hpp"
 #include "util/parse_list.hpp"
 
 namespace moesweep {
@@ -154,18 +156,19 @@ Fields parameter_fields(const PointParams& p, bool prompt_phase) {
   };
 }
 
-BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
+// `meta`: the run's meta.json as the typed writer writes it ({} without one).
+BenchTest make_test(const nlohmann::json& meta, const Record& r, bool prompt_phase) {
   const PointParams& p = r.params;
   const PhaseResult& phase = prompt_phase ? r.pp : r.tg;
   BenchTest t;
   for (double s : phase.seconds)
     t.samples_ns.push_back(static_cast<uint64_t>(std::llround(s * 1e9)));
   t.samples_ts = phase.tokens_per_s;
-  t.values = build_and_model_fields(run.meta, p);
+  t.values = build_and_model_fields(meta, p);
   const Fields params = parameter_fields(p, prompt_phase);
   t.values.insert(t.values.end(), params.begin(), params.end());
   const Fields timing = {
-      {"test_time", meta_text(run.meta, {"/started_at"}, "")},
+      {"test_time", meta_text(meta, {"/started_at"}, "")},
       {"avg_ns", fmt::format("{:.0f}", mean_of(t.samples_ns))},
       {"stddev_ns", fmt::format("{:.0f}", sample_sd(t.samples_ns))},
       {"avg_ts", fmt::format("{:.6f}", mean_of(t.samples_ts))},
@@ -177,12 +180,28 @@ BenchTest make_test(const LoadedRun& run, const Record& r, bool prompt_phase) {
 
 std::vector<BenchTest> tests_of(const LoadedRun& run) {
   std::vector<BenchTest> tests;
+  const nlohmann::json meta = run.meta ? to_json(*run.meta) : nlohmann::json::object();
   for (const Record& r : run.records) {
     if (!r.ok) continue;  // llama-bench has no way to say "failed"; the Markdown report does
-    if (r.params.pp > 0 && !r.pp.seconds.empty()) tests.push_back(make_test(run, r, true));
-    if (r.params.tg > 0 && !r.tg.seconds.empty()) tests.push_back(make_test(run, r, false));
+    if (r.params.pp > 0 && !r.pp.seconds.empty()) tests.push_back(make_test(meta, r, true));
+    if (r.params.tg > 0 && !r.tg.seconds.empty()) tests.push_back(make_test(meta, r, false));
   }
   return tests;
+}
+
+// A number field's text as a number; a run's meta.json may carry text there
+// (a fact the typed reader keeps as it is): named, never an exception.
+template <typename T>
+T number_of(const std::string& field, const std::string& value) {
+  T v{};
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || end != value.data() + value.size()) {
+    throw UserError(
+        fmt::format("llama-bench field '{}' would be '{:.40}', not a number", field, value),
+        "a number (it comes from the run's meta.json or records)",
+        "correct that fact in the run's meta.json");
+  }
+  return v;
 }
 
 nlohmann::ordered_json typed_value(const std::string& field, const std::string& value) {
@@ -192,9 +211,9 @@ nlohmann::ordered_json typed_value(const std::string& field, const std::string& 
     case FieldType::kBool:
       return value != "0";
     case FieldType::kInt:
-      return std::stoll(value);
+      return number_of<int64_t>(field, value);
     case FieldType::kFloat:
-      return std::stod(value);
+      return number_of<double>(field, value);
   }
   return value;
 }
@@ -222,7 +241,8 @@ nlohmann::ordered_json llama_bench_json(const LoadedRun& run) {
 std::string llama_bench_sql(const LoadedRun& run) {
   const std::vector<BenchTest> tests = tests_of(run);
   // The column list comes from a test; build one from an empty record when there is none.
-  const BenchTest shape = tests.empty() ? make_test(run, Record{}, true) : tests.front();
+  const BenchTest shape =
+      tests.empty() ? make_test(nlohmann::json::object(), Record{}, true) : tests.front();
   std::string out = "CREATE TABLE IF NOT EXISTS llama_bench (\n";
   for (size_t i = 0; i < shape.values.size(); ++i) {
     const std::string& f = shape.values[i].first;

@@ -4,7 +4,9 @@
 
 #include <cctype>
 
+#include "results/run_meta.hpp"
 #include "util/hash.hpp"
+#include "util/json_fields.hpp"
 
 namespace moesweep {
 namespace {
@@ -32,50 +34,38 @@ std::string l3_human(const std::optional<uint64_t>& bytes) {
   return fmt::format("{:.4g} MiB", static_cast<double>(*bytes) / (1 << 20));
 }
 
-// Reads the CPU, features and engine commit of a `build` object (meta.json's).
-void read_build(const nlohmann::json& build, MachineClass& c) {
-  if (!build.is_object() || !build.contains("cpu") || !build["cpu"].is_object()) return;
-  const nlohmann::json& cpu = build["cpu"];
-  c.known = true;
-  c.vendor = cpu.value("vendor", "");
-  c.family = cpu.value("family", 0);
-  c.model = cpu.value("model", 0);
-  c.logical_cpus = cpu.value("logical_cpus", 0);
-  if (build.contains("cpu_features") && build["cpu_features"].is_array())
-    for (const auto& f : build["cpu_features"])
-      if (f.is_string()) c.features.insert(f.get<std::string>());
-  if (build.contains("engine") && build["engine"].is_object())
-    c.engine_commit = build["engine"].value("commit", "");
-}
-
 }  // namespace
 
-MachineClass machine_class_from_build(const nlohmann::json& build, uint64_t l3_bytes) {
+MachineClass machine_class_from_build(const BuildFacts& build, std::optional<uint64_t> l3_bytes) {
   MachineClass c;
-  read_build(build, c);
+  c.known = !build.cpu.vendor.empty() || build.cpu.logical_cpus > 0;  // a build without its CPU
+  if (!c.known) return c;
+  c.vendor = build.cpu.vendor;
+  c.family = build.cpu.family;
+  c.model = build.cpu.model;
+  c.logical_cpus = build.cpu.logical_cpus;
+  c.features.insert(build.cpu_features.begin(), build.cpu_features.end());
+  c.engine_commit = build.engine.commit;
   c.l3_bytes = l3_bytes;
   return c;
 }
 
-MachineClass machine_class_from_meta(const nlohmann::json& meta) {
+MachineClass machine_class_from_build(const nlohmann::json& build, uint64_t l3_bytes) {
+  return machine_class_from_build(build_facts_from_json(build, "this build's facts"), l3_bytes);
+}
+
+MachineClass machine_class_from_json(const nlohmann::json& j, const std::string& origin) {
+  const JsonFields f(j, origin, "machine_class");
   MachineClass c;
-  if (!meta.is_object()) return c;
-  if (meta.contains("machine_class") && meta["machine_class"].is_object()) {
-    const nlohmann::json& j = meta["machine_class"];
-    c.known = true;
-    c.vendor = j.value("vendor", "");
-    c.family = j.value("family", 0);
-    c.model = j.value("model", 0);
-    c.logical_cpus = j.value("logical_cpus", 0);
-    if (j.contains("l3_bytes") && j["l3_bytes"].is_number_unsigned())
-      c.l3_bytes = j["l3_bytes"].get<uint64_t>();
-    if (j.contains("cpu_features") && j["cpu_features"].is_array())
-      for (const auto& f : j["cpu_features"])
-        if (f.is_string()) c.features.insert(f.get<std::string>());
-    c.engine_commit = j.value("engine_commit", "");
-    return c;
-  }
-  if (meta.contains("build")) read_build(meta["build"], c);
+  c.known = true;
+  c.vendor = f.text("vendor");
+  c.family = static_cast<int>(f.integer("family", 0, 0xffff, 0));
+  c.model = static_cast<int>(f.integer("model", 0, 0xffff, 0));
+  c.logical_cpus = static_cast<int>(f.integer("logical_cpus", 0, 1 << 20, 0));
+  if (f.has("l3_bytes")) c.l3_bytes = f.unsigned_integer("l3_bytes", uint64_t{1} << 50, 0);
+  for (const std::string& feature : f.texts("cpu_features")) c.features.insert(feature);
+  c.engine_commit = f.text("engine_commit");
+  f.text("id");  // written from the facts (machine_class_id); read only as a check of its type
   return c;
 }
 

@@ -27,10 +27,15 @@ struct MachineClass {
   std::string engine_commit;
 };
 
-// From a run's meta.json: its "machine_class" object when the sweep wrote
-// one, else the "build" facts (older runs: L3 not recorded).
-MachineClass machine_class_from_meta(const nlohmann::json& meta);
-// From a `build_info_json()` object and the machine's total L3 bytes.
+struct BuildFacts;
+
+// A run's class is read from its meta.json by machine_class_of()
+// (results/run_meta.hpp). These are its parts:
+// meta.json's "machine_class" object, checked (UserError naming `origin`).
+MachineClass machine_class_from_json(const nlohmann::json& j, const std::string& origin);
+// From a run's build facts and the machine's total L3 bytes (nullopt: not recorded).
+MachineClass machine_class_from_build(const BuildFacts& build, std::optional<uint64_t> l3_bytes);
+// From a `build_info_json()` object (this machine's) and its total L3 bytes.
 MachineClass machine_class_from_build(const nlohmann::json& build, uint64_t l3_bytes);
 
 // Short, stable folder name: vendor-family-model-<n>cpu-l3_<size>-<hash>,

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
+#include <cmath>
+#include <limits>
 
 #include "results/sqlite_store.hpp"
 #include "util/error.hpp"
+#include "util/json_fields.hpp"
 #include "util/json_file.hpp"
 
 namespace moesweep {
@@ -22,10 +24,22 @@ const char* type_name(const nlohmann::json& v) {
                           : "null";
 }
 
+// An int field's value: true/false, or a whole number an int holds (never narrowed).
+bool int_fits(const nlohmann::json& got) {
+  constexpr double lo = std::numeric_limits<int>::min(), hi = std::numeric_limits<int>::max();
+  if (got.is_boolean()) return true;
+  if (got.is_number_unsigned()) return got.get<uint64_t>() <= static_cast<uint64_t>(hi);
+  if (got.is_number_integer()) return got.get<int64_t>() >= lo && got.get<int64_t>() <= hi;
+  if (!got.is_number_float()) return false;
+  const double v = got.get<double>();
+  return std::isfinite(v) && v == std::floor(v) && v >= lo && v <= hi;
+}
+
 // A value of `got` is read where `want` is written (nlohmann converts
-// true/false to numbers, nothing else).
+// true/false to numbers, nothing else; an int must hold it).
 bool type_fits(const nlohmann::json& want, const nlohmann::json& got) {
   if (want.is_null()) return true;  // the writer leaves it open (e.g. a NaN statistic)
+  if (want.is_number_integer()) return int_fits(got);
   if (want.is_number()) return got.is_number() || got.is_boolean();
   return want.type() == got.type();
 }
@@ -38,8 +52,10 @@ std::string wrong_field(const nlohmann::json& line, const nlohmann::json& refere
     if (!reference.contains(key)) continue;  // fields we do not read are left alone
     const nlohmann::json& want = reference.at(key);
     if (!type_fits(want, value)) {
-      return fmt::format("'{}{}' is {} where {} belongs", prefix, key, type_name(value),
-                         type_name(want));
+      return fmt::format(
+          "'{}{}' is {} where {} belongs", prefix, key,
+          value.is_number() ? json_excerpt(value) : type_name(value),
+          want.is_number_integer() ? "an integer from -2^31 to 2^31-1" : type_name(want));
     }
     if (want.is_object() && !want.empty()) {
       std::string inner = wrong_field(value, want, prefix + key + "/");
@@ -49,69 +65,59 @@ std::string wrong_field(const nlohmann::json& line, const nlohmann::json& refere
   return "";
 }
 
-UserError bad_line(const std::filesystem::path& file, size_t line, const std::string& why) {
-  return UserError(fmt::format("{}:{}: {}", file.string(), line, why),
+UserError bad_record(const std::string& where, const std::string& why) {
+  return UserError(fmt::format("{}: {}", where, why),
                    "one JSON record per line, as moesweep's records.jsonl or sweep-bench's JSONL "
                    "writes them",
                    "fix or remove that line, or name another file");
 }
 
-Record parse_record_line(const std::filesystem::path& file, size_t line_no,
-                         const nlohmann::json& j) {
+}  // namespace
+
+Record checked_record(const nlohmann::json& j, const std::string& where) {
   static const nlohmann::json reference = nlohmann::json::parse(record_to_json(Record{}).dump());
+  if (!j.is_object()) throw bad_record(where, "not a JSON object");
   if (!j.contains("n_kv")) {
-    throw bad_line(file, line_no, "a JSON object but not a record (it has no 'n_kv')");
+    throw bad_record(where, "a JSON object but not a record (it has no 'n_kv')");
   }
   if (const std::string wrong = wrong_field(j, reference); !wrong.empty()) {
-    throw bad_line(file, line_no, wrong);
+    throw bad_record(where, wrong);
   }
   try {
     return record_from_json(j);
   } catch (const nlohmann::json::exception& e) {  // a type inside an array, say
-    throw bad_line(file, line_no, fmt::format("a field has the wrong type ({})", e.what()));
+    throw bad_record(where, fmt::format("a field has the wrong type ({})", e.what()));
   }
 }
 
-}  // namespace
+RecordsFile read_records_file(const std::filesystem::path& file) {
+  JsonlFile lines = read_jsonl_file(file, "records file");
+  RecordsFile out;
+  out.torn = std::move(lines.torn);
+  for (const JsonlLine& line : lines.lines)
+    out.records.push_back(
+        checked_record(line.value, fmt::format("{}:{}", file.string(), line.number)));
+  return out;
+}
 
 std::vector<Record> read_records_jsonl(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) {
-    throw UserError(fmt::format("cannot read '{}'", file.string()), "a readable JSONL file",
-                    "check the path");
-  }
-  std::vector<std::pair<size_t, std::string>> lines;  // (line number, text)
-  size_t line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.emplace_back(line_no, line);
-  }
-  std::vector<Record> records;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const auto& [number, text] = lines[i];
-    auto j = parse_json_or_discarded(text);
-    if (j.is_discarded() || !j.is_object()) {
-      // A sweep killed mid-write can leave half a last record; everything
-      // before it stands. Only a started, unfinished object is that: a last
-      // line of plain text is not a record, torn or not.
-      const size_t first = text.find_first_not_of(" \t");
-      const bool torn = j.is_discarded() && text[first] == '{' && text.back() != '}';
-      if (i + 1 == lines.size() && torn) break;
-      throw bad_line(file, number, "not a JSON object");
-    }
-    records.push_back(parse_record_line(file, number, j));
-  }
-  return records;
+  return read_records_file(file).records;
 }
 
 namespace {
 
-nlohmann::json read_meta(const std::filesystem::path& dir) {
-  std::ifstream in(dir / "meta.json");
-  if (!in) return nlohmann::json::object();
-  auto j = parse_json_or_discarded(
-      std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
-  return j.is_object() ? j : nlohmann::json::object();
+// Appends a file's records to `run`; a torn last line becomes a note.
+void take_records(const std::filesystem::path& file, LoadedRun& run) {
+  RecordsFile f = read_records_file(file);
+  run.records.insert(run.records.end(), f.records.begin(), f.records.end());
+  if (f.torn) run.notes.push_back(torn_line_note(file, *f.torn));
+}
+
+// The database's copy of a run's meta.json, read like the file.
+std::optional<RunMeta> meta_of(const RunInfo& info, const std::filesystem::path& db_path) {
+  if (info.meta.is_object() && info.meta.empty()) return std::nullopt;
+  return run_meta_from_json(info.meta, fmt::format("{} (run {})", db_path.string(), info.run_id),
+                            info.run_id);
 }
 
 std::string dir_label(const std::filesystem::path& dir) {
@@ -134,11 +140,8 @@ bool load_baseline_set(const std::filesystem::path& dir, LoadedRun& run) {
   std::sort(members.begin(), members.end());  // run ids start with their time
   run.source = fmt::format("baseline set of {} runs", members.size());
   run.pooled_runs = static_cast<int>(members.size());
-  for (const auto& member : members) {
-    auto records = read_records_jsonl(member / "records.jsonl");
-    run.records.insert(run.records.end(), records.begin(), records.end());
-  }
-  run.meta = read_meta(members.back());
+  for (const auto& member : members) take_records(member / "records.jsonl", run);
+  run.meta = read_run_meta_if_present(members.back());
   return true;
 }
 
@@ -149,10 +152,10 @@ LoadedRun load_run_dir(const std::string& what, const std::filesystem::path& pat
   run.source = "run directory";
   run.run_dir = path.string();
   run.label = dir_label(path);
-  run.meta = read_meta(path);
-  run.run_id = run.meta.value("run_id", run.label);
+  run.meta = read_run_meta_if_present(path);
+  run.run_id = run.meta ? run.meta->run_id : run.label;
   if (std::filesystem::exists(path / "records.jsonl", ec)) {
-    run.records = read_records_jsonl(path / "records.jsonl");
+    take_records(path / "records.jsonl", run);
     return run;
   }
   if (load_baseline_set(path, run)) return run;
@@ -173,13 +176,14 @@ LoadedRun load_jsonl_file(const std::filesystem::path& path) {
   LoadedRun run;
   run.source = "JSONL file";
   run.label = path.filename().string();
-  run.records = read_records_jsonl(path);
+  take_records(path, run);
   if (path.filename() == "records.jsonl") {
     run.run_dir = path.parent_path().string();
-    run.meta = read_meta(path.parent_path());
+    run.meta = read_run_meta_if_present(path.parent_path());
     run.label = dir_label(path.parent_path());
   }
-  run.run_id = run.meta.value("run_id", run.records.empty() ? "" : run.records.front().run_id);
+  run.run_id =
+      run.meta ? run.meta->run_id : (run.records.empty() ? "" : run.records.front().run_id);
   return run;
 }
 
@@ -197,7 +201,7 @@ LoadedRun load_run(const std::string& what, const std::filesystem::path& db_path
       run.source = "database";
       run.run_id = info->run_id;
       run.label = info->run_id;
-      run.meta = info->meta;
+      run.meta = meta_of(*info, db_path);
       run.run_dir = info->run_dir;
       run.records = store.load_records(info->run_id);
       return run;

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "results/record.hpp"
+#include "results/run_meta.hpp"
+#include "util/jsonl_file.hpp"
 
 namespace moesweep {
 
@@ -17,9 +19,10 @@ struct LoadedRun {
   std::string label;   // short name for tables: run id, directory or file name
   std::string source;  // "run directory", "JSONL file" or "database"
   std::string run_id;
-  std::string run_dir;                             // "" unless the run came from a directory
-  nlohmann::json meta = nlohmann::json::object();  // meta.json, when there is one
-  std::vector<Record> records;                     // in file / plan order
+  std::string run_dir;             // "" unless the run came from a directory
+  std::optional<RunMeta> meta;     // meta.json, when there is one (a broken one is an error)
+  std::vector<Record> records;     // in file / plan order
+  std::vector<std::string> notes;  // for the user: a torn last line left out, say
   // A baseline set (a directory of run directories) holds several runs of the
   // same sweep; compare pools their samples per point, so the run-to-run
   // spread of the machine is part of what "noise" means.
@@ -32,8 +35,19 @@ struct LoadedRun {
 // Throws UserError naming everything it tried when nothing matches.
 LoadedRun load_run(const std::string& what, const std::filesystem::path& db_path);
 
-// One record per non-empty line; a line that is not JSON is a UserError
-// naming the file and line (a torn last line from a killed run is skipped).
+// records.jsonl (or sweep-bench's JSONL): one record per non-empty line,
+// every field checked for type and range (integers never narrowed); a line
+// that is not a record is a UserError naming the file and line. A torn last
+// line (a killed run's) is left out and returned apart.
+struct RecordsFile {
+  std::vector<Record> records;
+  std::optional<TornLine> torn;
+};
+RecordsFile read_records_file(const std::filesystem::path& file);
+// One record's JSON, checked as the reader checks a line (`where` names it in
+// the UserError: "FILE:LINE", or the database and run).
+Record checked_record(const nlohmann::json& j, const std::string& where);
+// The records alone (a torn last line left out).
 std::vector<Record> read_records_jsonl(const std::filesystem::path& file);
 
 }  // namespace moesweep

@@ -4,22 +4,6 @@
 
 namespace moesweep {
 
-const char* run_status_name(RunStatus s) {
-  switch (s) {
-    case RunStatus::kRunning:
-      return "running";
-    case RunStatus::kComplete:
-      return "complete";
-    case RunStatus::kInterrupted:
-      return "interrupted";
-    case RunStatus::kPointsFailed:
-      return "points_failed";
-    case RunStatus::kFailed:
-      return "failed";
-  }
-  return "unknown";
-}
-
 void ListenerSet::push(std::unique_ptr<RunListener> listener) {
   listeners_.push_back(listener.get());
   owned_.push_back(std::move(listener));

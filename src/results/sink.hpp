@@ -18,22 +18,12 @@
 #include <vector>
 
 #include "results/record.hpp"
+#include "results/run_meta.hpp"
 
 namespace moesweep {
 
-struct RunMeta {
-  std::string run_id;
-  std::string name;     // profile or --name
-  std::string run_dir;  // results/runs/<time>-<name>
-  nlohmann::json meta;  // the whole meta.json content
-};
-
-// A run's one state, as meta.json and the database's runs.status say it:
-// running, then complete, points_failed (finished, some points failed),
-// interrupted (Ctrl-C; resumable) or failed (an error stopped it; resumable
-// once fixed).
-enum class RunStatus { kRunning, kComplete, kInterrupted, kPointsFailed, kFailed };
-const char* run_status_name(RunStatus s);
+// begin/end receive the run's meta.json (RunMeta, results/run_meta.hpp: its
+// run_id, name, run_dir and every fact) and its final RunStatus.
 
 // One timed repetition of one point.
 struct SampleEvent {

@@ -36,15 +36,13 @@ std::string counter_unavailable(const nlohmann::json& v) {
   return "";
 }
 
-// meta.json's run_id when `dir` is a run directory, else "".
+// meta.json's run_id when `dir` is a run directory, else "" (a broken
+// meta.json is an error: results/run_meta.hpp).
 std::string run_id_in_dir(const std::string& dir) {
   std::error_code ec;
-  std::filesystem::path meta = std::filesystem::path(dir) / "meta.json";
-  if (!std::filesystem::is_regular_file(meta, ec)) return "";
-  std::ifstream in(meta);
-  const auto j = parse_json_or_discarded(
-      std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
-  return j.is_object() ? j.value("run_id", "") : "";
+  if (!std::filesystem::is_directory(dir, ec)) return "";
+  const std::optional<RunMeta> meta = read_run_meta_if_present(dir);
+  return meta ? meta->run_id : "";
 }
 
 // The points row: fixed columns, one column per SQL field of point_fields(), the record.
@@ -114,13 +112,13 @@ void SqliteStore::begin_run(const RunMeta& meta) {
       .bind(2, meta.name)
       .bind(3, meta.run_dir)
       .bind(4, utc_now())
-      .bind(5, meta.meta.dump());
+      .bind(5, to_json(meta).dump());
   upsert.run();
   auto clear = db_->prepare("DELETE FROM environment WHERE run_id = ?1");
   clear.bind(1, meta.run_id).run();
   auto env = db_->prepare("INSERT INTO environment (run_id, key, value) VALUES (?1, ?2, ?3)");
-  if (meta.meta.is_object()) {
-    const nlohmann::json flat = meta.meta.flatten();  // items() must not outlive it
+  {
+    const nlohmann::json flat = to_json(meta).flatten();  // items() must not outlive it
     for (const auto& [key, value] : flat.items()) {
       env.bind(1, meta.run_id).bind(2, key);
       if (value.is_string()) {
@@ -197,7 +195,7 @@ RunInfo run_from_row(const SqliteStmt& st) {
   info.started_at = st.column_text(4);
   info.finished_at = st.column_text(5);
   info.meta = parse_json_or_discarded(st.column_text(6));
-  if (info.meta.is_discarded()) info.meta = nlohmann::json::object();
+  if (info.meta.is_discarded()) info.meta = nullptr;  // run_source refuses it, naming the run
   info.n_points = static_cast<int>(st.column_int(7));
   info.n_failed = static_cast<int>(st.column_int(8));
   return info;
@@ -251,8 +249,8 @@ std::vector<Record> SqliteStore::load_records(const std::string& run_id) {
   std::vector<Record> records;
   while (st.step()) {
     auto j = parse_json_or_discarded(st.column_text(0));
-    if (j.is_discarded()) continue;  // cannot happen for rows we wrote; skip, never guess
-    records.push_back(record_from_json(j));
+    // A row of ours, hand-edited or damaged: named, checked like a records.jsonl line.
+    records.push_back(checked_record(j, fmt::format("{} (run {})", path_.string(), run_id)));
   }
   return records;
 }

@@ -66,8 +66,10 @@ class SqliteStore {
 
   const std::filesystem::path& path() const { return path_; }
 
- private:
+  // By exact run id only.
   std::optional<RunInfo> run_by_id(const std::string& run_id);
+
+ private:
   void ensure_run_row(const std::string& run_id);
 
   std::filesystem::path path_;
@@ -82,6 +84,8 @@ class SqliteStore {
 class SqliteSink : public RunListener {
  public:
   explicit SqliteSink(const std::filesystem::path& path);
+  // A run of this id is stored already (merge picks ids no run has).
+  bool has_run(const std::string& run_id) { return store_.run_by_id(run_id).has_value(); }
   void begin(const RunMeta& meta) override;
   void point(const Record& record) override;
   void end(const RunMeta& meta, RunStatus status) override;

@@ -29,18 +29,24 @@ bool has_flag(const std::vector<std::string>& args, std::initializer_list<const 
   return false;
 }
 
-int flag_int(const std::vector<std::string>& args, std::initializer_list<const char*> names,
-             int fallback) {
+// The value of a numeric flag in llama-server's argv; `fallback` when absent
+// or not a number (llama-server then refuses it itself).
+int64_t flag_int(const std::vector<std::string>& args, std::initializer_list<const char*> names,
+                 int64_t fallback) {
   for (size_t i = 0; i + 1 < args.size(); ++i)
     for (const char* n : names)
-      if (args[i] == n) return std::atoi(args[i + 1].c_str());
+      if (args[i] == n) {
+        char* end = nullptr;
+        const long long v = std::strtoll(args[i + 1].c_str(), &end, 10);
+        return end && *end == '\0' && end != args[i + 1].c_str() ? v : fallback;
+      }
   return fallback;
 }
 
 struct Session {
   const ServeBenchOptions& o;
   RunDirectory dir;
-  nlohmann::json meta;
+  RunMeta meta;  // meta.json ("kind": "serve"); the serve facts in meta.other
   ServerProcess server;
   std::unique_ptr<DurableAppender> jsonl;
   std::vector<ServerConfig> configs;
@@ -72,17 +78,17 @@ ServerAddress start_server(Session& s, bool (*interrupted)()) {
   const int port = free_loopback_port();
   const auto args = llama_server_args(s.o, s.config(), port);
   s.settings = server_settings(args);
-  s.meta["server"] = {{"binary", bin.string()}, {"args", args},
-                      {"log", s.log_name()},    {"config", s.config().label()},
-                      {"settings", s.settings}, {"started_s", s.since_start()}};
+  s.meta.other["server"] = {{"binary", bin.string()}, {"args", args},
+                            {"log", s.log_name()},    {"config", s.config().label()},
+                            {"settings", s.settings}, {"started_s", s.since_start()}};
   s.server.start(bin, args, s.dir.file(s.log_name()));
   fmt::print(stderr, "[serve-bench] llama-server pid {} on 127.0.0.1:{} (log {})\n", s.server.pid(),
              port, s.dir.file(s.log_name()).string());
   const double ready =
       s.server.wait_ready(port, std::chrono::seconds(s.o.ready_timeout_s), interrupted);
-  s.meta["server"]["ready_s"] = ready;
-  s.meta["server"]["pid"] = s.server.pid();
-  s.meta["servers"][s.config_index] = s.meta["server"];
+  s.meta.other["server"]["ready_s"] = ready;
+  s.meta.other["server"]["pid"] = s.server.pid();
+  s.meta.other["servers"][s.config_index] = s.meta.other["server"];
   s.dir.write_meta(s.meta);  // the pid, for whoever must find the server
   fmt::print(stderr, "[serve-bench] ready in {:.1f} s\n", ready);
   return {"127.0.0.1", port};
@@ -93,9 +99,10 @@ void keep(Session& s, const WorkloadRun& run, const ServerAddress& addr,
   std::vector<nlohmann::json> rows;
   for (const auto& rec : run.requests) rows.push_back(s.tag(request_json(run.workload.name, rec)));
   const nlohmann::json summary = s.tag(workload_summary(run));
-  s.meta["workloads"].push_back(summary);
+  s.meta.other["workloads"].push_back(summary);
   if (!s.o.no_db)
-    store_serve_workload(s.o.db, {s.dir.run_id(), s.o.name, s.dir.path().string(), status, s.meta},
+    store_serve_workload(s.o.db,
+                         {s.dir.run_id(), s.o.name, s.dir.path().string(), status, to_json(s.meta)},
                          addr.text(), s.o.gguf, summary, rows);
 }
 
@@ -128,8 +135,8 @@ WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
     }
     note["resident_at_start"] = page_cache_fraction(parts);
     addr = start_server(s, interrupted);
-    client = std::make_unique<ServeClient>(addr, s.o.request_timeout_s, s.api);
-    const double ready = s.meta["server"]["ready_s"].get<double>();
+    client = std::make_unique<ServeClient>(addr, s.o.request_timeout_s, s.api, interrupted);
+    const double ready = s.meta.other["server"]["ready_s"].get<double>();
     note["ready_s"] = ready;
     const PromptPool pool(*client, w.seed, w.system_tokens + w.suffix_tokens);
     CompletionRequest req{fmt::format("{} start (ready {:.1f} s)", cold ? "cold" : "warm", ready),
@@ -137,7 +144,7 @@ WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
                           hooks.steer_token};
     run.requests.push_back({client->complete(req, interrupted), 1});
     if (hooks.on_request) hooks.on_request(run.requests.back());
-    s.meta["cold_start"].push_back(note);
+    s.meta.other["cold_start"].push_back(note);
   }
   run.interrupted = interrupted();
   return run;
@@ -152,19 +159,25 @@ struct Totals {
 // The client for one server: the API (auto: /tokenize answers or not), its
 // /health, and the twin's steered token.
 std::unique_ptr<ServeClient> connect(Session& s, const ServerAddress& addr, RunHooks& hooks) {
-  s.api =
-      s.o.url.empty() && s.o.api == "auto" ? Api::kLlama : ServeClient::detect_api(addr, s.o.api);
-  auto client = std::make_unique<ServeClient>(addr, s.o.request_timeout_s, s.api);
+  s.api = s.o.url.empty() && s.o.api == "auto"
+              ? Api::kLlama
+              : ServeClient::detect_api(addr, s.o.api, hooks.interrupted);
+  auto client =
+      std::make_unique<ServeClient>(addr, s.o.request_timeout_s, s.api, hooks.interrupted);
   client->check_reachable();
-  s.meta["api"] = api_name(s.api);
-  s.meta["prompt_tokens_exact"] = client->exact_tokens();
+  // A server at --url: its slots must hold every request, checked before the first.
+  if (!s.o.url.empty())
+    if (const auto per_slot = client->slot_context())
+      check_workloads_fit(s.o.workloads, *per_slot, fmt::format("the server at {}", addr.text()));
+  s.meta.other["api"] = api_name(s.api);
+  s.meta.other["prompt_tokens_exact"] = client->exact_tokens();
   if (!client->exact_tokens())
     fmt::print(stderr,
                "[serve-bench] --api {}: no /tokenize, so prompt lengths are approximate "
                "(prompt_tokens counts words; the server's usage.prompt_tokens is recorded)\n",
                api_name(s.api));
   if (s.o.twin) hooks.steer_token = client->tokenize(" the").at(0);
-  s.meta["steer_token"] = hooks.steer_token;
+  s.meta.other["steer_token"] = hooks.steer_token;
   return client;
 }
 
@@ -201,7 +214,7 @@ void run_config(Session& s, RunHooks& hooks, std::string& current, Totals& t,
   if (!t.gone.empty()) return;
   s.server.stop();
   if (s.o.url.empty()) {  // for the record: each server was gone before the next started
-    s.meta["servers"][s.config_index]["stopped_s"] = s.since_start();
+    s.meta.other["servers"][s.config_index]["stopped_s"] = s.since_start();
     s.dir.write_meta(s.meta);
   }
 }
@@ -209,9 +222,11 @@ void run_config(Session& s, RunHooks& hooks, std::string& current, Totals& t,
 // The run's files, its final status and the exit code.
 int finish(Session& s, const Totals& t, bool stopped) {
   write_file_atomically(s.dir.file("tables.md"), t.tables);
-  s.meta["status"] = stopped ? "interrupted" : t.failed ? "points_failed" : "complete";
+  s.meta.status = stopped    ? RunStatus::kInterrupted
+                  : t.failed ? RunStatus::kPointsFailed
+                             : RunStatus::kComplete;
   s.dir.write_meta(s.meta);
-  write_file_atomically(s.dir.file("summary.json"), s.meta["workloads"].dump(2) + "\n");
+  write_file_atomically(s.dir.file("summary.json"), s.meta.other["workloads"].dump(2) + "\n");
   fmt::print(stderr, "[serve-bench] run directory {}\n", s.dir.path().string());
   if (!t.gone.empty()) {
     fmt::print(stderr,
@@ -243,6 +258,14 @@ void check_serve_bench_options(const ServeBenchOptions& o) {
   }
   check_axes_against_passthrough(o.axes, o.server_args);
   if (o.api != "auto") parse_api(o.api);  // a bad --api before anything starts
+  for (auto [flag, seconds] : {std::pair{"--ready-timeout", o.ready_timeout_s},
+                               std::pair{"--request-timeout", o.request_timeout_s}})
+    if (seconds <= 0 || seconds > kMaxTimeoutS)
+      throw UserError(fmt::format("{} {} is not a time to wait", flag, seconds),
+                      fmt::format("seconds from 1 to {} (a week)", kMaxTimeoutS),
+                      fmt::format("pass {} 300", flag));
+  for (const ServerConfig& c : server_configs(o.axes))  // every request fits its slot
+    if (o.url.empty()) llama_server_args(o, c, 0);
 }
 
 std::vector<std::string> llama_server_args(const ServeBenchOptions& o, const ServerConfig& config,
@@ -250,21 +273,31 @@ std::vector<std::string> llama_server_args(const ServeBenchOptions& o, const Ser
   std::vector<std::string> args = o.server_args;
   for (const ServerAxis& a : server_axes())
     if (auto v = config.get(a.key)) args.insert(args.end(), {a.server_flag, std::to_string(*v)});
-  int most_clients = 1, per_slot = 0;
+  int64_t most_clients = 1, per_slot = 0;  // 64 bits: the workloads' sizes multiply
   for (const Workload& w : o.workloads) {
-    most_clients =
-        std::max(most_clients, *std::max_element(w.concurrency.begin(), w.concurrency.end()));
-    per_slot = std::max(per_slot, w.max_prompt_tokens() + w.n_predict + 256);
+    most_clients = std::max<int64_t>(most_clients,
+                                     *std::max_element(w.concurrency.begin(), w.concurrency.end()));
+    per_slot = std::max(per_slot, w.context_tokens() + 256);
   }
-  int parallel = flag_int(args, {"--parallel", "-np"}, 0);
+  int64_t parallel = flag_int(args, {"--parallel", "-np"}, 0);
   if (parallel <= 0) {
     parallel = most_clients;
     args.insert(args.end(), {"--parallel", std::to_string(parallel)});
   }
   if (!has_flag(args, {"-c", "--ctx-size"})) {
-    const int ctx = (per_slot + 255) / 256 * 256 * parallel;  // every slot holds a whole prompt
+    const int64_t ctx = (per_slot + 255) / 256 * 256 * parallel;  // every slot holds a whole prompt
+    if (ctx > kMaxServeContext)
+      throw UserError(fmt::format("the workloads need a context of {} tokens ({} slots of {})", ctx,
+                                  parallel, per_slot),
+                      fmt::format("at most {} tokens", kMaxServeContext),
+                      "run fewer concurrent clients or smaller workloads");
     args.insert(args.end(), {"-c", std::to_string(ctx)});
   }
+  // A -c given (axis or after --): every request must fit its slot, checked
+  // before the server starts (0: the model's trained context, unknown here).
+  if (const int64_t ctx = flag_int(args, {"-c", "--ctx-size"}, 0); ctx > 0)
+    check_workloads_fit(o.workloads, ctx / parallel,
+                        fmt::format("llama-server -c {} --parallel {}", ctx, parallel));
   args.insert(args.end(),
               {"-m", o.gguf, "--host", "127.0.0.1", "--port", std::to_string(port), "--metrics"});
   return args;
@@ -275,15 +308,16 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)()) {
   Session s{o, RunDirectory::create(o.out_dir, o.name), {}, {}, {}, server_configs(o.axes)};
   nlohmann::json configs = nlohmann::json::array();
   for (const ServerConfig& c : s.configs) configs.push_back(c.label());
-  s.meta = {{"kind", "serve"},
-            {"run_id", s.dir.run_id()},
-            {"name", o.name},
-            {"status", "running"},
-            {"model", o.gguf},
-            {"url", o.url},
-            {"server_configs", configs},
-            {"servers", nlohmann::json::array()},
-            {"workloads", nlohmann::json::array()}};
+  s.meta.kind = "serve";
+  s.meta.run_id = s.dir.run_id();
+  s.meta.name = o.name;
+  s.meta.run_dir = s.dir.path().string();
+  s.meta.status = RunStatus::kRunning;
+  s.meta.other = {{"model", o.gguf},
+                  {"url", o.url},
+                  {"server_configs", configs},
+                  {"servers", nlohmann::json::array()},
+                  {"workloads", nlohmann::json::array()}};
   s.dir.write_meta(s.meta);
   RunHooks hooks;
   hooks.interrupted = interrupted;
@@ -301,7 +335,13 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)()) {
   Totals t;
   for (s.config_index = 0; s.config_index < s.configs.size(); ++s.config_index) {
     if (interrupted()) break;
-    run_config(s, hooks, current, t, interrupted);
+    try {
+      run_config(s, hooks, current, t, interrupted);
+    } catch (const UserError& e) {  // Ctrl-C inside an exchange: finish the run as interrupted
+      if (e.exit_code() != exit_code::kInterrupted) throw;
+      t.stopped = true;
+      break;
+    }
     if (!t.gone.empty()) break;
   }
   s.config_index = std::min(s.config_index, s.configs.size() - 1);  // log_name() in finish

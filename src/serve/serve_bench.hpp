@@ -33,9 +33,13 @@ struct ServeBenchOptions {
 std::vector<std::string> llama_server_args(const ServeBenchOptions& o, const ServerConfig& config,
                                            int port);
 
+// The longest --ready-timeout / --request-timeout: a week.
+inline constexpr int kMaxTimeoutS = 7 * 24 * 3600;
+
 // The options alone, before a twin is built or a server started: pass-through
 // flags serve-bench sets itself, --url with flags or server axes, an axis also
-// given after --, a bad --api. UserError (exit 2).
+// given after --, a bad --api, a timeout that is not 1 s to a week, workloads
+// that do not fit the server's slots (-c / --parallel). UserError (exit 2).
 void check_serve_bench_options(const ServeBenchOptions& o);
 
 // Exit code: 0, 3 (requests failed or the server ended), 130 (interrupted).

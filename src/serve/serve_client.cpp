@@ -1,7 +1,6 @@
 #include "serve/serve_client.hpp"
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <chrono>
 #include <limits>
@@ -9,8 +8,10 @@
 #include <regex>
 #include <sstream>
 
+#include "serve/http_exchange.hpp"
 #include "serve/prompt_pool.hpp"
 #include "serve/serve_openai.hpp"
+#include "serve/sse_stream.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 
@@ -23,51 +24,25 @@ double ms_since(Clock::time_point t0, Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(t - t0).count();
 }
 
-httplib::Client make_client(const ServerAddress& a, int read_timeout_s) {
-  httplib::Client cli(a.host, a.port);
-  cli.set_connection_timeout(5);
-  cli.set_read_timeout(read_timeout_s);
-  cli.set_write_timeout(read_timeout_s);
-  return cli;
+// The caps of the short exchanges: far above what a server answers.
+constexpr size_t kSmallAnswer = 1u << 20;      // /health, /v1/models, /props, auto-detection
+constexpr size_t kMetricsAnswer = 4u << 20;    // /metrics
+constexpr size_t kTokenizeAnswer = 64u << 20;  // /tokenize of a 262144-token text: ~3 MiB
+constexpr std::chrono::seconds kShortDeadline{10};
+// A completion stream: a base plus a generous share per token asked for.
+constexpr size_t kStreamBase = 64u << 20;
+constexpr size_t kStreamPerToken = 64u << 10;
+
+HttpLimits limits(size_t bytes, std::chrono::milliseconds deadline, bool (*interrupted)()) {
+  return {bytes, deadline, interrupted};
 }
 
-// The server's per-request figures from the last event's `timings`.
-void take_timings(const nlohmann::json& ev, CompletionResult& r) {
-  if (!ev.contains("timings") || !ev["timings"].is_object()) return;
-  const auto& t = ev["timings"];
-  r.prompt_n = t.value("prompt_n", -1);
-  r.predicted_n = t.value("predicted_n", -1);
-  r.cache_n = t.value("cache_n", -1);
-  r.prompt_ms = t.value("prompt_ms", -1.0);
-  r.predicted_ms = t.value("predicted_ms", -1.0);
+// An exchange the run cannot go on without (the health check, a prompt's
+// tokens), cut short by Ctrl-C: the run stops there (serve-bench finishes it
+// "interrupted"). The optional ones (/metrics, /props) just come back empty.
+void stop_if_interrupted(const HttpAnswer& a) {
+  if (a.stopped == "interrupted") throw UserError("interrupted", "", "", exit_code::kInterrupted);
 }
-
-// Splits the SSE stream into events; calls on_event(json, arrival time).
-class SseParser {
- public:
-  // An event longer than this is no completion event: a server that never
-  // ends one would otherwise grow the buffer for the whole request timeout.
-  static constexpr size_t kMaxEventBytes = 16u << 20;
-  bool overflowed() const { return buf_.size() > kMaxEventBytes; }
-
-  template <typename F>
-  void feed(const char* data, size_t len, F&& on_event) {
-    if (overflowed()) return;
-    buf_.append(data, len);
-    size_t end;
-    while ((end = buf_.find("\n\n")) != std::string::npos) {
-      std::string event = buf_.substr(0, end);
-      buf_.erase(0, end + 2);
-      if (event.rfind("data: ", 0) != 0) continue;
-      const std::string payload = event.substr(6);
-      if (payload == "[DONE]") continue;
-      on_event(parse_json_or_discarded(payload));
-    }
-  }
-
- private:
-  std::string buf_;
-};
 
 nlohmann::json completion_body(const CompletionRequest& req) {
   nlohmann::json body = {{"prompt", req.prompt},
@@ -84,21 +59,12 @@ nlohmann::json completion_body(const CompletionRequest& req) {
   return body;
 }
 
-// Tokens one /completion event carries (their ids kept for multi-turn).
-int native_event_tokens(const nlohmann::json& ev, CompletionResult& r) {
-  if (ev.contains("tokens") && ev["tokens"].is_array() && !ev["tokens"].empty()) {
-    for (const auto& t : ev["tokens"]) r.tokens.push_back(t.get<int>());
-    return static_cast<int>(ev["tokens"].size());
-  }
-  return ev.value("content", std::string()).empty() ? 0 : 1;
-}
-
 // The first model id of GET /v1/models (vLLM checks `model`); "" when none.
-std::string first_model(const ServerAddress& a) {
-  auto cli = make_client(a, 10);
-  auto res = cli.Get("/v1/models");
-  if (!res || res->status != 200) return "";
-  const auto j = parse_json_or_discarded(res->body);
+std::string first_model(const ServerAddress& a, bool (*interrupted)()) {
+  const HttpAnswer res = http_exchange(a, {"GET", "/v1/models", "", {}},
+                                       limits(kSmallAnswer, kShortDeadline, interrupted));
+  if (!res.stopped.empty() || res.status != 200) return "";
+  const auto j = parse_json_or_discarded(res.body);
   if (!j.is_object() || !j.contains("data") || !j["data"].is_array() || j["data"].empty() ||
       !j["data"][0].is_object() || !j["data"][0].contains("id") || !j["data"][0]["id"].is_string())
     return "";
@@ -137,12 +103,13 @@ Api parse_api(const std::string& name) {
                   "pick one of those; auto tries /tokenize and falls back to openai");
 }
 
-Api ServeClient::detect_api(const ServerAddress& addr, const std::string& flag) {
+Api ServeClient::detect_api(const ServerAddress& addr, const std::string& flag,
+                            bool (*interrupted)()) {
   if (flag != "auto") return parse_api(flag);
-  auto cli = make_client(addr, 10);
-  auto res = cli.Post("/tokenize", R"({"content": "a"})", "application/json");
-  if (!res || res->status != 200) return Api::kOpenAi;
-  const auto j = parse_json_or_discarded(res->body);
+  const HttpAnswer res = http_exchange(addr, {"POST", "/tokenize", R"({"content": "a"})", {}},
+                                       limits(kSmallAnswer, kShortDeadline, interrupted));
+  if (!res.stopped.empty() || res.status != 200) return Api::kOpenAi;
+  const auto j = parse_json_or_discarded(res.body);
   return j.is_object() && j.contains("tokens") ? Api::kLlama : Api::kOpenAi;
 }
 
@@ -182,35 +149,35 @@ nlohmann::json CompletionResult::to_json() const {
           {"cache_n", cache_n}};
 }
 
-ServeClient::ServeClient(ServerAddress addr, int request_timeout_s, Api api)
-    : addr_(std::move(addr)), timeout_s_(request_timeout_s), api_(api) {
-  if (api_ != Api::kLlama) model_ = first_model(addr_);
+ServeClient::ServeClient(ServerAddress addr, int request_timeout_s, Api api, bool (*interrupted)())
+    : addr_(std::move(addr)), timeout_s_(request_timeout_s), api_(api), interrupted_(interrupted) {
+  if (api_ != Api::kLlama) model_ = first_model(addr_, interrupted_);
 }
 
 void ServeClient::check_reachable() const {
-  auto cli = make_client(addr_, 5);
-  auto res = cli.Get("/health");
-  if (res && res->status == 200) return;
-  const std::string why =
-      res ? fmt::format("HTTP {}", res->status) : "no answer: " + httplib::to_string(res.error());
+  const HttpAnswer res = http_exchange(addr_, {"GET", "/health", "", {}},
+                                       limits(kSmallAnswer, std::chrono::seconds(5), interrupted_));
+  stop_if_interrupted(res);
+  if (res.stopped.empty() && res.status == 200) return;
   throw UserError(
-      fmt::format("the server at {} does not answer GET /health ({})", addr_.text(), why),
+      fmt::format("the server at {} does not answer GET /health ({})", addr_.text(), res.what()),
       "a running llama-server or OpenAI-compatible server at --url",
       "start the server first, or check the host and port of --url");
 }
 
 std::vector<int> ServeClient::tokenize(const std::string& text) const {
-  auto cli = make_client(addr_, timeout_s_);
   const nlohmann::json body = {{"content", text}, {"prompt", text}, {"add_special", false}};
-  auto res = cli.Post("/tokenize", body.dump(), "application/json");
+  const HttpAnswer res =
+      http_exchange(addr_, {"POST", "/tokenize", body.dump(), {}},
+                    limits(kTokenizeAnswer, std::chrono::seconds(timeout_s_), interrupted_));
+  stop_if_interrupted(res);
   nlohmann::json j;
-  if (res && res->status == 200) j = parse_json_or_discarded(res->body);
+  if (res.stopped.empty() && res.status == 200) j = parse_json_or_discarded(res.body);
   if (!j.is_object() || !j.contains("tokens") || !j["tokens"].is_array()) {
-    throw UserError(
-        fmt::format("the server at {} gave no tokens for POST /tokenize ({})", addr_.text(),
-                    res ? fmt::format("HTTP {}", res->status) : httplib::to_string(res.error())),
-        "a llama-server-compatible /tokenize endpoint (prompts are token-exact)",
-        "benchmark a llama-server or ik_llama server");
+    throw UserError(fmt::format("the server at {} gave no tokens for POST /tokenize ({})",
+                                addr_.text(), res.what()),
+                    "a llama-server-compatible /tokenize endpoint (prompts are token-exact)",
+                    "benchmark a llama-server or ik_llama server");
   }
   std::vector<int> out;
   for (const auto& t : j["tokens"]) {
@@ -233,74 +200,32 @@ std::vector<int> ServeClient::tokenize(const std::string& text) const {
   return out;
 }
 
-namespace {
-
-// What one streamed completion has seen so far, stamped on the client's clock.
-struct StreamState {
-  Api api;
-  Clock::time_point t0, last{};
-  CompletionResult& r;
-  std::string error;  // the server's error event, a malformed event, or the timeout
-
-  void take(const nlohmann::json& ev, Clock::time_point now) {
-    if (!ev.is_object() || !error.empty()) return;
-    // The server's answers are input too: a field of an unexpected type is a
-    // failed request, never an exception through the HTTP library.
-    try {
-      if (ev.contains("error")) error = ev["error"].dump();
-      const int n =
-          api == Api::kLlama ? native_event_tokens(ev, r) : openai_event_tokens(ev, api, r);
-      if (n > 0) {
-        if (r.generated == 0)
-          r.ttft_ms = ms_since(t0, now);
-        else
-          r.itl_ms.push_back(ms_since(last, now));
-        last = now;
-        r.generated += n;
-      }
-      take_timings(ev, r);
-    } catch (const nlohmann::json::exception& e) {
-      error = fmt::format("the server sent an event this client cannot read ({}): {:.200}",
-                          e.what(), ev.dump());
-    }
-  }
-};
-
-}  // namespace
-
 CompletionResult ServeClient::complete(const CompletionRequest& req, bool (*interrupted)()) const {
   CompletionResult r;
   r.task = req.task;
   r.api = api_name(api_);
   r.prompt_tokens = static_cast<int>(req.prompt.size());
   r.prompt_tokens_exact = exact_tokens();
-  auto cli = make_client(addr_, timeout_s_);
-  httplib::Request hreq;
+  HttpRequest hreq;
   hreq.method = "POST";
   hreq.path = completion_path(api_);
   hreq.body = exact_tokens() ? completion_body(req).dump()
                              : openai_body(req, prompt_words_text(req.prompt), api_, model_).dump();
-  hreq.set_header("Content-Type", "application/json");
-  StreamState st{api_, Clock::now(), {}, r, {}};
-  SseParser sse;
-  hreq.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
-    const auto now = Clock::now();
-    sse.feed(data, len, [&](const nlohmann::json& ev) { st.take(ev, now); });
-    if (sse.overflowed() && st.error.empty())
-      st.error = fmt::format("the server sent over {} MiB without ending an event",
-                             SseParser::kMaxEventBytes >> 20);
-    if (ms_since(st.t0, now) > timeout_s_ * 1000.0 && st.error.empty())
-      st.error = fmt::format("no end within the request timeout of {} s", timeout_s_);
-    return st.error.empty() && !(interrupted && interrupted());
-  };
-  httplib::Response res;
-  httplib::Error err = httplib::Error::Success;
-  const bool sent = cli.send(hreq, res, err);
-  r.e2e_ms = ms_since(st.t0, Clock::now());
-  if (!st.error.empty())
-    r.error = st.error;
-  else if (!sent)
-    r.error = "request failed: " + httplib::to_string(err);
+  CompletionStream stream(api_, req.n_predict, r);
+  hreq.on_body = [&stream](const char* data, size_t len) { return stream.feed(data, len); };
+  const auto deadline = std::chrono::seconds(timeout_s_);
+  const size_t cap =
+      kStreamBase + static_cast<size_t>(std::max(req.n_predict, 0)) * kStreamPerToken;
+  const HttpAnswer res = http_exchange(addr_, hreq, limits(cap, deadline, interrupted));
+  r.e2e_ms = ms_since(stream.started(), Clock::now());
+  if (!stream.error().empty())
+    r.error = stream.error();
+  else if (res.stopped.rfind("no complete answer", 0) == 0)
+    r.error = fmt::format("no end within the request timeout of {} s", timeout_s_);
+  else if (!res.stopped.empty())
+    r.error = res.stopped;
+  else if (!res.answered)
+    r.error = "request failed: " + res.error;
   else if (res.status != 200)
     r.error = fmt::format("HTTP {}", res.status);
   else if (r.generated == 0)
@@ -311,10 +236,10 @@ CompletionResult ServeClient::complete(const CompletionRequest& req, bool (*inte
 
 std::map<std::string, double> ServeClient::metrics() const {
   std::map<std::string, double> out;
-  auto cli = make_client(addr_, 10);
-  auto res = cli.Get("/metrics");
-  if (!res || res->status != 200) return out;
-  std::istringstream in(res->body);
+  const HttpAnswer res = http_exchange(addr_, {"GET", "/metrics", "", {}},
+                                       limits(kMetricsAnswer, kShortDeadline, interrupted_));
+  if (!res.stopped.empty() || res.status != 200) return out;
+  std::istringstream in(res.body);
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
@@ -326,6 +251,17 @@ std::map<std::string, double> ServeClient::metrics() const {
     }
   }
   return out;
+}
+
+std::optional<int64_t> ServeClient::slot_context() const {
+  const HttpAnswer res = http_exchange(addr_, {"GET", "/props", "", {}},
+                                       limits(kSmallAnswer, kShortDeadline, interrupted_));
+  if (!res.stopped.empty() || res.status != 200) return std::nullopt;
+  const nlohmann::json j = parse_json_or_discarded(res.body);
+  const nlohmann::json::json_pointer n_ctx("/default_generation_settings/n_ctx");
+  if (!j.is_object() || !j.contains(n_ctx) || !j.at(n_ctx).is_number_integer()) return std::nullopt;
+  const int64_t v = j.at(n_ctx).get<int64_t>();
+  return v > 0 ? std::optional<int64_t>(v) : std::nullopt;
 }
 
 }  // namespace moesweep

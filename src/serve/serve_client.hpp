@@ -2,9 +2,13 @@
 // The benchmark's HTTP client (cpp-httplib): one streaming completion at a
 // time per client, every server-sent event stamped on the client's clock, so
 // TTFT and inter-token latency are measured here and not taken on trust.
+// Every exchange is bounded (serve/http_exchange.hpp): a byte cap, a
+// deadline, and a stop within ~0.1 s once `interrupted()` says so.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,9 +62,11 @@ struct CompletionResult {
 
 class ServeClient {
  public:
-  ServeClient(ServerAddress addr, int request_timeout_s, Api api = Api::kLlama);
+  ServeClient(ServerAddress addr, int request_timeout_s, Api api = Api::kLlama,
+              bool (*interrupted)() = nullptr);
   // "auto": llama when POST /tokenize answers with tokens, else openai.
-  static Api detect_api(const ServerAddress& addr, const std::string& flag);
+  static Api detect_api(const ServerAddress& addr, const std::string& flag,
+                        bool (*interrupted)() = nullptr);
   Api api() const { return api_; }
   bool exact_tokens() const { return api_ == Api::kLlama; }
   // GET /health 200 within a few seconds, else UserError (exit 2) naming the URL.
@@ -72,12 +78,16 @@ class ServeClient {
   // GET /metrics as name -> value (llamacpp:prompt_tokens_total ...); empty
   // when the server has none.
   std::map<std::string, double> metrics() const;
+  // Tokens one slot holds, from GET /props (llama-server's
+  // default_generation_settings.n_ctx); nullopt when the server does not say.
+  std::optional<int64_t> slot_context() const;
   const ServerAddress& address() const { return addr_; }
 
  private:
   ServerAddress addr_;
   int timeout_s_;
   Api api_;
+  bool (*interrupted_)() = nullptr;
   std::string model_;  // OpenAI APIs: the first id of GET /v1/models
 };
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <map>
 
 #include "report/markdown_table.hpp"
@@ -140,41 +139,25 @@ ServeMetricComparison compare_one(const MetricDef& d, const Group& base, const G
 
 bool is_serve_run(const std::string& what) {
   std::error_code ec;
-  const fs::path meta = fs::path(what) / "meta.json";
-  if (!fs::is_directory(what, ec) || !fs::exists(meta, ec)) return false;
-  try {
-    return read_json_file(meta, "meta").value("kind", "") == "serve";
-  } catch (const std::exception&) {
-    return false;
-  }
+  if (!fs::is_directory(what, ec)) return false;
+  const std::optional<RunMeta> meta = read_run_meta_if_present(what);
+  return meta && meta->kind == "serve";
 }
 
 ServeRun load_serve_run(const std::string& what) {
   ServeRun run;
   run.dir = what;
-  run.meta = read_json_file(fs::path(what) / "meta.json", "meta");
+  run.meta = read_run_meta(what);
+  run.facts = serve_facts_of(run.meta);
   // The directory's name: a run id, or what a copy was called.
   run.label = fs::path(what).lexically_normal().filename().string();
   if (run.label.empty()) run.label = fs::path(what).lexically_normal().parent_path().filename();
-  std::ifstream in(fs::path(what) / "requests.jsonl");
-  std::string line;
-  for (size_t n = 1; std::getline(in, line); ++n) {
-    if (line.empty()) continue;
-    auto j = parse_json_or_discarded(line);
-    if (!j.is_object()) {
-      if (in.peek() == EOF) break;  // a torn last line from a killed run
-      throw UserError(fmt::format("{}/requests.jsonl:{} is not JSON", what, n),
-                      "one JSON object per line, as serve-bench writes them",
-                      "fix or remove that line");
-    }
-    // The fields compare groups by must have their types (numbers are read
-    // type-checked); a doctored line is a UserError naming it, not a crash.
-    const std::string origin = fmt::format("{}/requests.jsonl:{}", what, n);
-    optional_field<bool>(j, "ok", false, origin);
-    optional_field<std::string>(j, "config", "default", origin);
-    optional_field<std::string>(j, "workload", "", origin);
-    run.requests.push_back(std::move(j));
-  }
+  const fs::path file = fs::path(what) / "requests.jsonl";
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return run;
+  ServeRequestsFile requests = read_serve_requests(file);
+  run.requests = std::move(requests.lines);
+  if (requests.torn) run.notes.push_back(torn_line_note(file, *requests.torn));
   return run;
 }
 

@@ -9,17 +9,22 @@
 #include <vector>
 
 #include "results/compare.hpp"
+#include "serve/serve_run_files.hpp"
 
 namespace moesweep {
 
-// A serve-bench run directory: meta.json ("kind": "serve") and requests.jsonl.
+// A serve-bench run directory: meta.json ("kind": "serve") and requests.jsonl,
+// both through their typed readers (serve/serve_run_files.hpp).
 struct ServeRun {
   std::string label, dir;
-  nlohmann::json meta;
-  std::vector<nlohmann::json> requests;  // requests.jsonl lines
+  RunMeta meta;
+  ServeFacts facts;                      // meta.json's serve facts
+  std::vector<nlohmann::json> requests;  // requests.jsonl lines, checked
+  std::vector<std::string> notes;        // a torn last line left out, say
 };
 
-// `what` is a run directory whose meta.json says "kind": "serve".
+// `what` is a run directory whose meta.json says "kind": "serve" (a
+// meta.json that does not read is an error, not "no serve run").
 bool is_serve_run(const std::string& what);
 ServeRun load_serve_run(const std::string& what);  // UserError when unreadable
 

@@ -1,5 +1,7 @@
 #include "serve/serve_openai.hpp"
 
+#include "serve/sse_stream.hpp"
+
 namespace moesweep {
 
 const char* completion_path(Api api) {
@@ -36,10 +38,10 @@ nlohmann::json openai_body(const CompletionRequest& req, const std::string& text
 int openai_event_tokens(const nlohmann::json& ev, Api api, CompletionResult& r) {
   if (ev.contains("usage") && ev["usage"].is_object()) {
     const auto& u = ev["usage"];
-    r.usage_prompt_tokens = u.value("prompt_tokens", -1);
-    r.usage_completion_tokens = u.value("completion_tokens", -1);
+    r.usage_prompt_tokens = event_count(u, "prompt_tokens", -1);
+    r.usage_completion_tokens = event_count(u, "completion_tokens", -1);
     if (u.contains("prompt_tokens_details") && u["prompt_tokens_details"].is_object())
-      r.cache_n = u["prompt_tokens_details"].value("cached_tokens", r.cache_n);
+      r.cache_n = event_count(u["prompt_tokens_details"], "cached_tokens", r.cache_n);
   }
   if (!ev.contains("choices") || !ev["choices"].is_array() || ev["choices"].empty()) return 0;
   const auto& c = ev["choices"][0];

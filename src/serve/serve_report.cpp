@@ -56,7 +56,7 @@ void by_request(const ServeRun& run, bool many, nlohmann::json& ttft, nlohmann::
 }  // namespace
 
 nlohmann::json serve_plot_data(const ServeRun& run) {
-  const bool many = run.meta.value("server_configs", nlohmann::json::array()).size() > 1;
+  const bool many = run.facts.server_configs.size() > 1;
   auto ttft =
       figure("ttft_by_request.png", "time to first token by request", "request", "TTFT (ms)");
   auto cache = figure("cache_hit_by_request.png", "prompt-cache hit by request", "request",
@@ -64,7 +64,7 @@ nlohmann::json serve_plot_data(const ServeRun& run) {
   by_request(run, many, ttft, cache);
   auto tps = figure("throughput_by_concurrency.png", "batch throughput by concurrency",
                     "concurrent clients", "output tokens/s");
-  for (const auto& w : run.meta.value("workloads", nlohmann::json::array())) {
+  for (const auto& w : run.facts.workloads) {
     if (!w.contains("levels")) continue;
     nlohmann::json s = {
         {"label", label_of(w.value("config", "default"), w.value("workload", ""), many)}};
@@ -86,12 +86,11 @@ ReportOutcome write_serve_report(const ServeRun& run, const fs::path& out_dir, b
     outcome.pngs = p.pngs;
     outcome.plot_problem = p.problem;
   }
-  std::string md = fmt::format(
-      "# serve-bench run {}\n\nmodel: {}\nserver: {}\n", run.label, run.meta.value("model", ""),
-      run.meta.value("url", "") == "" ? "llama-server started by serve-bench"
-                                      : run.meta.value("url", ""));
-  for (const auto& c : run.meta.value("server_configs", nlohmann::json::array()))
-    md += fmt::format("- server configuration: {}\n", c.get<std::string>());
+  std::string md =
+      fmt::format("# serve-bench run {}\n\nmodel: {}\nserver: {}\n", run.label, run.facts.model,
+                  run.facts.url.empty() ? "llama-server started by serve-bench" : run.facts.url);
+  for (const std::string& c : run.facts.server_configs)
+    md += fmt::format("- server configuration: {}\n", c);
   md += "\n";
   for (const auto& png : outcome.pngs)
     md += fmt::format("![{}]({})\n\n", png.stem().string(), png.filename().string());

@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <httplib.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -18,6 +17,8 @@
 #include <fstream>
 #include <thread>
 
+#include "serve/http_exchange.hpp"
+#include "serve/serve_client.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -164,9 +165,8 @@ bool ServerProcess::running() {
 }
 
 double ServerProcess::wait_ready(int port, std::chrono::seconds limit, bool (*interrupted)()) {
-  httplib::Client cli("127.0.0.1", port);
-  cli.set_connection_timeout(1);
-  cli.set_read_timeout(2);
+  const ServerAddress addr{"127.0.0.1", port};
+  const HttpLimits health{1u << 20, std::chrono::seconds(2), interrupted};
   const auto deadline = started_ + limit;
   while (std::chrono::steady_clock::now() < deadline) {
     if (interrupted && interrupted()) throw UserError("interrupted", "", "", 130);
@@ -179,7 +179,8 @@ double ServerProcess::wait_ready(int port, std::chrono::seconds limit, bool (*in
                       "flag it does not know are the usual reasons",
                       log_.string()));
     }
-    if (auto res = cli.Get("/health"); res && res->status == 200)
+    if (const HttpAnswer res = http_exchange(addr, {"GET", "/health", "", {}}, health);
+        res.stopped.empty() && res.status == 200)
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

@@ -23,11 +23,40 @@ void check_range(const std::string& origin, const char* key, int v, int lo, int 
   }
 }
 
+// The numbers together: a multi-turn history of 8200 turns of 262144 tokens
+// each is within every single bound and still no context any server has.
+void check_sizes(const Workload& w, const std::string& o) {
+  if (w.context_tokens() > kMaxServeContext) {
+    throw UserError(
+        fmt::format("{}: a request of this workload holds {} tokens ({} prompt + {} output)", o,
+                    w.context_tokens(), w.max_prompt_tokens(), w.n_predict),
+        fmt::format("at most {} tokens per request (more than any server's context)",
+                    kMaxServeContext),
+        "lower requests, suffix_tokens or system_tokens in the file");
+  }
+  if (w.pool_tokens() > kMaxPoolTokens) {
+    throw UserError(
+        fmt::format("{}: the workload draws {} distinct prompt tokens", o, w.pool_tokens()),
+        fmt::format("at most {} (they are tokenized before the first request)", kMaxPoolTokens),
+        "lower requests or suffix_tokens in the file");
+  }
+}
+
 }  // namespace
 
-int Workload::max_prompt_tokens() const {
-  if (kind == "multi-turn") return system_tokens + requests * (suffix_tokens + n_predict);
-  return system_tokens + suffix_tokens + 16;  // + a timestamp line
+int64_t Workload::max_prompt_tokens() const {
+  const int64_t system = system_tokens, suffix = suffix_tokens, out = n_predict;
+  if (kind == "multi-turn") return system + requests * (suffix + out);
+  return system + suffix + 16;  // + a timestamp line
+}
+
+int64_t Workload::context_tokens() const {
+  return max_prompt_tokens() + n_predict;
+}
+
+int64_t Workload::pool_tokens() const {
+  const int64_t levels = kind == "batch" ? static_cast<int64_t>(concurrency.size()) : 1;
+  return system_tokens + levels * requests * int64_t{suffix_tokens};
 }
 
 nlohmann::json Workload::to_json() const {
@@ -94,7 +123,22 @@ Workload load_workload(const std::string& name_or_path) {
   check_range(o, "requests", w.requests, 1, 100000);
   check_range(o, "n_predict", w.n_predict, 1, 65536);
   for (int c : w.concurrency) check_range(o, "concurrency", c, 1, 512);
+  check_sizes(w, o);
   return w;
+}
+
+void check_workloads_fit(const std::vector<Workload>& workloads, int64_t per_slot,
+                         const std::string& server) {
+  for (const Workload& w : workloads) {
+    if (w.context_tokens() <= per_slot) continue;
+    throw UserError(
+        fmt::format("workload {} needs {} tokens of context per request ({} prompt + {} output), "
+                    "but {} gives each slot {}",
+                    w.name, w.context_tokens(), w.max_prompt_tokens(), w.n_predict, server,
+                    per_slot),
+        "every request of every workload fits one slot of the server's context",
+        "raise -c (or lower --parallel), or make the workload smaller");
+  }
 }
 
 }  // namespace moesweep

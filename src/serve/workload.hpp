@@ -21,13 +21,27 @@ struct Workload {
   std::vector<int> concurrency = {1};  // batch: client counts to try
   std::filesystem::path source;
 
-  int max_prompt_tokens() const;  // the longest prompt it sends (for -c)
+  // In 64 bits: each count is bounded, their products are not.
+  int64_t max_prompt_tokens() const;  // the longest prompt it sends
+  int64_t context_tokens() const;     // what one slot must hold: the prompt and the output
+  int64_t pool_tokens() const;        // the distinct prompt tokens it draws (PromptPool)
   nlohmann::json to_json() const;
 };
 
+// The most tokens a workload may put in one request's context: more than any
+// server's context (16M, moesweep's largest).
+inline constexpr int64_t kMaxServeContext = int64_t{1} << 24;
+// The most distinct prompt tokens a workload may draw (tokenized up front).
+inline constexpr int64_t kMaxPoolTokens = int64_t{1} << 26;
+
 // A name from profiles/workloads or a JSON file path; UserError when missing,
-// malformed or out of bounds.
+// malformed or out of bounds (each number, and the context and pool they
+// make together, computed in 64 bits).
 Workload load_workload(const std::string& name_or_path);
+// UserError when a workload's request does not fit one slot of `per_slot`
+// tokens (`server`: where that context comes from, for the message).
+void check_workloads_fit(const std::vector<Workload>& workloads, int64_t per_slot,
+                         const std::string& server);
 std::vector<std::string> workload_names();
 
 }  // namespace moesweep

@@ -78,9 +78,9 @@ std::vector<int> system_for(const Workload& w, const ServeClient& c, const Promp
 }
 
 void prompt_cache(const Workload& w, const ServeClient& c, Sender& s) {
-  const PromptPool pool(c, w.seed, w.system_tokens + w.requests * w.suffix_tokens);
+  const PromptPool pool(c, w.seed, static_cast<size_t>(w.pool_tokens()));
   for (int k = 0; k < w.requests && !s.stopped(); ++k) {
-    const auto suffix = pool.take(w.system_tokens + k * w.suffix_tokens, w.suffix_tokens);
+    const auto suffix = pool.take(w.system_tokens + size_t(k) * w.suffix_tokens, w.suffix_tokens);
     const std::string task =
         k == 0 ? "cold" : (w.break_cache == "none" ? "warm " : "broken ") + std::to_string(k);
     s.send({task, concat(system_for(w, c, pool, k), suffix), w.n_predict, false}, 1);
@@ -88,10 +88,11 @@ void prompt_cache(const Workload& w, const ServeClient& c, Sender& s) {
 }
 
 void multi_turn(const Workload& w, const ServeClient& c, Sender& s) {
-  const PromptPool pool(c, w.seed, w.system_tokens + w.requests * w.suffix_tokens);
+  const PromptPool pool(c, w.seed, static_cast<size_t>(w.pool_tokens()));
   std::vector<int> history = pool.take(0, w.system_tokens);
   for (int t = 0; t < w.requests && !s.stopped(); ++t) {
-    history = concat(history, pool.take(w.system_tokens + t * w.suffix_tokens, w.suffix_tokens));
+    history =
+        concat(history, pool.take(w.system_tokens + size_t(t) * w.suffix_tokens, w.suffix_tokens));
     const CompletionResult r =
         s.send({fmt::format("turn {}", t + 1), history, w.n_predict, true}, 1);
     // The reply joins the history as the server made it (its token ids), so
@@ -105,7 +106,7 @@ void multi_turn(const Workload& w, const ServeClient& c, Sender& s) {
 void batch(const Workload& w, const ServeClient& c, Sender& s, WorkloadRun& run) {
   // New documents at every level: one seen before would come from a slot's cache.
   const int levels = static_cast<int>(w.concurrency.size());
-  const PromptPool pool(c, w.seed, w.system_tokens + levels * w.requests * w.suffix_tokens);
+  const PromptPool pool(c, w.seed, static_cast<size_t>(w.pool_tokens()));
   const std::vector<int> sys = pool.take(0, w.system_tokens);
   for (int li = 0; li < levels; ++li) {
     const int conc = w.concurrency[li];
@@ -119,7 +120,7 @@ void batch(const Workload& w, const ServeClient& c, Sender& s, WorkloadRun& run)
     const auto t0 = Clock::now();
     auto worker = [&] {
       for (int d; (d = next++) < w.requests && !s.stopped();) {
-        const auto doc = pool.take(first_doc + d * w.suffix_tokens, w.suffix_tokens);
+        const auto doc = pool.take(first_doc + size_t(d) * w.suffix_tokens, w.suffix_tokens);
         const CompletionResult r = s.send(
             {fmt::format("c{} doc {}", conc, d + 1), concat(sys, doc), w.n_predict, false}, conc);
         std::lock_guard lock(mu);

@@ -20,25 +20,29 @@ constexpr int kAnyCpus = 1 << 16;
 ShardRun load_one(const std::filesystem::path& dir) {
   ShardRun run;
   run.dir = dir;
-  run.meta = read_json_file(dir / "meta.json", "run metadata");
-  if (!run.meta.contains("shard") || !run.meta["shard"].is_object()) {
+  run.meta = read_run_meta(dir);
+  if (!run.meta.shard) {
     throw UserError(
         fmt::format("{} is not a shard run (its meta.json has no \"shard\")", dir.string()),
         "runs made by `moesweep sweep --shard`",
         "pass only the shard runs (e.g. the plan's runs/ directory)");
   }
-  run.shard = shard_from_meta(run.meta["shard"]);
-  run.machine = run.meta.value("machine_class", nlohmann::json::object()).value("id", "");
-  run.host = run.meta.value("node", nlohmann::json::object()).value("host", "");
+  run.shard = shard_from_meta(*run.meta.shard);
+  // The class id is made from its facts (a folder name by construction), never
+  // taken from the file: a hand-edited "id" cannot lead outside --out.
+  run.machine = run.meta.machine_class ? machine_class_id(*run.meta.machine_class) : "";
+  run.host = run.meta.node ? run.meta.node->host : "";
   std::map<std::string, Record> last;  // a resumed run appends a retried point again
   std::vector<std::string> order;
   const auto file = dir / "records.jsonl";
-  if (std::filesystem::exists(file))
-    for (Record& r : read_records_jsonl(file)) {
-      const std::string key = r.params.key_string();
-      if (!last.count(key)) order.push_back(key);
-      if (!last.count(key) || r.ok || !last[key].ok) last[key] = std::move(r);
-    }
+  RecordsFile records;
+  if (std::filesystem::exists(file)) records = read_records_file(file);
+  if (records.torn) run.notes.push_back(torn_line_note(file, *records.torn));
+  for (Record& r : records.records) {
+    const std::string key = r.params.key_string();
+    if (!last.count(key)) order.push_back(key);
+    if (!last.count(key) || r.ok || !last[key].ok) last[key] = std::move(r);
+  }
   for (const std::string& k : order) run.records.push_back(std::move(last[k]));
   return run;
 }
@@ -52,8 +56,7 @@ UserError plan_mismatch(const ShardRun& a, const ShardRun& b) {
 }
 
 std::vector<std::string> planned_keys(const ShardRun& first, const std::string& plan_id) {
-  std::map<std::string, nlohmann::json> settings;
-  for (auto& [k, v] : first.meta.at("settings").items()) settings[k] = v;
+  const std::map<std::string, nlohmann::json>& settings = first.meta.settings;
   const Plan plan = make_plan(spec_from_settings(settings, "meta.json settings"), kAnyCpus, true);
   if (moesweep::plan_id(plan) != plan_id) {
     throw UserError(fmt::format("the settings of plan {} expand to plan {} with this moesweep",
@@ -102,15 +105,15 @@ void match_group(MergeGroup& g, const std::vector<ShardRun>& runs,
 }
 
 void add_runs_in(const std::filesystem::path& arg, std::vector<std::filesystem::path>& dirs) {
-  if (std::filesystem::exists(arg / "meta.json")) {
+  std::error_code ec;
+  if (std::filesystem::exists(arg / "meta.json", ec)) {
     dirs.push_back(arg);
     return;
   }
-  std::error_code ec;
   std::vector<std::filesystem::path> found;
   if (std::filesystem::is_directory(arg, ec))
     for (const auto& e : std::filesystem::directory_iterator(arg, ec))
-      if (std::filesystem::exists(e.path() / "meta.json")) found.push_back(e.path());
+      if (std::filesystem::exists(e.path() / "meta.json", ec)) found.push_back(e.path());
   if (found.empty()) {
     throw UserError(fmt::format("{} is neither a run directory nor holds any", arg.string()),
                     "shard run directories, or the --out-dir they were made in",
@@ -151,7 +154,7 @@ MergeCheck check_merge(const std::vector<ShardRun>& runs) {
     if (fresh) {
       check.groups.emplace_back();
       check.groups.back().machine = runs[i].machine;
-      check.groups.back().machine_class = runs[i].meta.value("machine_class", nlohmann::json());
+      check.groups.back().machine_class = runs[i].meta.machine_class;
     }
     check.groups[it->second].runs.push_back(i);
   }

@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,11 +20,12 @@ namespace moesweep {
 
 struct ShardRun {
   std::filesystem::path dir;
-  nlohmann::json meta;
+  RunMeta meta;
   ShardFile shard;      // from meta.json's "shard"
-  std::string machine;  // machine class id ("" when not recorded)
+  std::string machine;  // machine class id, from its facts ("" when not recorded)
   std::string host;
-  std::vector<Record> records;  // the last record of each point (a resume retries failures)
+  std::vector<Record> records;     // the last record of each point (a resume retries failures)
+  std::vector<std::string> notes;  // a torn last line left out, say
 };
 
 // Each argument is a run directory (it has meta.json) or a directory of run
@@ -31,8 +34,8 @@ struct ShardRun {
 std::vector<ShardRun> load_shard_runs(const std::vector<std::filesystem::path>& args);
 
 struct MergeGroup {
-  std::string machine;  // machine class id
-  nlohmann::json machine_class;
+  std::string machine;  // machine class id: a folder name by construction
+  std::optional<MachineClass> machine_class;
   std::vector<std::string> hosts;
   std::vector<size_t> runs;             // indices into the runs given, shard order
   std::vector<Record> records;          // plan order, one per point found
@@ -56,11 +59,21 @@ struct MergeCheck {
 // settings no longer expand to (another moesweep build).
 MergeCheck check_merge(const std::vector<ShardRun>& runs);
 
-// Writes `group` as a run in `out` (created; must not exist or be empty):
-// meta.json, records.jsonl, records.csv, samples.jsonl, and every record to
-// `extra` (e.g. the SQLite sink). Returns the meta.json written.
-nlohmann::json write_merged_run(const MergeCheck& check, const MergeGroup& group,
-                                const std::vector<ShardRun>& runs, const std::filesystem::path& out,
-                                RunListener* extra);
+// Refuses an --out that exists and is no directory, before anything is read.
+void check_merge_out(const std::filesystem::path& out);
+
+// The merged run's id: "<time>-merged-<plan id>" (and "-<machine class>" in
+// a fleet), with "-2", "-3"... while `taken` says a store holds it already:
+// two merges never share a run id, whatever their --out is called.
+std::string merged_run_id(const MergeCheck& check, const MergeGroup& group, bool fleet,
+                          const std::function<bool(const std::string&)>& taken);
+
+// Writes `group` as run `run_id` in `out` (created; must not exist or be
+// empty): meta.json, records.jsonl, records.csv, samples.jsonl (each read
+// through its typed reader), and every record to `extra` (e.g. the SQLite
+// sink). Returns the meta.json written.
+RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
+                         const std::vector<ShardRun>& runs, const std::filesystem::path& out,
+                         const std::string& run_id, RunListener* extra);
 
 }  // namespace moesweep

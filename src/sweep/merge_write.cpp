@@ -2,18 +2,20 @@
 #include <fmt/format.h>
 
 #include <ctime>
-#include <fstream>
 #include <set>
 
 #include "results/file_sinks.hpp"
 #include "sweep/merge_runs.hpp"
 #include "util/error.hpp"
+#include "util/json_fields.hpp"
 #include "util/json_file.hpp"
+#include "util/jsonl_file.hpp"
 
 namespace moesweep {
 namespace {
 
 void create_empty_dir(const std::filesystem::path& out) {
+  check_merge_out(out);
   std::error_code ec;
   if (std::filesystem::exists(out, ec) && !std::filesystem::is_empty(out, ec)) {
     throw UserError(fmt::format("{} exists and is not empty", out.string()),
@@ -33,23 +35,35 @@ std::string now_text() {
   return buf;
 }
 
-nlohmann::json sources_json(const MergeGroup& g, const std::vector<ShardRun>& runs) {
-  nlohmann::json out = nlohmann::json::array();
+MergeFacts merge_facts(const MergeCheck& check, const MergeGroup& g,
+                       const std::vector<ShardRun>& runs) {
+  MergeFacts m;
+  m.plan_id = check.plan_id;
+  m.shard_count = check.shard_count;
+  m.planned_points = static_cast<int64_t>(check.planned);
+  m.complete = g.complete();
+  m.missing = g.missing;
+  m.duplicated = g.duplicated;
+  m.unplanned = g.unplanned;
+  m.missing_shards = g.missing_shards;
   for (size_t ri : g.runs) {
     const ShardRun& r = runs[ri];
-    out.push_back({{"dir", std::filesystem::absolute(r.dir).string()},
-                   {"run_id", r.meta.value("run_id", "")},
-                   {"shard", r.shard.index},
-                   {"status", r.meta.value("status", "")},
-                   {"node", r.meta.value("node", nlohmann::json())},
-                   {"bandwidth", r.meta.value("bandwidth", nlohmann::json())},
-                   {"records", r.records.size()}});
+    MergeSource s;
+    s.dir = std::filesystem::absolute(r.dir).string();
+    s.run_id = r.meta.run_id;
+    s.shard = r.shard.index;
+    s.status = run_status_name(r.meta.status);
+    s.node = r.meta.node;
+    s.bandwidth = r.meta.bandwidth;
+    s.records = static_cast<int64_t>(r.records.size());
+    m.sources.push_back(std::move(s));
   }
-  return out;
+  return m;
 }
 
 // samples.jsonl of the sources, only for the records kept (a duplicate's
-// samples belong to the record dropped).
+// samples belong to the record dropped). Each line is checked (an object with
+// its point's "key"); a torn last line is left out.
 void copy_samples(const MergeGroup& g, const std::vector<ShardRun>& runs,
                   const std::filesystem::path& out) {
   std::map<size_t, std::set<std::string>> kept;  // run -> keys kept from it
@@ -57,63 +71,87 @@ void copy_samples(const MergeGroup& g, const std::vector<ShardRun>& runs,
     kept[g.record_source[i]].insert(g.records[i].params.key_string());
   DurableAppender samples(out / "samples.jsonl");
   for (size_t ri : g.runs) {
-    std::ifstream in(runs[ri].dir / "samples.jsonl");
-    std::string line;
-    while (std::getline(in, line)) {
-      const nlohmann::json j = parse_json_or_discarded(line);
-      if (j.is_object() && kept[ri].count(j.value("key", ""))) samples.append_line(line);
+    const std::filesystem::path file = runs[ri].dir / "samples.jsonl";
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) continue;
+    for (const JsonlLine& line : read_jsonl_file(file, "samples file").lines) {
+      const JsonFields f(line.value, fmt::format("{}:{}", file.string(), line.number));
+      if (kept[ri].count(f.text("key"))) samples.append_line(line.value.dump());
     }
   }
 }
 
+std::string now_stamp() {
+  const std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", std::localtime(&now));
+  return buf;
+}
+
 }  // namespace
 
-nlohmann::json write_merged_run(const MergeCheck& check, const MergeGroup& group,
-                                const std::vector<ShardRun>& runs, const std::filesystem::path& out,
-                                RunListener* extra) {
+void check_merge_out(const std::filesystem::path& out) {
+  std::error_code ec;
+  if (std::filesystem::exists(out, ec) && !std::filesystem::is_directory(out, ec)) {
+    throw UserError(fmt::format("{} exists and is not a directory", out.string()),
+                    "a new directory for the merged run", "choose another --out");
+  }
+}
+
+std::string merged_run_id(const MergeCheck& check, const MergeGroup& group, bool fleet,
+                          const std::function<bool(const std::string&)>& taken) {
+  std::string base = fmt::format("{}-merged-{}", now_stamp(), check.plan_id);
+  if (fleet) base += "-" + (group.machine.empty() ? "unknown-machine" : group.machine);
+  for (int n = 1; n < 1000; ++n) {
+    const std::string id = n == 1 ? base : fmt::format("{}-{}", base, n);
+    if (!taken || !taken(id)) return id;
+  }
+  throw UserError(fmt::format("the store holds 999 merges named {}", base), "a free run id",
+                  "wait a second and merge again, or use another --db");
+}
+
+RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
+                         const std::vector<ShardRun>& runs, const std::filesystem::path& out,
+                         const std::string& run_id, RunListener* extra) {
   create_empty_dir(out);
   const ShardRun& first = runs[group.runs.front()];
-  nlohmann::json meta = first.meta;  // settings, spec, build, machine class, node of shard 0
-  for (const char* k : {"shard", "resumed_at", "error", "outcome", "noise", "command_line"})
-    meta.erase(k);
-  const std::string run_id = std::filesystem::absolute(out).lexically_normal().filename().string();
+  RunMeta meta = first.meta;  // settings, spec, build, machine class, node of shard 0
+  meta.shard.reset();
+  meta.resumed_at.clear();
+  meta.error.clear();
+  meta.command_line.clear();
+  for (const char* k : {"outcome", "noise"}) meta.other.erase(k);
   const bool clean = group.complete() && group.failed == 0;
-  meta["run_id"] = run_id;
-  meta["started_at"] = now_text();
-  meta["status"] = run_status_name(clean ? RunStatus::kComplete : RunStatus::kPointsFailed);
-  meta["hosts"] = group.hosts;
-  meta["merge"] = {{"plan_id", check.plan_id},
-                   {"shard_count", check.shard_count},
-                   {"planned_points", check.planned},
-                   {"complete", group.complete()},
-                   {"missing", group.missing},
-                   {"duplicated", group.duplicated},
-                   {"unplanned", group.unplanned},
-                   {"missing_shards", group.missing_shards},
-                   {"sources", sources_json(group, runs)}};
-  meta["outcome"] = {{"ok_points", static_cast<int>(group.records.size()) - group.failed},
-                     {"failed_points", group.failed},
-                     {"missing_points", group.missing.size()},
-                     {"planned_points", check.planned}};
-  write_file_atomically(out / "meta.json", meta.dump(2) + "\n");
+  meta.kind = "merged";
+  meta.run_id = run_id;
+  meta.run_dir = out.string();
+  meta.started_at = now_text();
+  meta.finished_at.clear();
+  meta.status = clean ? RunStatus::kComplete : RunStatus::kPointsFailed;
+  meta.hosts = group.hosts;
+  meta.merge = merge_facts(check, group, runs);
+  meta.other["outcome"] = {{"ok_points", static_cast<int>(group.records.size()) - group.failed},
+                           {"failed_points", group.failed},
+                           {"missing_points", group.missing.size()},
+                           {"planned_points", check.planned}};
+  if (meta.name.empty()) meta.name = check.name;
+  write_run_meta(out, meta);
 
-  const RunMeta run_meta{run_id, meta.value("name", check.name), out.string(), meta};
   ListenerSet sinks;
   sinks.push(std::make_unique<JsonlSink>(out / "records.jsonl"));
   sinks.push(std::make_unique<CsvSink>(out / "records.csv"));
-  sinks.begin(run_meta);
-  if (extra) extra->begin(run_meta);
+  sinks.begin(meta);
+  if (extra) extra->begin(meta);
   for (Record r : group.records) {
     r.run_id = run_id;
     sinks.point(r);
     if (extra) extra->point(r);
   }
-  const RunStatus status = clean ? RunStatus::kComplete : RunStatus::kPointsFailed;
-  sinks.end(run_meta, status);
-  if (extra) extra->end(run_meta, status);
+  sinks.end(meta, meta.status);
+  if (extra) extra->end(meta, meta.status);
   copy_samples(group, runs, out);
-  meta["finished_at"] = now_text();
-  write_file_atomically(out / "meta.json", meta.dump(2) + "\n");
+  meta.finished_at = now_text();
+  write_run_meta(out, meta);
   return meta;
 }
 

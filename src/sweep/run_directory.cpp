@@ -100,12 +100,12 @@ RunDirectory RunDirectory::open(const std::filesystem::path& dir) {
   return rd;
 }
 
-void RunDirectory::write_meta(const nlohmann::json& meta) const {
-  write_file_atomically(dir_ / "meta.json", meta.dump(2) + "\n");
+void RunDirectory::write_meta(const RunMeta& meta) const {
+  write_run_meta(dir_, meta);
 }
 
-nlohmann::json RunDirectory::read_meta() const {
-  return read_json_file(dir_ / "meta.json", "run metadata");
+RunMeta RunDirectory::read_meta() const {
+  return read_run_meta(dir_);
 }
 
 void SampleLog::sample(const SampleEvent& s) {

@@ -26,8 +26,8 @@ class RunDirectory {
 
   const std::filesystem::path& path() const { return dir_; }
   const std::string& run_id() const { return run_id_; }
-  void write_meta(const nlohmann::json& meta) const;
-  nlohmann::json read_meta() const;
+  void write_meta(const RunMeta& meta) const;  // meta.json, atomically (results/run_meta.hpp)
+  RunMeta read_meta() const;                   // its typed reader
   std::filesystem::path file(const std::string& name) const { return dir_ / name; }
 
  private:

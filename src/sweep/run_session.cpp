@@ -28,25 +28,24 @@ std::string timestamp_now() {
 // (outcome, error) before the end.
 class MetaWriter : public RunListener {
  public:
-  MetaWriter(const RunDirectory& dir, nlohmann::json& meta) : dir_(dir), meta_(meta) {}
+  MetaWriter(const RunDirectory& dir, RunMeta& meta) : dir_(dir), meta_(meta) {}
   void begin(const RunMeta&) override { dir_.write_meta(meta_); }
   void model(const nlohmann::json& facts) override {
-    nlohmann::json& models = meta_["models"];
-    if (!models.is_array()) models = nlohmann::json::array();
-    for (const auto& m : models)
-      if (m.value("path", "") == facts.value("path", "")) return;
-    models.push_back(facts);
+    RunModelFacts model = model_facts_from_json(facts, "the engine's model facts");
+    for (const RunModelFacts& m : meta_.models)
+      if (m.path == model.path) return;
+    meta_.models.push_back(std::move(model));
     dir_.write_meta(meta_);
   }
   void end(const RunMeta&, RunStatus status) override {
-    meta_["status"] = run_status_name(status);
-    meta_["finished_at"] = timestamp_now();
+    meta_.status = status;
+    meta_.finished_at = timestamp_now();
     dir_.write_meta(meta_);
   }
 
  private:
   const RunDirectory& dir_;
-  nlohmann::json& meta_;
+  RunMeta& meta_;
 };
 
 }  // namespace
@@ -72,7 +71,7 @@ RunSession::RunSession(RunRequest request) : request_(std::move(request)) {
     if (!request_.dry_run) lock_.emplace(resumed_->path());
     meta_ = resumed_->read_meta();
     check_resumable(meta_);
-    for (auto& [k, v] : meta_.at("settings").items()) settings_[k] = v;
+    settings_ = meta_.settings;
     origin_ = "resumed run " + resumed_->run_id();
     done_keys_ = finished_keys(resumed_->file("records.jsonl"));
   }
@@ -83,7 +82,8 @@ RunSession::RunSession(RunRequest request) : request_(std::move(request)) {
   // The engine worker must start and say what it is before anything is
   // written (a missing worker or a broken engine package: exit 2, no run dir).
   if (!request_.dry_run) engine_facts();
-  if (request_.adjust_plan) request_.adjust_plan(plan_, meta_);
+  if (request_.adjust_plan)
+    request_.adjust_plan(plan_, resumed_ ? std::optional<RunMeta>(meta_) : std::nullopt);
   database_ = run_database(request_.database, resumed_ ? &meta_ : nullptr);
 }
 
@@ -95,18 +95,27 @@ RunSession::~RunSession() {
 
 void RunSession::start_meta(const counters::CounterBackend& counters) {
   if (!resumed_) {
-    meta_ = {{"run_id", dir_->run_id()},      {"name", plan_.spec.name},
-             {"started_at", timestamp_now()}, {"command_line", request_.command_line},
-             {"settings", settings_},         {"spec", plan_.spec.to_json()},
-             {"plan", plan_.summary()},       {"build", build_info_json(engine_facts())}};
-    meta_["machine_class"] = request_.machine_class;  // compare refuses across classes
-    for (const auto& [k, v] : request_.extra_meta.items()) meta_[k] = v;
+    meta_ = RunMeta{};
+    meta_.kind = "sweep";
+    meta_.run_id = dir_->run_id();
+    meta_.name = plan_.spec.name;
+    meta_.started_at = timestamp_now();
+    meta_.command_line = request_.command_line;
+    meta_.settings = settings_;
+    meta_.other["spec"] = plan_.spec.to_json();
+    meta_.other["plan"] = plan_.summary();
+    meta_.build = build_facts_from_json(build_info_json(engine_facts()), "this build's facts");
+    meta_.machine_class = request_.machine_class;  // compare refuses across classes
+    meta_.node = request_.node;
+    meta_.shard = request_.shard;
   }
-  meta_["database"] = database_ ? nlohmann::json(database_->string()) : nlohmann::json(nullptr);
-  meta_["status"] = run_status_name(RunStatus::kRunning);
-  meta_["counters"] = counters.describe();
-  if (resumed_) meta_["resumed_at"].push_back(timestamp_now());
-  meta_.erase("error");  // a resumed failed run: that error is behind it
+  meta_.run_dir = dir_->path().string();
+  meta_.has_database = true;
+  meta_.database = database_ ? std::optional<std::string>(database_->string()) : std::nullopt;
+  meta_.status = RunStatus::kRunning;
+  meta_.other["counters"] = counters.describe();
+  if (resumed_) meta_.resumed_at.push_back(timestamp_now());
+  meta_.error.clear();  // a resumed failed run: that error is behind it
 }
 
 void RunSession::open() {
@@ -118,9 +127,9 @@ void RunSession::open() {
   std::unique_ptr<RunListener> db = database_ ? std::make_unique<SqliteSink>(*database_) : nullptr;
   dir_ = resumed_ ? *resumed_ : RunDirectory::create(request_.out_dir, plan_.spec.name);
   if (!lock_) lock_.emplace(dir_->path());
+  if (resumed_) notes_ = repair_run_files(dir_->path());  // never glued onto a torn line
   start_meta(*counters_);
-  run_meta_ = std::make_unique<RunMeta>(
-      RunMeta{dir_->run_id(), plan_.spec.name, dir_->path().string(), meta_});
+  run_meta_ = std::make_unique<RunMeta>(meta_);
   open_ = true;
   guarded([&] {
     listeners_.push(std::make_unique<MetaWriter>(*dir_, meta_));
@@ -140,15 +149,15 @@ RunOutcome RunSession::run(const std::atomic<bool>& stop) {
     runner.skip_points(done_keys_);
     const BandwidthFigure bandwidth =
         machine_bandwidth([&](const std::string& m) { listeners_.note(m); });
-    meta_["bandwidth"] = to_json(bandwidth);
+    meta_.bandwidth = bandwidth_facts_from_json(to_json(bandwidth), "the bandwidth probe");
     RooflineAnnotator roofline(bandwidth);
     runner.annotate_with(&roofline);
     runner.trace_routing_with(traces_);
     outcome = runner.run(stop);
-    meta_["outcome"] = {{"ok_points", outcome.ok_points},
-                        {"failed_points", outcome.failed_points},
-                        {"skipped_points", outcome.skipped_points},
-                        {"planned_points", plan_.points.size()}};
+    meta_.other["outcome"] = {{"ok_points", outcome.ok_points},
+                              {"failed_points", outcome.failed_points},
+                              {"skipped_points", outcome.skipped_points},
+                              {"planned_points", plan_.points.size()}};
     open_ = false;
     listeners_.end(*run_meta_, outcome.status);
   });
@@ -169,7 +178,7 @@ void RunSession::guarded(const std::function<void()>& step) {
 // "failed" with the reason; the run can be resumed once it is fixed.
 void RunSession::fail(const std::string& error) {
   open_ = false;
-  meta_["error"] = error;
+  meta_.error = error;
   try {
     listeners_.end(*run_meta_, RunStatus::kFailed);
   } catch (const std::exception&) {  // the same full disk, say: the error still stands
@@ -179,7 +188,7 @@ void RunSession::fail(const std::string& error) {
 std::string RunSession::write_tables(const TablesRenderer& render) {
   const std::vector<Record> records = load_records(dir_->file("records.jsonl"));
   const RunTables tables = render(records);
-  meta_["noise"] = tables.noise;  // the points the tables flag for steal
+  meta_.other["noise"] = tables.noise;  // the points the tables flag for steal
   dir_->write_meta(meta_);
   write_run_tables(dir_->path(), dir_->run_id(), tables);
   return tables.markdown;

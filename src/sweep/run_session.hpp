@@ -44,15 +44,15 @@ struct RunRequest {
   std::vector<std::string> ignored_on_resume;      // flags typed beside --resume: refused
   std::filesystem::path out_dir = "results/runs";
   DatabaseFlags database;
-  bool dry_run = false;                   // plan only: nothing is created or locked
-  int logical_cpus = 1;                   // for the plan's thread checks
-  std::vector<std::string> command_line;  // meta.json's command_line
-  nlohmann::json machine_class;           // meta.json's machine_class (new runs)
-  // More keys for a new run's meta.json (e.g. a shard's "shard" and "node").
-  nlohmann::json extra_meta = nlohmann::json::object();
+  bool dry_run = false;                       // plan only: nothing is created or locked
+  int logical_cpus = 1;                       // for the plan's thread checks
+  std::vector<std::string> command_line;      // meta.json's command_line
+  std::optional<MachineClass> machine_class;  // meta.json's machine_class (new runs)
+  std::optional<NodeFacts> node;              // meta.json's node (new runs; issue 13)
+  std::optional<ShardRef> shard;              // meta.json's shard (a new shard run)
   // Called once with the plan before anything uses it (e.g. a shard keeps
-  // its share), and the resumed run's meta.json (an empty object if new).
-  std::function<void(Plan&, const nlohmann::json& resumed_meta)> adjust_plan;
+  // its share), and the resumed run's meta.json (nullopt if new).
+  std::function<void(Plan&, const std::optional<RunMeta>& resumed_meta)> adjust_plan;
 };
 
 // What tables.md and sweep-bench/ hold, rendered from the run's records.
@@ -103,6 +103,8 @@ class RunSession {
 
   // Only valid once open() has created or reopened it.
   const RunDirectory& dir() const { return *dir_; }
+  // What open() repaired in a resumed run (a torn last line cut off, say).
+  const std::vector<std::string>& notes() const { return notes_; }
 
  private:
   void start_meta(const counters::CounterBackend& counters);
@@ -115,7 +117,7 @@ class RunSession {
   std::optional<RunDirectory> resumed_;
   std::optional<RunDirectory> dir_;
   std::optional<RunLock> lock_;
-  nlohmann::json meta_ = nlohmann::json::object();
+  RunMeta meta_;
   std::set<std::string> done_keys_;
   Plan plan_;
   std::optional<std::filesystem::path> database_;
@@ -124,6 +126,7 @@ class RunSession {
   ListenerSet listeners_;
   std::unique_ptr<RunMeta> run_meta_;
   RoutingTraceFactory* traces_ = nullptr;
+  std::vector<std::string> notes_;
   bool open_ = false;  // opened and not yet ended: the destructor ends it "failed"
 };
 

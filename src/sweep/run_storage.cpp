@@ -12,6 +12,7 @@
 #include "util/error.hpp"
 #include "util/hash.hpp"
 #include "util/json_file.hpp"
+#include "util/jsonl_file.hpp"
 
 namespace moesweep {
 
@@ -25,15 +26,14 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
 }  // namespace
 
 std::optional<std::filesystem::path> run_database(const DatabaseFlags& flags,
-                                                  const nlohmann::json* resumed_meta) {
-  if (!resumed_meta || !resumed_meta->contains("database")) {  // a new run, or one from before
+                                                  const RunMeta* resumed_meta) {
+  if (!resumed_meta || !resumed_meta->has_database) {  // a new run, or one from before
     if (flags.no_db) return std::nullopt;
     if (flags.db.empty()) return std::filesystem::path();  // the store says what is wrong
     return std::filesystem::absolute(flags.db);
   }
-  const nlohmann::json& stored = resumed_meta->at("database");
   std::optional<std::filesystem::path> db;
-  if (stored.is_string()) db = stored.get<std::string>();
+  if (resumed_meta->database) db = *resumed_meta->database;
   const bool conflict =
       (flags.no_db && db) || (flags.db_given && (!db || !same_file(flags.db, *db)));
   if (conflict) {
@@ -76,52 +76,64 @@ std::set<std::string> finished_keys(const std::filesystem::path& jsonl) {
   return keys;
 }
 
-void check_resumable(const nlohmann::json& meta) {
-  const std::string status = meta.value("status", "");
-  if (status == "complete") {
-    throw UserError(fmt::format("run {} already completed", meta.value("run_id", "?")),
+void check_resumable(const RunMeta& meta) {
+  if (meta.kind != "sweep") {
+    throw UserError(fmt::format("run {} is a {} run, not a sweep", meta.run_id, meta.kind),
+                    "a run directory of `moesweep sweep`", "start a new sweep instead");
+  }
+  if (meta.status == RunStatus::kComplete) {
+    throw UserError(fmt::format("run {} already completed", meta.run_id),
                     "an interrupted run (status interrupted or running)",
                     "start a new sweep instead of --resume");
   }
-  const std::string then = meta["build"]["engine"].value("commit", "");
+  const std::string then = meta.build ? meta.build->engine.commit : "";
   const std::string now = engine_facts().commit;
   if (then != now) {
-    throw UserError(
-        fmt::format("the run was measured with engine {} but this build has {}", then, now),
-        "the same engine build", "rebuild with the run's engine, or start a new run");
+    throw UserError(fmt::format("the run was measured with engine {} but this build has {}",
+                                then.empty() ? "(not recorded)" : then, now),
+                    "the same engine build", "rebuild with the run's engine, or start a new run");
   }
-  if (!meta.contains("settings")) {
+  if (meta.settings.empty()) {
     throw UserError("meta.json has no 'settings' to resume from", "a run made by moesweep sweep",
                     "start a new sweep");
   }
   // Its unset flags meant other defaults then (-fa off, -ngl 0, mmap, ctx 4096):
   // resumed now, no point would match what it measured.
-  if (meta.contains("spec") && meta["spec"].contains("use_mmap")) {
+  if (meta.extra("spec").is_object() && meta.extra("spec").contains("use_mmap")) {
     throw UserError(
         fmt::format("run {} was made by an older moesweep whose defaults were not llama-bench's",
-                    meta.value("run_id", "?")),
+                    meta.run_id),
         "a run made with today's defaults (-fa auto, -ngl -1, -lm auto, ctx from the depths)",
         "start a new sweep with the same flags");
   }
 }
 
-void check_models_unchanged(const nlohmann::json& meta) {
-  if (!meta.contains("models")) return;  // killed before a model was recorded: nothing to compare
-  for (const auto& m : meta["models"]) {
-    const std::string path = m.value("path", "");
-    const std::string then = m.value("sha256", "");
-    if (path.empty() || then.empty()) continue;
-    if (!std::filesystem::exists(path)) {
-      throw UserError(fmt::format("model '{}' of the interrupted run is gone", path),
+void check_models_unchanged(const RunMeta& meta) {
+  for (const RunModelFacts& m : meta.models) {  // none when killed before a model was recorded
+    if (m.path.empty() || m.sha256.empty()) continue;
+    if (!std::filesystem::exists(m.path)) {
+      throw UserError(fmt::format("model '{}' of the interrupted run is gone", m.path),
                       "the same model file", "restore it, or start a new run");
     }
-    const std::string now = model_fingerprint(path);
-    if (now != then) {
+    const std::string now = model_fingerprint(m.path);
+    if (now != m.sha256) {
       throw UserError(fmt::format("model '{}' changed since the run started (sha256 {} -> {})",
-                                  path, then, now),
+                                  m.path, m.sha256, now),
                       "the same model file", "start a new run for the new file");
     }
   }
+}
+
+std::vector<std::string> repair_run_files(const std::filesystem::path& run_dir) {
+  std::vector<std::string> notes;
+  for (const char* name : {"records.jsonl", "samples.jsonl", "records.csv"}) {
+    const std::filesystem::path file = run_dir / name;
+    const bool json = std::string_view(name).ends_with(".jsonl");
+    if (const auto torn = json ? repair_jsonl_tail(file) : repair_text_tail(file))
+      notes.push_back(fmt::format("{}:{}: cut off a torn last line ({} bytes, kept in {}.torn)",
+                                  file.string(), torn->number, torn->bytes.size(), name));
+  }
+  return notes;
 }
 
 std::optional<double> estimate_seconds(const Plan& plan, const std::filesystem::path& runs_dir) {

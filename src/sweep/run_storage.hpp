@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "results/record.hpp"
+#include "results/run_meta.hpp"
 #include "sweep/plan.hpp"
 
 namespace moesweep {
@@ -28,7 +29,7 @@ struct DatabaseFlags {
 // when it has one, is refused (exit 2) rather than splitting the run's points
 // over two stores. `resumed_meta` is null for a new run.
 std::optional<std::filesystem::path> run_database(const DatabaseFlags& flags,
-                                                  const nlohmann::json* resumed_meta);
+                                                  const RunMeta* resumed_meta);
 // --resume continues a run with its own settings: `given` names the flags
 // typed beside it that would be ignored, refused with exit 2 when any.
 void refuse_flags_on_resume(const std::vector<std::string>& given);
@@ -37,10 +38,15 @@ void check_model_files(const Plan& plan);
 std::vector<Record> load_records(const std::filesystem::path& jsonl);
 // Keys of the points a run already measured successfully.
 std::set<std::string> finished_keys(const std::filesystem::path& jsonl);
-// Refuses a run made by another engine build, or one that already completed.
-void check_resumable(const nlohmann::json& meta);
+// Refuses a run made by another engine build, one that already completed,
+// or one that is no sweep (a serve run, a trace, a merged run).
+void check_resumable(const RunMeta& meta);
 // Refuses when a model file of the earlier run changed (sha256).
-void check_models_unchanged(const nlohmann::json& meta);
+void check_models_unchanged(const RunMeta& meta);
+// Before a resumed run appends again: a torn last line of records.jsonl or
+// samples.jsonl (a killed run's) is cut off and kept in <file>.torn, never
+// glued onto. Returns a note per file repaired.
+std::vector<std::string> repair_run_files(const std::filesystem::path& run_dir);
 // Seconds the plan would take at the mean speeds of earlier runs (same model
 // names) found under results/runs; nullopt when there are none.
 std::optional<double> estimate_seconds(const Plan& plan,

@@ -66,6 +66,12 @@ RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
 
 void SweepRunner::emit(Record&& rec, RunOutcome& out) {
   rec.run_id = run_id_;
+  // Which engine build measured it, down to the CPU variant its registry loaded.
+  const EngineFacts& engine = engine_facts();
+  rec.extra["engine"] = {{"release", engine.release},
+                         {"commit", engine.commit},
+                         {"build", engine.build},
+                         {"cpu_variant", engine.cpu_variant}};
   if (annotator_) annotator_->annotate(rec);
   finished_.insert(rec.point_index);
   (rec.ok ? out.ok_points : out.failed_points)++;

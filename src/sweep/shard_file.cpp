@@ -4,8 +4,10 @@
 #include <cstdlib>
 #include <set>
 
+#include "engine/engine_limits.hpp"
 #include "sweep/shard_plan.hpp"
 #include "util/error.hpp"
+#include "util/json_fields.hpp"
 #include "util/json_file.hpp"
 
 namespace moesweep {
@@ -44,10 +46,17 @@ UserError not_a_shard(const std::string& origin, const std::string& why) {
                    "write the shards with `moesweep plan`, then pass DIR/shard-I.json or DIR");
 }
 
-size_t index_field(const nlohmann::json& obj, std::string_view key, const std::string& origin) {
-  const int64_t v = require_field<int64_t>(obj, key, origin);
-  if (v < 0) throw not_a_shard(origin, fmt::format("negative \"{}\"", key));
-  return static_cast<size_t>(v);
+// A plan id as `plan_id()` writes it: 16 hex digits (1-64 accepted).
+std::string plan_id_field(const JsonFields& f, const char* key) {
+  const std::string id = f.text(key);
+  const bool hex = !id.empty() && id.size() <= 64 &&
+                   id.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (!hex) f.fail(key, "the plan's id: hex digits, as `moesweep plan` writes it");
+  return id;
+}
+
+int max_threads_field(const JsonFields& f) {
+  return static_cast<int>(f.integer("max_threads", 1, engine_limits::kMaxThreads, 1));
 }
 
 }  // namespace
@@ -81,25 +90,42 @@ nlohmann::json shard_file_json(const Plan& plan, const std::string& id, const Sh
 ShardFile read_shard_file(const std::filesystem::path& file) {
   const nlohmann::json j = read_json_file(file, "shard file");
   const std::string origin = file.string();
-  if (!j.is_object() || j.value("moesweep_shard", 0) != kShardFormat)
+  if (!j.is_object() || j.value("moesweep_shard", nlohmann::json()) != kShardFormat)
     throw not_a_shard(origin, fmt::format("no \"moesweep_shard\": {}", kShardFormat));
-  ShardFile f;
-  f.plan_id = require_field<std::string>(j, "plan_id", origin);
-  f.index = require_field<int>(j, "shard_index", origin);
-  f.count = require_field<int>(j, "shard_count", origin);
-  f.name = optional_field<std::string>(j, "name", "adhoc", origin);
-  f.origin = optional_field<std::string>(j, "origin", origin, origin);
-  f.max_threads = optional_field<int>(j, "max_threads", 1, origin);
-  if (!j.contains("settings") || !j["settings"].is_object())
+  const JsonFields f(j, origin);
+  ShardFile s;
+  s.plan_id = plan_id_field(f, "plan_id");
+  if (!f.has("shard_count") || !f.has("shard_index"))
+    f.fail(f.has("shard_count") ? "shard_index" : "shard_count", "the shard's index and count");
+  s.count = static_cast<int>(f.integer("shard_count", 1, kMaxShardCount, 0));
+  s.index = static_cast<int>(f.integer("shard_index", 0, s.count - 1, -1));
+  s.name = f.text("name", "adhoc");
+  s.origin = f.text("origin", origin);
+  s.max_threads = max_threads_field(f);
+  if (!f.has("settings") || !j["settings"].is_object())
     throw not_a_shard(origin, "no \"settings\" object");
-  for (auto& [k, v] : j["settings"].items()) f.settings[k] = v;
-  for (const auto& c : j.value("contexts", nlohmann::json::array()))
-    f.contexts.push_back({index_field(c, "model", origin), index_field(c, "context", origin)});
-  for (const auto& p : j.value("points", nlohmann::json::array()))
-    f.point_keys.push_back(require_field<std::string>(p, "key", origin));
-  if (f.index < 0 || f.index >= f.count || f.contexts.empty())
-    throw not_a_shard(origin, "shard_index outside shard_count, or no contexts");
-  return f;
+  for (auto& [k, v] : j["settings"].items()) s.settings[k] = v;
+  constexpr int64_t kMaxIndex = 1 << 20;  // more model or context groups than any plan has
+  for (const JsonFields& c : f.objects("contexts"))
+    s.contexts.push_back({static_cast<size_t>(c.integer("model", 0, kMaxIndex, -1)),
+                          static_cast<size_t>(c.integer("context", 0, kMaxIndex, -1))});
+  for (const JsonFields& p : f.objects("points")) s.point_keys.push_back(p.text("key"));
+  if (s.contexts.empty()) throw not_a_shard(origin, "no contexts");
+  return s;
+}
+
+PlanIndex read_plan_index(const std::filesystem::path& file) {
+  const nlohmann::json j = read_json_file(file, "plan index");
+  const std::string origin = file.string();
+  const JsonFields f(j, origin);
+  if (f.integer("moesweep_plan", 1, 1, 1) != 1 || !f.has("shard_count"))
+    f.fail("shard_count", "a plan.json written by `moesweep plan --shards N --out DIR`");
+  PlanIndex p;
+  p.plan_id = plan_id_field(f, "plan_id");
+  p.name = f.text("name", "adhoc");
+  p.shard_count = static_cast<int>(f.integer("shard_count", 1, kMaxShardCount, 1));
+  p.max_threads = max_threads_field(f);
+  return p;
 }
 
 std::filesystem::path shard_file_path(const std::filesystem::path& dir, int index) {
@@ -129,26 +155,26 @@ std::filesystem::path resolve_shard_arg(const std::string& arg) {
   return file;
 }
 
-nlohmann::json shard_meta(const ShardFile& f) {
-  nlohmann::json contexts = nlohmann::json::array();
-  for (const ShardContext& c : f.contexts) contexts.push_back({c.model, c.context});
-  return {{"plan_id", f.plan_id}, {"index", f.index},   {"count", f.count},
-          {"name", f.name},       {"origin", f.origin}, {"contexts", contexts}};
+ShardRef shard_meta(const ShardFile& f) {
+  ShardRef s;
+  s.plan_id = f.plan_id;
+  s.index = f.index;
+  s.count = f.count;
+  s.name = f.name;
+  s.origin = f.origin;
+  for (const ShardContext& c : f.contexts) s.contexts.emplace_back(c.model, c.context);
+  return s;
 }
 
-ShardFile shard_from_meta(const nlohmann::json& shard) {
-  const std::string origin = "meta.json \"shard\"";
+ShardFile shard_from_meta(const ShardRef& s) {
   ShardFile f;
-  f.plan_id = require_field<std::string>(shard, "plan_id", origin);
-  f.index = require_field<int>(shard, "index", origin);
-  f.count = require_field<int>(shard, "count", origin);
-  f.name = optional_field<std::string>(shard, "name", "adhoc", origin);
-  f.origin = optional_field<std::string>(shard, "origin", "", origin);
-  for (const auto& c : shard.value("contexts", nlohmann::json::array())) {
-    if (!c.is_array() || c.size() != 2 || !c[0].is_number_unsigned() || !c[1].is_number_unsigned())
-      throw not_a_shard(origin, fmt::format("context {} is not [model, context]", c.dump()));
-    f.contexts.push_back({c[0].get<size_t>(), c[1].get<size_t>()});
-  }
+  f.plan_id = s.plan_id;
+  f.index = s.index;
+  f.count = s.count;
+  f.name = s.name.empty() ? "adhoc" : s.name;
+  f.origin = s.origin;
+  for (const auto& [model, context] : s.contexts)
+    f.contexts.push_back({static_cast<size_t>(model), static_cast<size_t>(context)});
   return f;
 }
 

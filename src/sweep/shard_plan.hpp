@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "results/run_meta.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/plan_cost.hpp"
 
@@ -59,15 +60,25 @@ struct ShardFile {
 nlohmann::json shard_file_json(const Plan& plan, const std::string& id, const Shard& shard,
                                int count, const std::map<std::string, nlohmann::json>& settings,
                                const std::string& origin, const PlanCost& cost);
-// Throws UserError naming the file for anything that is not a shard file.
+// Throws UserError naming the file and field for anything that is not a
+// shard file: every field checked for type and range (index below count,
+// count 1..kMaxShardCount, max_threads within the engine's threadpool, the
+// plan id 1-64 hex digits).
 ShardFile read_shard_file(const std::filesystem::path& file);
+
+// DIR/plan.json, the index `moesweep slurm` reads.
+struct PlanIndex {
+  std::string plan_id, name;
+  int shard_count = 1, max_threads = 1;
+};
+PlanIndex read_plan_index(const std::filesystem::path& file);
 std::filesystem::path shard_file_path(const std::filesystem::path& dir, int index);
 // --shard FILE, or --shard DIR with the index from SLURM_ARRAY_TASK_ID.
 std::filesystem::path resolve_shard_arg(const std::string& arg);
 
-// meta.json's "shard" object for a run of this shard, and back.
-nlohmann::json shard_meta(const ShardFile& f);
-ShardFile shard_from_meta(const nlohmann::json& shard);
+// meta.json's "shard" fact (results/run_meta.hpp) for a run of this shard, and back.
+ShardRef shard_meta(const ShardFile& f);
+ShardFile shard_from_meta(const ShardRef& shard);
 
 // Keeps only the shard's context groups (and the models they belong to),
 // renumbering model/context indices but keeping each point's full-plan index.

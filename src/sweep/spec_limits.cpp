@@ -46,6 +46,18 @@ ValueLimit value_limit(const std::string& key) {
   return it == limits.end() ? ValueLimit{INT32_MAX, "the largest int"} : it->second;
 }
 
+void check_value_limit(const std::string& key, const std::string& flag, int64_t v,
+                       int64_t min_value) {
+  const ValueLimit limit = value_limit(key);
+  if (v < min_value)
+    throw UserError(fmt::format("{}: value {} is too small", flag, v),
+                    fmt::format("values >= {}", min_value), fmt::format("fix {}", flag));
+  if (v > limit.max)
+    throw UserError(fmt::format("{}: value {} is too large", flag, v),
+                    fmt::format("values <= {} ({})", limit.max, limit.why),
+                    fmt::format("lower {}", flag));
+}
+
 void check_spec_limits(const SweepSpec& spec, bool ctx_and_batch_given, const std::string& origin) {
   // The engine caps the batch at the context and would run another batch
   // than the one recorded; with both given by the user that is a contradiction.

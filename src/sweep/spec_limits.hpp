@@ -29,6 +29,11 @@ struct ValueLimit {
 };
 // The limit of a settings key (flag long name); INT32_MAX for keys without one.
 ValueLimit value_limit(const std::string& key);
+// UserError unless min_value <= v <= value_limit(key).max; `flag` names the
+// option in the message ("--threads"). For commands beside the sweep (trace)
+// that take the same values.
+void check_value_limit(const std::string& key, const std::string& flag, int64_t v,
+                       int64_t min_value);
 
 // Checks across settings that a single value cannot show: a -b larger than an
 // explicit -c, the plan's size. `ctx_and_batch_given`: both -c and -b were set

@@ -109,7 +109,11 @@ std::string model_fingerprint(const std::filesystem::path& path) {
     std::string line;
     while (std::getline(in, line)) {
       const auto j = parse_json_or_discarded(line);
-      if (j.is_object() && j.value("key", "") == key) return j.value("fingerprint", "");
+      // A cache line of another shape (hand-edited, torn) is no answer: hash again.
+      if (!j.is_object() || !j.contains("key") || !j.contains("fingerprint")) continue;
+      const nlohmann::json &k = j["key"], &found = j["fingerprint"];
+      if (k.is_string() && found.is_string() && k.get_ref<const std::string&>() == key)
+        return found.get<std::string>();
     }
   }
   const std::string fp = compute_model_fingerprint(path);

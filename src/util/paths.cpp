@@ -1,6 +1,10 @@
 #include "util/paths.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
+
+#include "util/error.hpp"
 
 namespace moesweep {
 
@@ -20,6 +24,36 @@ std::filesystem::path profiles_dir() {
     return std::filesystem::path(MOESWEEP_SOURCE_DIR) / "profiles";
 #endif
   return "profiles";
+}
+
+namespace {
+// The name as a message can show it: quoted, control characters as \xNN.
+std::string shown(std::string_view name) {
+  std::string out = "'";
+  for (const char c : name.substr(0, 80)) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    else
+      out += c;
+  }
+  return out + (name.size() > 80 ? "...'" : "'");
+}
+}  // namespace
+
+bool is_path_component(std::string_view name) {
+  if (name.empty() || name == "." || name == ".." || name.size() > 200) return false;
+  for (const char c : name)
+    if (c == '/' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+  return true;
+}
+
+void check_path_component(const std::string& name, std::string_view what, std::string_view origin) {
+  if (is_path_component(name)) return;
+  throw UserError(
+      fmt::format("{}: the {} {} cannot name a folder", origin, what, shown(name)),
+      "one path component: not empty, not . or .., no '/', no control characters, at most 200 "
+      "bytes",
+      fmt::format("correct the {} in {} (it becomes a directory name)", what, origin));
 }
 
 }  // namespace moesweep

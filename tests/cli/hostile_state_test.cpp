@@ -113,7 +113,9 @@ std::filesystem::path read_only_database() {
   const std::filesystem::path db = dir / "results.sqlite";
   {
     SqliteSink sink(db);
-    RunMeta meta{"run-a", "ro", "", {{"run_id", "run-a"}}};
+    RunMeta meta;
+    meta.run_id = "run-a";
+    meta.name = "ro";
     sink.begin(meta);
     Record r;
     r.run_id = "run-a";
@@ -177,7 +179,8 @@ TEST(HostileCli, ExportOfAFileThatHoldsNoRecordsIsAnError) {
   std::string wrong = kRecordLine;
   wrong.replace(wrong.find("\"pp\": 64"), 8, "\"pp\": [64]");
   std::ofstream(typed) << wrong << "\n";
-  expect_refused("export '" + typed.string() + "'", ":1: 'pp' is an array where a number belongs");
+  expect_refused("export '" + typed.string() + "'",
+                 ":1: 'pp' is an array where an integer from -2^31 to 2^31-1 belongs");
 }
 
 }  // namespace

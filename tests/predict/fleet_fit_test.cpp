@@ -18,9 +18,11 @@ namespace {
 FleetMember member(const std::string& host, double gbps, const char* source, double s_tg,
                    double bytes = 1e9) {
   FleetMember m;
-  m.meta = {{"hosts", {host}},
-            {"node", {{"host", host}, {"cpu_model", "CPU of " + host}, {"logical_cpus", 8}}},
-            {"bandwidth", {{"gbps", gbps}, {"source", source}}}};
+  m.meta = run_meta_from_json(
+      {{"hosts", {host}},
+       {"node", {{"host", host}, {"cpu_model", "CPU of " + host}, {"logical_cpus", 8}}},
+       {"bandwidth", {{"gbps", gbps}, {"source", source}}}},
+      "test meta.json");
   Record r;
   r.params.n_kv = 0;
   r.tg.speed.mean = s_tg;
@@ -87,12 +89,10 @@ TEST(FleetFit, BandwidthIsTakenAtTheBestDecodesThreadCountWhereProbed) {
   // A 16-core host decoding at 2 threads pulls its 2-thread bandwidth, not its peak.
   FleetMember m = member("big", 100, "measured", 6.0);
   m.records[0].params.n_threads = 2;
-  m.meta["bandwidth"]["by_threads"] = {{{"threads", 1}, {"gbps", 11.0}},
-                                       {{"threads", 2}, {"gbps", 20.0}},
-                                       {{"threads", 16}, {"gbps", 100.0}}};
+  m.meta.bandwidth->by_threads = {{1, 11.0}, {2, 20.0}, {16, 100.0}};
   FleetMember unprobed = member("other", 40, "measured", 6.0);
   unprobed.records[0].params.n_threads = 3;
-  unprobed.meta["bandwidth"]["by_threads"] = {{{"threads", 4}, {"gbps", 30.0}}};
+  unprobed.meta.bandwidth->by_threads = {{4, 30.0}};
   const auto hosts = fleet_hosts({m, unprobed}, 0);
   EXPECT_DOUBLE_EQ(*hosts[0].bandwidth_gbps, 20.0);
   EXPECT_EQ(hosts[0].bandwidth_threads, 2);

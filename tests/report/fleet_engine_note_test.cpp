@@ -12,9 +12,11 @@ namespace {
 FleetMember member(const std::string& host, int cpus, const std::string& commit,
                    const char* target) {
   FleetMember m;
-  m.meta = {{"node", {{"host", host}, {"logical_cpus", cpus}}},
-            {"build", {{"engine", {{"release", "v0.4.0"}, {"commit", commit}}}}}};
-  if (target) m.meta["build"]["engine_target"] = target;
+  nlohmann::json meta = {{"schema_version", 3},
+                         {"node", {{"host", host}, {"logical_cpus", cpus}}},
+                         {"build", {{"engine", {{"release", "v0.4.0"}, {"commit", commit}}}}}};
+  if (target) meta["build"]["engine_target"] = target;
+  m.meta = run_meta_from_json(meta, "test meta.json");
   return m;
 }
 

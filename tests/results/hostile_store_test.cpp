@@ -27,7 +27,6 @@ RunMeta meta_for(const std::string& run_id, const std::filesystem::path& dir) {
   m.run_id = run_id;
   m.name = "unit";
   m.run_dir = (dir / run_id).string();  // no records.jsonl there: nothing to copy in
-  m.meta = {{"run_id", run_id}};
   return m;
 }
 
@@ -176,15 +175,21 @@ TEST(HostileJsonl, WrongFieldTypesAreNamedWithTheirLine) {
   int code = -1;
   std::string text = user_error_text([&] { read_records_jsonl(top); }, &code);
   EXPECT_EQ(code, 2) << text;
-  EXPECT_NE(text.find(":2: 'n_threads' is a string where a number belongs"), std::string::npos)
+  EXPECT_NE(text.find(":2: 'n_threads' is a string where an integer from -2^31 to 2^31-1 belongs"),
+            std::string::npos)
       << text;
+  // Never narrowed: 2^32 + 1 threads is no 1 thread.
+  std::string wide = kGoodLine;
+  wide.replace(wide.find("\"n_threads\": 1"), 14, "\"n_threads\": 4294967297");
+  text = user_error_text([&] { read_records_jsonl(write_file("wide.jsonl", wide + "\n")); }, &code);
+  EXPECT_NE(text.find(":1: 'n_threads' is 4294967297 where an integer"), std::string::npos) << text;
 
   const std::string nested = kGoodLine.substr(0, kGoodLine.size() - 1) +
                              R"(, "ok": 1, "pp_phase": {"samples_s": "fast"}})";
   const auto bad_ok = write_file("ok.jsonl", nested + "\n");
   text = user_error_text([&] { read_records_jsonl(bad_ok); }, &code);
   EXPECT_EQ(code, 2) << text;
-  EXPECT_NE(text.find(":1: 'ok' is a number where true/false belongs"), std::string::npos) << text;
+  EXPECT_NE(text.find(":1: 'ok' is 1 where true/false belongs"), std::string::npos) << text;
 
   const std::string in_array =
       kGoodLine.substr(0, kGoodLine.size() - 1) + R"(, "pp_phase": {"samples_s": ["fast"]}})";

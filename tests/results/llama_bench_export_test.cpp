@@ -17,14 +17,15 @@ namespace {
 LoadedRun two_point_run() {
   LoadedRun run;
   run.label = "unit";
-  run.meta = {
+  nlohmann::json meta = {
       {"build", {{"engine", {{"commit", "80fb11a"}}}, {"cpu", {{"model_name", "AMD EPYC 9175F"}}}}},
       {"started_at", "2026-11-29T20:16:39Z"}};
-  run.meta["models"] =
+  meta["models"] =
       nlohmann::json::array({nlohmann::json{{"path", "/models/r/kimi-k2.5-tiny-Q4_K_S.gguf"},
                                             {"size_bytes", 180188224},
                                             {"n_params", 316939024},
                                             {"description", "deepseek2 ?B Q4_K - Small"}}});
+  run.meta = run_meta_from_json(meta, "test meta.json");
   run.records.push_back(test::make_record("r", 0, 2, 0, {100, 110, 105}, {10, 11, 10.5}));
   run.records.push_back(test::make_record("r", 1, 2, 256, {90, 95, 92}, {9, 9.5, 9.2}));
   return run;
@@ -63,7 +64,7 @@ TEST(LlamaBenchExport, JsonHasLlamaBenchFieldsInOrder) {
   EXPECT_EQ(j[3]["n_depth"], 256);
   EXPECT_EQ(j[0]["build_commit"], "80fb11a");
   LoadedRun full = two_point_run();  // meta.json keeps the full hash; llama-bench the short one
-  full.meta["build"]["engine"]["commit"] = "80fb11ac73e66d89eae2c6a91d8a77428fa733ed";
+  full.meta->build->engine.commit = "80fb11ac73e66d89eae2c6a91d8a77428fa733ed";
   EXPECT_EQ(llama_bench_json(full)[0]["build_commit"], "80fb11a");
   EXPECT_EQ(j[0]["cpu_info"], "AMD EPYC 9175F");
   EXPECT_EQ(j[0]["model_size"], 180188224);

@@ -11,6 +11,7 @@
 #include "results/baseline_store.hpp"
 #include "results/compare.hpp"
 #include "results/machine_class.hpp"
+#include "results/run_meta.hpp"
 #include "results/sample_sets.hpp"
 #include "support/test_support.hpp"
 #include "util/error.hpp"
@@ -19,6 +20,11 @@ namespace moesweep {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A run's class from its meta.json as a JSON value (through the typed reader).
+MachineClass machine_class_from_meta(const nlohmann::json& meta) {
+  return machine_class_of(run_meta_from_json(meta, "test meta.json"));
+}
 
 // meta.json's "build" object as the sweep writes it (build_info_json()).
 nlohmann::json build_json(const std::string& vendor, int family, int model, int cpus,
@@ -137,8 +143,8 @@ TEST(MachineClass, FeatureListsAreComparedAsSets) {
       << all;
   // The environment list of compare: one set difference, never index by index.
   LoadedRun base, fresh;
-  base.meta = zen5_meta("a");
-  fresh.meta = zen3_meta("b");
+  base.meta = run_meta_from_json(zen5_meta("a"), "test");
+  fresh.meta = run_meta_from_json(zen3_meta("b"), "test");
   const Comparison c = compare_runs(base, fresh, {});
   std::string env;
   for (const auto& d : c.environment_differences) env += d + "\n";
@@ -226,7 +232,7 @@ TEST(BaselineStore, RecordingStripsMachinePathsAndKeepsTheNewest) {
     meta["models"] = {
         {{"path", "/home/ci/build/test-cache/twins/kimi-k2.5-tiny.gguf"}, {"sha256", "15cc8b00"}}};
     meta["command_line"] = {"/home/ci/build/bin/moesweep", "sweep", "--out-dir", "/home/ci/runs"};
-    member = record_baseline(write_run(dir / "runs" / id, meta, 40), store, 2);
+    member = record_baseline(write_run(dir / "runs" / id, meta, 40), store, 2).member;
   }
   const fs::path class_dir = member.parent_path();
   EXPECT_EQ(member.filename(), "20261129-204616-ci");

@@ -30,7 +30,9 @@ RunMeta meta_for(const std::string& run_id) {
   m.run_id = run_id;
   m.name = "unit";
   m.run_dir = "results/runs/" + run_id;
-  m.meta = {{"run_id", run_id}, {"engine", {{"commit", "abc123"}}}, {"threads", {1, 2}}};
+  m.build.emplace();
+  m.build->engine.commit = "abc123";
+  m.other = {{"threads", {1, 2}}};
   return m;
 }
 
@@ -63,7 +65,7 @@ TEST(SqliteStore, RecordsRoundTripWithSamplesAndCounters) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].status, "complete");
   EXPECT_EQ(runs[0].n_points, 2);
-  EXPECT_EQ(runs[0].meta["engine"]["commit"], "abc123");
+  EXPECT_EQ(runs[0].meta["build"]["engine"]["commit"], "abc123");
   const auto records = store.load_records("run-a");
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[1].params.key_string(), b.params.key_string());
@@ -72,7 +74,8 @@ TEST(SqliteStore, RecordsRoundTripWithSamplesAndCounters) {
   EXPECT_EQ(records[0].pp.counters, a.pp.counters);
   EXPECT_EQ(count_rows(db, "SELECT count(*) FROM samples"), 12);
   EXPECT_EQ(count_rows(db, "SELECT count(*) FROM counters WHERE value IS NULL"), 2);
-  EXPECT_EQ(count_rows(db, "SELECT count(*) FROM environment WHERE key = '/engine/commit'"), 1);
+  EXPECT_EQ(count_rows(db, "SELECT count(*) FROM environment WHERE key = '/build/engine/commit'"),
+            1);
   EXPECT_EQ(count_rows(db, "PRAGMA user_version"), kResultsSchemaVersion);
 }
 

@@ -3,16 +3,26 @@
 // ids, and an event that never ends. The client turns each into a clear error
 // (UserError exit 2 for /tokenize, a failed request for a completion) and never
 // an exception through the HTTP library or a crash.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
 
+#include "results/run_meta.hpp"
 #include "serve/serve_client.hpp"
+#include "serve/workload.hpp"
+#include "support/test_support.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -23,6 +33,7 @@ class HostileServer {
  public:
   HostileServer() { port_ = svr_.bind_to_any_port("127.0.0.1"); }
   ~HostileServer() {
+    stopping_ = true;
     svr_.stop();
     if (thread_.joinable()) thread_.join();
   }
@@ -33,6 +44,17 @@ class HostileServer {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     return ServerAddress{"127.0.0.1", port_};
   }
+  // An answer that never ends: `piece` every `every`, until the client leaves
+  // or the test ends (then the server can stop).
+  void endless(httplib::Response& res, std::string piece, std::chrono::milliseconds every) {
+    res.set_chunked_content_provider("text/plain",
+                                     [this, piece, every](size_t, httplib::DataSink& sink) {
+                                       if (stopping_) return false;
+                                       if (every.count() > 0) std::this_thread::sleep_for(every);
+                                       return sink.write(piece.data(), piece.size());
+                                     });
+  }
+  void stop_endless() { stopping_ = true; }
   // An SSE answer of these raw bytes.
   static void stream(httplib::Response& res, std::string body) {
     res.set_chunked_content_provider("text/event-stream", [body](size_t, httplib::DataSink& sink) {
@@ -46,7 +68,51 @@ class HostileServer {
   httplib::Server svr_;
   std::thread thread_;
   int port_ = 0;
+  std::atomic<bool> stopping_{false};
 };
+
+// A TCP server on loopback that answers every connection with a status line
+// and then header lines forever (no HTTP library would send that).
+class HeaderFlood {
+ public:
+  HeaderFlood() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    ::listen(fd_, 4);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      const int c = ::accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      const std::string head = "HTTP/1.1 200 OK\r\n";
+      const std::string line = "X-Flood: " + std::string(100, 'y') + "\r\n";
+      bool ok = ::send(c, head.data(), head.size(), MSG_NOSIGNAL) > 0;
+      while (ok && !stop_) ok = ::send(c, line.data(), line.size(), MSG_NOSIGNAL) > 0;
+      ::close(c);
+    });
+  }
+  ~HeaderFlood() {
+    stop_ = true;
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    thread_.join();
+  }
+  ServerAddress address() const { return {"127.0.0.1", port_}; }
+
+ private:
+  int fd_ = -1, port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+std::atomic<bool> g_interrupted{false};
+bool interrupted_flag() {
+  return g_interrupted.load();
+}
 
 void expect_user_error(const std::function<void()>& f, const std::string& says) {
   try {
@@ -109,6 +175,117 @@ TEST(HostileServer, AnEventThatNeverEndsIsCutOffNotBuffered) {
   const CompletionResult r = ServeClient(s.start(), 30, Api::kLlama).complete(req, nullptr);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("without ending an event"), std::string::npos) << r.error;
+}
+
+// Issue 20, defect 2: /health, /tokenize and /metrics that never end were
+// read into memory without bound (~300 MB/s); one that trickled held forever.
+TEST(HostileServer, AnswersThatNeverEndAreCutAtTheirCap) {
+  HostileServer s;
+  s.routes().Get("/health", [&](const httplib::Request&, httplib::Response& res) {
+    s.endless(res, std::string(64u << 10, 'h'), std::chrono::milliseconds(0));
+  });
+  s.routes().Post("/tokenize", [&](const httplib::Request&, httplib::Response& res) {
+    s.endless(res, std::string(64u << 10, 't'), std::chrono::milliseconds(0));
+  });
+  s.routes().Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+    s.endless(res, std::string(64u << 10, 'm'), std::chrono::milliseconds(0));
+  });
+  const ServeClient client(s.start(), 30);
+  expect_user_error([&] { client.check_reachable(); }, "the server sent more than 1024 KiB");
+  expect_user_error([&] { client.tokenize("a"); }, "the server sent more than 65536 KiB");
+  EXPECT_TRUE(client.metrics().empty());
+  s.stop_endless();
+}
+
+TEST(HostileServer, AnAnswerThatTricklesEndsAtItsDeadline) {
+  HostileServer s;
+  s.routes().Get("/health", [&](const httplib::Request&, httplib::Response& res) {
+    s.endless(res, "h", std::chrono::milliseconds(500));
+  });
+  const ServeClient client(s.start(), 30);
+  expect_user_error([&] { client.check_reachable(); }, "no complete answer within 5.0 s");
+  s.stop_endless();
+}
+
+TEST(HostileServer, HeadersWithoutEndAreCutAtTheSocketsByteCap) {
+  HeaderFlood flood;
+  const ServeClient client(flood.address(), 30);
+  expect_user_error([&] { client.check_reachable(); }, "the server sent more than");
+}
+
+// Ctrl-C reaches a blocked exchange: /tokenize (a 30 s request timeout) that
+// trickles is given up as "interrupted" (exit 130), not after its deadline.
+TEST(HostileServer, AnInterruptStopsABlockedExchange) {
+  HostileServer s;
+  s.routes().Post("/tokenize", [&](const httplib::Request&, httplib::Response& res) {
+    s.endless(res, "t", std::chrono::milliseconds(500));
+  });
+  g_interrupted = false;
+  const ServeClient client(s.start(), 30, Api::kLlama, interrupted_flag);
+  std::thread ctrl_c([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    g_interrupted = true;
+  });
+  try {
+    client.tokenize("a");
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.exit_code(), 130) << e.problem();  // not "no complete answer within 30 s"
+  }
+  ctrl_c.join();
+  s.stop_endless();
+}
+
+// Through the CLI: serve-bench --url at a server whose /health trickles;
+// SIGINT ends the run as interrupted (exit 130) instead of being ignored.
+TEST(HostileServer, ServeBenchAtATricklingServerStopsOnSigint) {
+  HostileServer s;
+  s.routes().Get("/health", [&](const httplib::Request&, httplib::Response& res) {
+    s.endless(res, "h", std::chrono::milliseconds(200));
+  });
+  s.routes().Post("/tokenize", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(R"({"tokens": [1]})", "application/json");
+  });
+  const ServerAddress addr = s.start();
+  const auto dir = test::scratch_dir();
+  const pid_t pid = test::spawn_cli(
+      "serve-bench --url " + addr.text() + " --no-db --out-dir " + (dir / "runs").string(),
+      dir / "out", dir / "err");
+  // Once its run directory exists it is talking to the server (its handler set).
+  for (int i = 0; i < 600 && !std::filesystem::exists(dir / "runs"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(pid, SIGINT);
+  const int code = test::wait_exit_code(pid, std::chrono::seconds(60));
+  std::ifstream err(dir / "err");
+  const std::string text(std::istreambuf_iterator<char>(err), {});
+  EXPECT_EQ(code, 130) << text;
+  // Handled, not killed: the run says so (the default action would leave "running").
+  EXPECT_EQ(read_run_meta(test::only_run_dir(dir / "runs")).status, RunStatus::kInterrupted)
+      << text;
+  s.stop_endless();
+}
+
+// Issue 20, defect 2: workload sizes in 64 bits, checked against the slot a
+// server gives each request before anything starts.
+TEST(WorkloadSizes, AWorkloadThatDoesNotFitTheServersSlotsIsRefusedFirst) {
+  Workload w;
+  w.name = "w";
+  w.kind = "multi-turn";
+  w.system_tokens = 1024;
+  w.suffix_tokens = 262144;
+  w.requests = 8200;
+  EXPECT_EQ(w.max_prompt_tokens(), 1024 + int64_t{8200} * (262144 + 16));  // was int overflow
+  expect_user_error([&] { check_workloads_fit({w}, 1 << 20, "the server at X"); },
+                    "needs 2149713040 tokens of context per request");
+  const auto dir = test::scratch_dir();
+  const auto r = test::run_cli("serve-bench --gguf " + (dir / "none.gguf").string() +
+                               " --no-db -w prompt-cache --out-dir " + (dir / "runs").string() +
+                               " -- -c 256 --parallel 1");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("workload prompt-cache needs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("llama-server -c 256 --parallel 1"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "runs")) << "a run directory was made";
 }
 
 }  // namespace

@@ -46,13 +46,33 @@ TEST(ServeRunFile, MistypedOrTooDeepRequestLinesAreRefusedWithTheirLine) {
   expect_refused(std::string(100000, '[') + std::string(100000, ']'), "not JSON");
 }
 
-TEST(ServeRunFile, ItlSamplesThatAreNoNumbersAreSkipped) {
-  const std::string dir = serve_run_with(
-      R"({"ok": true, "config": "default", "workload": "w", "ttft_ms": 12, "itl_ms": [1, "x", 2]})");
+TEST(ServeRunFile, EveryFieldCompareReadsIsCheckedNeverNarrowed) {
+  expect_refused(R"({"ok": true, "workload": "w", "itl_ms": [1, "x", 2]})", "field 'itl_ms'");
+  expect_refused(R"({"ok": true, "workload": "w", "ttft_ms": "fast"})", "field 'ttft_ms'");
+  expect_refused(R"({"ok": true, "workload": "w", "cache_n": 4294967312})",
+                 "field 'cache_n' is 4294967312");
+  expect_refused(R"({"ok": true, "workload": "w", "generated": 1.5})", "field 'generated'");
+}
+
+TEST(ServeRunFile, ATornLastLineIsLeftOutAndNamed) {
+  const std::string dir = serve_run_with(R"({"ok": true, "config": "default", "workload": "w"})");
+  std::ofstream(std::filesystem::path(dir) / "requests.jsonl", std::ios::app)
+      << R"({"ok": true, "config": "def)";
   const ServeRun run = load_serve_run(dir);
-  ASSERT_EQ(run.requests.size(), 3u);
+  EXPECT_EQ(run.requests.size(), 3u);
+  ASSERT_EQ(run.notes.size(), 1u);
+  EXPECT_NE(run.notes[0].find("requests.jsonl:4 ends in a torn line"), std::string::npos);
   const ServeComparison c = compare_serve_runs(run, run, CompareOptions{});
   ASSERT_EQ(c.groups.size(), 1u);
+}
+
+TEST(ServeRunFile, ABrokenMetaJsonIsAnErrorNotAnotherKindOfRun) {
+  const std::string dir = serve_run_with(R"({"ok": true, "workload": "w"})");
+  std::ofstream(std::filesystem::path(dir) / "meta.json") << R"({"kind": "serve", "stat)";
+  EXPECT_THROW(is_serve_run(dir), UserError);
+  std::ofstream(std::filesystem::path(dir) / "meta.json")
+      << R"({"kind": "serve", "workloads": [{"workload": "w", "levels": [{"concurrency": "8"}]}]})";
+  EXPECT_THROW(load_serve_run(dir), UserError);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "results/record.hpp"
+#include "results/sqlite_store.hpp"
 #include "support/test_support.hpp"
 #include "sweep/merge_runs.hpp"
 #include "sweep/sweep_spec.hpp"
@@ -35,6 +36,15 @@ Shards make_shards(const Settings& settings = kSettings, int n = 3) {
   return s;
 }
 
+// A machine class made of one fact (its vendor), and the folder name merge
+// gives it (made from the facts, never taken from the file's "id").
+nlohmann::json class_of(const std::string& machine) {
+  return {{"vendor", machine}, {"id", machine}};
+}
+std::string class_id(const std::string& machine) {
+  return machine_class_id(machine_class_from_json(class_of(machine), "test"));
+}
+
 std::string fmt_dir(const std::string& machine, int index) {
   return machine + "-shard-" + std::to_string(index);
 }
@@ -55,8 +65,8 @@ std::filesystem::path write_run(const std::filesystem::path& root, const Shards&
                                {"name", "merge-test"},
                                {"status", "complete"},
                                {"settings", settings},
-                               {"shard", shard_meta(f)},
-                               {"machine_class", {{"id", machine}}},
+                               {"shard", to_json(shard_meta(f))},
+                               {"machine_class", class_of(machine)},
                                {"node", {{"host", machine + "-host"}}}};
   std::ofstream(dir / "meta.json") << meta.dump(2);
   std::ofstream out(dir / "records.jsonl");
@@ -90,13 +100,14 @@ TEST(MergeRuns, CompleteShardsGiveEveryPointOnceInPlanOrder) {
   ASSERT_EQ(g.records.size(), s.plan.points.size());
   for (size_t i = 0; i < g.records.size(); ++i) EXPECT_EQ(g.records[i].point_index, (int)i);
 
-  const nlohmann::json meta = write_merged_run(check, g, runs, root / "merged", nullptr);
-  EXPECT_EQ(meta["status"], "complete");
+  const RunMeta meta = write_merged_run(check, g, runs, root / "merged", "merged-1", nullptr);
+  EXPECT_EQ(meta.status, RunStatus::kComplete);
+  EXPECT_EQ(meta.kind, "merged");
   EXPECT_EQ(test::read_lines(root / "merged" / "records.jsonl").size(), s.plan.points.size());
   EXPECT_EQ(test::read_lines(root / "merged" / "samples.jsonl").size(), s.plan.points.size());
-  EXPECT_NE(test::read_lines(root / "merged" / "records.jsonl")[0].find("\"run_id\":\"merged\""),
+  EXPECT_NE(test::read_lines(root / "merged" / "records.jsonl")[0].find("\"run_id\":\"merged-1\""),
             std::string::npos);
-  EXPECT_THROW(write_merged_run(check, g, runs, root / "merged", nullptr), UserError)
+  EXPECT_THROW(write_merged_run(check, g, runs, root / "merged", "merged-2", nullptr), UserError)
       << "a non-empty --out is refused";
 }
 
@@ -171,7 +182,8 @@ TEST(MergeRuns, KeepsAFleetApartByMachineClass) {
     EXPECT_TRUE(g.complete()) << g.machine;
     EXPECT_EQ(g.records.size(), s.plan.points.size());
     ASSERT_EQ(g.hosts.size(), 1u);
-    EXPECT_EQ(g.hosts[0], g.machine + "-host");
+    EXPECT_TRUE(g.machine == class_id("m1") || g.machine == class_id("m2")) << g.machine;
+    EXPECT_EQ(g.hosts[0], (g.machine == class_id("m1") ? "m1" : "m2") + std::string("-host"));
   }
 }
 
@@ -200,7 +212,8 @@ TEST(MergeCli, AFleetBecomesOneRunPerMachineClassAndAHardwareTable) {
                                (root / "F").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* m : {"m1", "m2"})
-    EXPECT_EQ(test::read_lines(root / "F" / m / "records.jsonl").size(), s.plan.points.size());
+    EXPECT_EQ(test::read_lines(root / "F" / class_id(m) / "records.jsonl").size(),
+              s.plan.points.size());
   const auto table = test::read_lines(root / "F" / "fleet.md");
   ASSERT_EQ(table.size(), 5u);  // title, header, rule, two machines
   EXPECT_NE(table[3].find("m1-host"), std::string::npos);
@@ -211,6 +224,75 @@ TEST(MergeCli, AFleetBecomesOneRunPerMachineClassAndAHardwareTable) {
   ASSERT_EQ(report.exit_code, 0) << report.err;
   EXPECT_NE(report.out.find("m2-host"), std::string::npos) << report.out;
   EXPECT_EQ(test::read_lines(root / "F" / "fleet.md").size(), 5u);
+}
+
+// Two plans merged into "merged" folders of their own plan directories with
+// one store (the sbatch script's $PLAN/merged and a shared --db): two runs,
+// each with its own points (issue 20, defect 3: both were run id "merged").
+TEST(MergeCli, TwoMergesIntoOneStoreNeverShareARunId) {
+  const Shards a = make_shards();
+  Settings other = kSettings;
+  other["depths"] = "0,512";
+  const Shards b = make_shards(other);
+  const auto root = test::scratch_dir();
+  for (int i = 0; i < 3; ++i) write_run(root / "A" / "runs", a, i);
+  for (int i = 0; i < 3; ++i) write_run(root / "B" / "runs", b, i, "m1", -1, other);
+  const std::string db = (root / "shared.sqlite").string();
+  for (const char* plan : {"A", "B"}) {
+    const auto r = test::run_cli("merge " + (root / plan / "runs").string() + " --db " + db +
+                                 " --out " + (root / plan / "merged").string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  SqliteStore store(db, SqliteStore::Mode::kReadOnly);
+  const auto runs = store.list_runs();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_NE(runs[0].run_id, runs[1].run_id);
+  for (const RunInfo& run : runs) {
+    const bool is_a = run.run_id.find(a.id) != std::string::npos;
+    EXPECT_TRUE(is_a || run.run_id.find(b.id) != std::string::npos) << run.run_id;
+    EXPECT_EQ(static_cast<size_t>(run.n_points), (is_a ? a : b).plan.points.size());
+    EXPECT_EQ(read_run_meta(run.run_dir).run_id, run.run_id);
+  }
+}
+
+// A shard run's machine_class "id" is no folder name: the fleet's folders are
+// made from the class facts, inside --out (issue 20, defect 3).
+TEST(MergeCli, AHandEditedMachineClassIdCannotLeadOutOfOut) {
+  const Shards s = make_shards();
+  const auto root = test::scratch_dir();
+  for (int i = 0; i < 3; ++i) write_run(root / "runs", s, i, "m1");
+  for (int i = 0; i < 3; ++i) {
+    const auto dir = write_run(root / "runs", s, i, "m2");
+    nlohmann::json meta = nlohmann::json::parse(std::ifstream(dir / "meta.json"));
+    meta["machine_class"]["id"] = "../../escape-fleet";
+    std::ofstream(dir / "meta.json") << meta.dump(2);
+  }
+  const auto r = test::run_cli("merge " + (root / "runs").string() + " --no-db --out " +
+                               (root / "out" / "F").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(root / "escape-fleet"));
+  EXPECT_FALSE(std::filesystem::exists(root / "out" / "escape-fleet"));
+  for (const char* m : {"m1", "m2"})
+    EXPECT_TRUE(std::filesystem::exists(root / "out" / "F" / class_id(m) / "meta.json")) << m;
+}
+
+// A shard killed mid-write: its torn last lines are left out and named; the
+// merge stays whole (the point is missing, not glued to the next).
+TEST(MergeCli, TornLastLinesOfAShardRunAreNamedAndLeftOut) {
+  const Shards s = make_shards();
+  const auto root = test::scratch_dir();
+  std::filesystem::path last;
+  for (int i = 0; i < 3; ++i) last = write_run(root / "runs", s, i);
+  std::ofstream(last / "records.jsonl", std::ios::app) << "{\"n_kv_max\":68,\"n_bat";
+  std::ofstream(last / "samples.jsonl", std::ios::app) << "{\"point\": 3, \"ke";
+  const auto r = test::run_cli("merge " + (root / "runs").string() + " --no-db --out " +
+                               (root / "M").string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("records.jsonl:" + std::to_string(s.shards[2].points + 1) +
+                       " ends in a torn line"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(test::read_lines(root / "M" / "records.jsonl").size(), s.plan.points.size());
 }
 
 }  // namespace

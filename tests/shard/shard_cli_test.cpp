@@ -62,8 +62,7 @@ TEST(SweepShardCli, DryRunShowsOnlyTheShardAndAxisFlagsAreRefused) {
 }
 
 TEST(SlurmScript, ArrayExclusiveThreadsMergeJobAndNoBinding) {
-  const nlohmann::json index = {
-      {"plan_id", "abc123"}, {"name", "my sweep"}, {"shard_count", 4}, {"max_threads", 16}};
+  const PlanIndex index{"abc123", "my sweep", 4, 16};
   SlurmScriptOptions o;
   o.moesweep = "/opt/moe sweep/moesweep";
   o.partition = "zen5";
@@ -71,10 +70,11 @@ TEST(SlurmScript, ArrayExclusiveThreadsMergeJobAndNoBinding) {
   const std::string s = slurm_script(index, "/scratch/P", o);
   EXPECT_EQ(s.rfind("#!/bin/bash\n", 0), 0u);
   for (const char* line :
-       {"#SBATCH --array=0-3\n", "#SBATCH --exclusive\n", "#SBATCH --cpus-per-task=16\n",
-        "#SBATCH --partition=zen5\n", "#SBATCH --constraint=ddr5\n", "#SBATCH --nodes=1\n",
-        "#SBATCH --requeue\n", "#SBATCH --output=/scratch/P/logs/shard-%a.out\n",
-        "#SBATCH --job-name=moesweep-my_sweep\n", "MOESWEEP='/opt/moe sweep/moesweep'\n",
+       {"#SBATCH --array=\"0-3\"\n", "#SBATCH --exclusive\n", "#SBATCH --cpus-per-task=\"16\"\n",
+        "#SBATCH --partition=\"zen5\"\n", "#SBATCH --constraint=\"ddr5\"\n",
+        "#SBATCH --nodes=\"1\"\n", "#SBATCH --requeue\n",
+        "#SBATCH --output=\"/scratch/P/logs/shard-%a.out\"\n",
+        "#SBATCH --job-name=\"moesweep-my_sweep\"\n", "MOESWEEP='/opt/moe sweep/moesweep'\n",
         "PLAN=/scratch/P\n"})
     EXPECT_NE(s.find(line), std::string::npos) << line << "\n" << s;
   EXPECT_NE(s.find("--dependency=afterany:\"$SLURM_ARRAY_JOB_ID\""), std::string::npos);
@@ -95,9 +95,9 @@ TEST(SlurmScript, CliReadsThePlanDirectory) {
   ASSERT_EQ(test::run_cli("plan " + kSweep + " --shards 2 --out " + dir.string()).exit_code, 0);
   const auto r = test::run_cli("slurm " + dir.string() + " --time 01:00:00");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("#SBATCH --array=0-1\n"), std::string::npos);
-  EXPECT_NE(r.out.find("#SBATCH --cpus-per-task=2\n"), std::string::npos);
-  EXPECT_NE(r.out.find("#SBATCH --time=01:00:00\n"), std::string::npos);
+  EXPECT_NE(r.out.find("#SBATCH --array=\"0-1\"\n"), std::string::npos);
+  EXPECT_NE(r.out.find("#SBATCH --cpus-per-task=\"2\"\n"), std::string::npos);
+  EXPECT_NE(r.out.find("#SBATCH --time=\"01:00:00\"\n"), std::string::npos);
   EXPECT_EQ(test::run_cli("slurm " + (dir / "nope").string()).exit_code, 2);
   EXPECT_EQ(shell_quote("a b'c"), "'a b'\\''c'");
   EXPECT_EQ(shell_quote("/plain/path-1"), "/plain/path-1");

@@ -31,7 +31,7 @@ P=$WORK/plan
 "$MOESWEEP" plan --profile ci --ubatch-size 128,256,512 --depths 0,512 -r 1 -n 16 \
   --shards 3 --out "$P" || fail "moesweep plan"
 "$MOESWEEP" slurm "$P" >"$WORK/job.sh" || fail "moesweep slurm"
-for want in '^#SBATCH --array=0-2$' '^#SBATCH --exclusive$' '^#SBATCH --cpus-per-task=2$' \
+for want in '^#SBATCH --array="0-2"$' '^#SBATCH --exclusive$' '^#SBATCH --cpus-per-task="2"$' \
   'afterany:' 'sweep --shard'; do
   grep -qE -- "$want" "$WORK/job.sh" || fail "job.sh lacks $want"
 done

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "util/error.hpp"
 #include "util/hash.hpp"
 
 namespace moesweep::test {
@@ -174,6 +175,19 @@ std::filesystem::path only_run_dir(const std::filesystem::path& out_dir) {
       if (e.is_directory()) dirs.push_back(e.path());
   EXPECT_EQ(dirs.size(), 1u) << "run directories under " << out_dir;
   return dirs.empty() ? out_dir / "missing-run-dir" : dirs.front();
+}
+
+std::string refused(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.exit_code(), 2) << e.problem();
+    EXPECT_FALSE(e.expected().empty()) << e.problem();
+    EXPECT_FALSE(e.fix().empty()) << e.problem();
+    return e.problem() + " | expected " + e.expected();
+  }
+  ADD_FAILURE() << "accepted";
+  return "";
 }
 
 std::vector<std::string> read_lines(const std::filesystem::path& path) {

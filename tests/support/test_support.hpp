@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,11 @@ std::filesystem::path only_run_dir(const std::filesystem::path& out_dir);
 // A file of the pinned engine's source tree (third_party/llama.cpp), e.g.
 // "tools/llama-bench/llama-bench.cpp"; fails the test when it is missing.
 std::string engine_source(const std::string& relative_path);
+
+// Runs `f`, which must refuse with a UserError as the house rules want it:
+// exit 2, saying what was expected and the fix. Returns "PROBLEM | expected
+// EXPECTED" for the caller to look into; fails the test when `f` accepts.
+std::string refused(const std::function<void()>& f);
 
 // Non-empty lines of a text file.
 std::vector<std::string> read_lines(const std::filesystem::path& path);

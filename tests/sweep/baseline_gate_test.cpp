@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "results/machine_class.hpp"
+#include "results/run_meta.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep {
@@ -22,6 +23,11 @@ fs::path main_run_dir() {
       "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1,2 --depths 0,256,512 -c 1024 -ub 256 -n 4 "
       "-r 2 --counters none --no-db --quiet");
   return test::only_run_dir(run.out_dir);
+}
+
+// A run's class from its meta.json as a JSON value (through the typed reader).
+MachineClass machine_class_from_meta(const nlohmann::json& meta) {
+  return machine_class_of(run_meta_from_json(meta, "test meta.json"));
 }
 
 // Shell-quoted (appended piecewise: GCC 12 warns -Wrestrict on "'" + s + "'").

@@ -25,14 +25,13 @@ int add_baseline(const BaselineArgs& a) {
     throw UserError(fmt::format("--keep {} keeps no run", a.keep), "1 or more (default 3)",
                     "pass --keep 3");
   }
-  const auto member = record_baseline(a.run_dir, a.store, a.keep);
-  const auto runs = baseline_classes(a.store);
-  int count = 0;
-  for (const auto& c : runs)
-    if (c.dir == member.parent_path()) count = c.runs;
-  fmt::print("{}\n", member.string());
+  const BaselineAdded added = record_baseline(a.run_dir, a.store, a.keep);
+  for (const std::string& note : added.notes) fmt::print(stderr, "[baseline] note: {}\n", note);
+  for (const auto& gone : added.removed)
+    fmt::print(stderr, "[baseline] removed {} (--keep {})\n", gone.string(), a.keep);
+  fmt::print("{}\n", added.member.string());
   fmt::print(stderr, "[baseline] class {} now holds {} run(s)\n",
-             member.parent_path().filename().string(), count);
+             added.member.parent_path().filename().string(), added.runs);
   return exit_code::kOk;
 }
 

@@ -46,7 +46,7 @@ double parse_threshold_percent(std::string text) {
 // (results/baselines/ci), the class folder of NEW's machine class.
 std::string base_for(const CompareArgs& a, const LoadedRun& fresh) {
   if (!is_baseline_store(a.base)) return a.base;
-  const MachineClass machine = machine_class_from_meta(fresh.meta);
+  const MachineClass machine = fresh.meta ? machine_class_of(*fresh.meta) : MachineClass{};
   if (!machine.known) {
     throw UserError(
         fmt::format("'{}' has no meta.json, so its machine class is unknown", a.fresh),
@@ -83,6 +83,8 @@ int run_compare(const CompareArgs& a) {
     return compare_serve_command(a.base, a.fresh, options, a.json);
   const LoadedRun fresh = load_run(a.fresh, a.db);
   const LoadedRun base = load_run(base_for(a, fresh), a.db);
+  for (const LoadedRun* run : {&base, &fresh})
+    for (const std::string& note : run->notes) fmt::print(stderr, "[compare] note: {}\n", note);
   const Comparison c = compare_runs(base, fresh, options);
   check_same_machine_class(c);
   if (a.json) {

@@ -56,7 +56,8 @@ std::vector<CacheTarget> cache_targets(const std::vector<std::string>& names) {
 
 std::filesystem::path trace_file(const std::string& arg) {
   std::filesystem::path p = arg;
-  if (std::filesystem::is_directory(p)) p /= "routing.trace.zst";
+  std::error_code ec;  // a path that does not resolve is the trace reader's to name
+  if (std::filesystem::is_directory(p, ec)) p /= "routing.trace.zst";
   return p;
 }
 

@@ -19,6 +19,7 @@
 #include "sweep/run_storage.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
+#include "util/paths.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -41,8 +42,11 @@ void print_keys(const char* what, const std::vector<std::string>& keys) {
 }
 
 int run_merge(const MergeOptions& opts) {
+  check_merge_out(opts.out);
   std::vector<std::filesystem::path> inputs(opts.inputs.begin(), opts.inputs.end());
   const std::vector<ShardRun> runs = load_shard_runs(inputs);
+  for (const ShardRun& r : runs)
+    for (const std::string& note : r.notes) fmt::print(stderr, "[merge] note: {}\n", note);
   const MergeCheck check = check_merge(runs);
   const bool fleet = check.groups.size() > 1;
   std::unique_ptr<SqliteSink> db;
@@ -52,9 +56,12 @@ int run_merge(const MergeOptions& opts) {
   std::vector<FleetMember> members;
   for (const MergeGroup& g : check.groups) {
     const std::string sub = g.machine.empty() ? "unknown-machine" : g.machine;
+    check_path_component(sub, "machine class id", "the merged runs");  // stays inside --out
     const std::filesystem::path out =
         fleet ? std::filesystem::path(opts.out) / sub : std::filesystem::path(opts.out);
-    members.push_back({write_merged_run(check, g, runs, out, db.get()), g.records});
+    const std::string run_id = merged_run_id(
+        check, g, fleet, [&](const std::string& id) { return db && db->has_run(id); });
+    members.push_back({write_merged_run(check, g, runs, out, run_id, db.get()), g.records});
     write_run_tables(out, out.filename().string(), render_run_tables(g.records));
     const bool ok = g.complete() && g.failed == 0 && g.missing_shards.empty();
     all_complete = all_complete && ok;

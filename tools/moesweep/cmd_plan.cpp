@@ -23,14 +23,18 @@ struct PlanOptions {
 };
 
 void check_out_dir(const std::filesystem::path& out) {
-  if (std::filesystem::exists(out / "plan.json")) {
+  std::error_code ec;
+  if (std::filesystem::exists(out, ec) && !std::filesystem::is_directory(out, ec)) {
+    throw UserError(fmt::format("{} exists and is not a directory", out.string()),
+                    "a new or empty directory for the shard files", "choose another --out");
+  }
+  if (std::filesystem::exists(out / "plan.json", ec)) {
     throw UserError(fmt::format("{} already holds a plan (plan.json)", out.string()),
                     "a new or empty directory for the shard files",
                     "choose another --out, or remove that directory first");
   }
-  std::error_code ec;
   std::filesystem::create_directories(out / "logs", ec);  // sbatch --output needs it to exist
-  if (ec || !std::filesystem::is_directory(out)) {
+  if (ec || !std::filesystem::is_directory(out, ec)) {
     throw UserError(fmt::format("cannot create {}: {}", out.string(), ec.message()),
                     "a directory the shards can be written to (shared with the nodes)",
                     "choose another --out");
@@ -108,7 +112,7 @@ void add_plan_command(CLI::App& app, CommandRunner& run) {
   opts->sweep.add_to(*cmd);
   cmd->add_option("--shards", opts->shards, "number of shards (Slurm array tasks)")
       ->required()
-      ->check(CLI::Range(1, 100000));
+      ->check(CLI::Range(1, kMaxShardCount));
   cmd->add_option("--out", opts->out, "directory for plan.json and shard-I.json")->required();
   cmd->add_option("--runs", opts->runs,
                   "earlier runs whose speeds weigh the shards (as --dry-run's estimate)")

@@ -29,6 +29,7 @@ int run_report(const ReportArgs& a) {
     return report_fleet(a.run, {a.fleet_depth, !a.no_plots});
   const bool serve = is_serve_run(a.run);  // issue 12: a serve-bench run
   const LoadedRun run = serve ? LoadedRun{} : load_run(a.run, a.db);
+  for (const std::string& note : run.notes) fmt::print(stderr, "[report] note: {}\n", note);
   ReportOptions options;
   options.plots = !a.no_plots;
   for (const std::string& ref : a.references) options.references.push_back(load_run(ref, a.db));

@@ -76,9 +76,9 @@ int run(ServeBenchCli& o) {
     if (opt->count() > 0)
       given[opt->get_lnames().front()] = o.axis_text.at(opt->get_lnames().front());
   o.bench.axes = parse_server_axes(given);
-  check_serve_bench_options(o.bench);  // before the twin is built
   for (const std::string& w : split_list(o.workloads))
     o.bench.workloads.push_back(load_workload(w));
+  check_serve_bench_options(o.bench);  // before the twin is built: flags, timeouts, -c fits
   if (o.bench.url.empty()) o.bench.gguf = model_path(o);
   g_stop = false;
   std::signal(SIGINT, on_serve_interrupt);

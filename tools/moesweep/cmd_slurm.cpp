@@ -7,14 +7,13 @@
 #include "commands.hpp"
 #include "sweep/slurm_script.hpp"
 #include "util/error.hpp"
-#include "util/json_file.hpp"
 
 namespace moesweep::cli {
 namespace {
 
 int run_slurm(SlurmScriptOptions opts, const std::string& dir) {
   const std::filesystem::path plan_dir = std::filesystem::absolute(dir).lexically_normal();
-  const nlohmann::json index = read_json_file(plan_dir / "plan.json", "plan index");
+  const PlanIndex index = read_plan_index(plan_dir / "plan.json");
   if (opts.moesweep.empty()) {
     std::error_code ec;
     opts.moesweep = std::filesystem::read_symlink("/proc/self/exe", ec).string();

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "commands.hpp"
+#include "engine/engine_util.hpp"
 #include "hw/build_info.hpp"
 #include "machine_here.hpp"
 #include "report/sweep_tables.hpp"
@@ -114,7 +115,7 @@ RunRequest request_from(const SweepOptions& opts, const CLI::App& cmd) {
   RunRequest req;
   if (opts.resume.empty()) {
     req.settings = opts.merged_settings(&req.origin);
-    if (!opts.dry_run) req.machine_class = to_json(this_machine_class());
+    if (!opts.dry_run) req.machine_class = this_machine_class();
   } else {
     req.resume = opts.resume;
     req.ignored_on_resume = flags_ignored_on_resume(cmd);
@@ -125,10 +126,10 @@ RunRequest request_from(const SweepOptions& opts, const CLI::App& cmd) {
   req.dry_run = opts.dry_run;
   req.logical_cpus = cpu_info().logical_cpus;
   req.command_line = invocation();
-  if (!opts.dry_run) req.extra_meta["node"] = node_facts();  // issue 13: host, CPU, Slurm ids
-  req.adjust_plan = [](Plan& plan, const nlohmann::json& resumed_meta) {
-    if (resumed_meta.contains("shard"))  // a resumed shard run keeps to its shard
-      restrict_to_shard(plan, shard_from_meta(resumed_meta["shard"]));
+  if (!opts.dry_run) req.node = node_facts();  // issue 13: host, CPU, Slurm ids
+  req.adjust_plan = [](Plan& plan, const std::optional<RunMeta>& resumed_meta) {
+    if (resumed_meta && resumed_meta->shard)  // a resumed shard run keeps to its shard
+      restrict_to_shard(plan, shard_from_meta(*resumed_meta->shard));
   };
   return req;
 }
@@ -139,6 +140,8 @@ RunRequest shard_request_from(const SweepOptions& opts, const CLI::App& cmd,
                               const std::string& shard_arg, bool* already_complete) {
   refuse_sweep_flags_with_shard(opts);
   const ShardStart st = shard_start(shard_arg, opts.out_dir);
+  for (const std::string& why : st.skipped)
+    fmt::print(stderr, "[sweep] passed over a run that does not read: {}\n", why);
   RunRequest req = request_from(opts, cmd);
   req.resume.clear();
   req.ignored_on_resume.clear();
@@ -149,11 +152,11 @@ RunRequest shard_request_from(const SweepOptions& opts, const CLI::App& cmd,
     req.resume = st.earlier_run;
     fmt::print(stderr, "[sweep] continuing {} in {}\n", req.origin, st.earlier_run.string());
   }
-  const nlohmann::json shard = shard_meta(st.file);
-  req.extra_meta["shard"] = shard;
-  req.adjust_plan = [shard](Plan& plan, const nlohmann::json& resumed_meta) {
-    restrict_to_shard(
-        plan, shard_from_meta(resumed_meta.contains("shard") ? resumed_meta["shard"] : shard));
+  const ShardRef shard = shard_meta(st.file);
+  req.shard = shard;
+  req.adjust_plan = [shard](Plan& plan, const std::optional<RunMeta>& resumed_meta) {
+    const bool own = resumed_meta && resumed_meta->shard;
+    restrict_to_shard(plan, shard_from_meta(own ? *resumed_meta->shard : shard));
   };
   return req;
 }
@@ -194,6 +197,7 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd, const std::string& 
   if (opts.dry_run) return print_dry_run(session.plan(), session.origin());
   session.listen(progress);
   session.open();
+  for (const std::string& note : session.notes()) fmt::print(stderr, "[sweep] note: {}\n", note);
   fmt::print(stderr, "[sweep] run directory {}\n", session.dir().path().string());
   RunDirRoutingTraces traces(session.dir().path());
   if (opts.trace_routing) session.trace_routing_with(&traces);

@@ -13,6 +13,7 @@
 #include "model/gguf_inspect.hpp"
 #include "model/twin_builder.hpp"
 #include "sweep/run_directory.hpp"
+#include "sweep/spec_limits.hpp"
 #include "twin_options.hpp"
 #include "util/error.hpp"
 
@@ -70,7 +71,28 @@ nlohmann::json summary_json(const TraceRunResult& r, const TraceRunSettings& s,
   return j;
 }
 
+// The limits the sweep keeps (sweep/spec_limits.hpp), checked before a twin
+// is built, a model loaded or a directory made: past them the engine crashes.
+void check_trace_limits(const TraceOptions& o) {
+  check_value_limit("threads", "--threads", o.threads, 0);
+  check_value_limit("n-prompt", "--prompt", o.run.n_prompt, 0);
+  check_value_limit("n-gen", "--gen", o.run.n_gen, 0);
+  check_value_limit("ubatch-size", "--ubatch-size", o.run.context.n_ubatch, 1);
+  check_value_limit("repetitions", "--overhead", o.run.overhead_reps, 0);
+  if (o.run.n_prompt + o.run.n_gen < 1) {
+    throw UserError("--prompt 0 --gen 0 traces no token", "at least one prompt or generated token",
+                    "pass --prompt 512 (the default) or --gen N");
+  }
+  if (o.run.n_prompt + o.run.n_gen > kMaxContext) {
+    throw UserError(fmt::format("--prompt {} + --gen {} is more than {} tokens", o.run.n_prompt,
+                                o.run.n_gen, kMaxContext),
+                    "a trace that fits moesweep's largest context", "lower --prompt or --gen");
+  }
+  RunDirectory::check_name(o.name);
+}
+
 int run_trace(TraceOptions o) {
+  check_trace_limits(o);
   nlohmann::json extra = nlohmann::json::object();
   const std::filesystem::path path = model_file(o, extra);
   const GgufInspection inspection = inspect_gguf(path);
@@ -81,11 +103,9 @@ int run_trace(TraceOptions o) {
   TraceModel facts = trace_model_from(inspection);
   o.run.threads.n_threads = o.run.threads.n_threads_batch =
       o.threads > 0 ? o.threads : std::max(1, probe_topology().cores);
-  RunDirectory::check_name(o.name);
   ModelLoadParams load;
   load.path = path.string();
   const LoadedModel model(load);
-  RunDirectory dir = RunDirectory::create(o.out_dir, o.name);
   extra["settings"] = {{"n_prompt", o.run.n_prompt},
                        {"n_gen", o.run.n_gen},
                        {"n_threads", o.run.threads.n_threads},
@@ -96,12 +116,17 @@ int run_trace(TraceOptions o) {
       path.filename().string(), facts.n_layer, facts.n_expert, facts.n_expert_used, o.run.n_prompt,
       o.run.n_gen, o.run.threads.n_threads);
   const TraceRunResult r = run_traced(model, facts, o.run);
+  // Made once the trace is taken: a refused or failed trace leaves no directory.
+  RunDirectory dir = RunDirectory::create(o.out_dir, o.name);
   const auto file = dir.file("routing.trace.zst");
   const uint64_t bytes = write_routing_trace(r.trace, file);
-  nlohmann::json meta = summary_json(r, o.run, bytes);
-  meta["kind"] = "routing-trace";
-  meta["status"] = "complete";
-  meta["model"] = to_json(facts);
+  RunMeta meta;
+  meta.kind = "routing-trace";
+  meta.run_id = dir.run_id();
+  meta.name = o.name;
+  meta.status = RunStatus::kComplete;
+  meta.other = summary_json(r, o.run, bytes);
+  meta.other["model"] = to_json(facts);
   dir.write_meta(meta);
   print_speeds(r, o.run);
   fmt::print("trace: {} ({} steps, {:.1f} KiB)\n", file.string(), r.trace.steps.size(),

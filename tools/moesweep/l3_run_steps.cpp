@@ -27,7 +27,7 @@ RunRequest request_for(std::map<std::string, nlohmann::json> settings, const L3R
   req.dry_run = dry_run;
   req.logical_cpus = cpu_info().logical_cpus;
   req.command_line = invocation();
-  if (!dry_run) req.machine_class = to_json(this_machine_class());
+  if (!dry_run) req.machine_class = this_machine_class();
   return req;
 }
 

@@ -3,6 +3,7 @@
 #include "engine/engine.hpp"
 #include "hw/build_info.hpp"
 #include "hw/topology.hpp"
+#include "results/run_meta.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::cli {

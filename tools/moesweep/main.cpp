@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "commands.hpp"
 #include "engine/engine.hpp"
@@ -56,6 +57,15 @@ std::string version_with_engine() {
   }
 }
 }  // namespace
+
+UserError filesystem_error(const std::filesystem::filesystem_error& e) {
+  std::string paths = e.path1().string();
+  if (!e.path2().empty()) paths += "' and '" + e.path2().string();
+  return UserError(fmt::format("the file system refused '{}': {}", paths, e.code().message()),
+                   "paths this user can read and write (directories where directories belong)",
+                   "check the path, its permissions and free space");
+}
+
 const std::vector<std::string>& invocation() {
   return g_invocation;
 }
@@ -109,6 +119,10 @@ int main(int argc, char** argv) {
     return print_user_error(cli::usage_error(app, e));
   } catch (const UserError& e) {
     return print_user_error(e);
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the user gave or the machine holds (a file where a directory
+    // belongs, /proc, a symlink loop): theirs to fix, not a bug of ours.
+    return print_user_error(cli::filesystem_error(e));
   } catch (const std::exception& e) {
     std::fflush(stdout);
     fmt::print(stderr,

@@ -14,7 +14,7 @@ std::string clock_text(double seconds) {
 }  // namespace
 
 void SweepProgress::begin(const RunMeta& meta) {
-  total_ = meta.meta.contains("plan") ? meta.meta["plan"].value("points", 0) : 0;
+  total_ = static_cast<int>(meta.planned_points());
 }
 
 void SweepProgress::note(const std::string& message) {

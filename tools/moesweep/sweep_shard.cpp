@@ -38,18 +38,33 @@ namespace {
 // How the machine an earlier run measured on differs from this one, by its
 // meta.json: the machine class, and the node's CPU model, hardware profile
 // and CPU count (facts a run lacks are not compared). Empty: same hardware.
-std::vector<std::string> hardware_differences(const nlohmann::json& meta,
-                                              const std::string& machine_here,
-                                              const nlohmann::json& node_here) {
+std::vector<std::string> hardware_differences(const RunMeta& meta, const std::string& machine_here,
+                                              const NodeFacts& node_here) {
   std::vector<std::string> out;
-  const std::string machine = meta.value("machine_class", nlohmann::json::object()).value("id", "");
+  const std::string machine = meta.machine_class ? machine_class_id(*meta.machine_class) : "";
   if (machine != machine_here)
     out.push_back(fmt::format("machine class {} -> {}", machine, machine_here));
-  const nlohmann::json node = meta.value("node", nlohmann::json::object());
-  for (const char* key : {"cpu_model", "hardware_profile", "logical_cpus"})
-    if (node.is_object() && node.contains(key) && node[key] != node_here[key])
-      out.push_back(fmt::format("{} {} -> {}", key, node[key].dump(), node_here[key].dump()));
+  if (!meta.node) return out;
+  const NodeFacts& node = *meta.node;
+  if (!node.cpu_model.empty() && node.cpu_model != node_here.cpu_model)
+    out.push_back(fmt::format("cpu_model \"{}\" -> \"{}\"", node.cpu_model, node_here.cpu_model));
+  if (!node.hardware_profile.empty() && node.hardware_profile != node_here.hardware_profile)
+    out.push_back(fmt::format("hardware_profile \"{}\" -> \"{}\"", node.hardware_profile,
+                              node_here.hardware_profile));
+  if (node.logical_cpus > 0 && node.logical_cpus != node_here.logical_cpus)
+    out.push_back(fmt::format("logical_cpus {} -> {}", node.logical_cpus, node_here.logical_cpus));
   return out;
+}
+
+// The run under `dir`, when its meta.json reads; else why not (in `skipped`).
+std::optional<RunMeta> readable_run(const std::filesystem::path& dir,
+                                    std::vector<std::string>& skipped) {
+  try {
+    return read_run_meta_if_present(dir);
+  } catch (const UserError& e) {  // a broken run is not ours to continue
+    skipped.push_back(e.problem());
+    return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -58,23 +73,19 @@ ShardStart shard_start(const std::string& arg, const std::filesystem::path& out_
   ShardStart s;
   s.file = read_shard_file(resolve_shard_arg(arg));
   const std::string machine = machine_class_id(this_machine_class());
-  const nlohmann::json node_here = node_facts();
+  const NodeFacts node_here = node_facts();
   std::error_code ec;
   if (!std::filesystem::is_directory(out_dir, ec)) return s;
   std::string newest;  // run directories start with their time stamp
   for (const auto& e : std::filesystem::directory_iterator(out_dir, ec)) {
-    nlohmann::json meta;
-    try {
-      meta = read_json_file(e.path() / "meta.json", "meta.json");
-    } catch (const std::exception&) {
-      continue;  // not a run, or a broken one: not ours to continue
-    }
-    const nlohmann::json shard = meta.value("shard", nlohmann::json::object());
-    if (shard.value("plan_id", "") != s.file.plan_id || shard.value("index", -1) != s.file.index)
+    if (!e.is_directory(ec)) continue;
+    const std::optional<RunMeta> meta = readable_run(e.path(), s.skipped);
+    if (!meta || !meta->shard || meta->shard->plan_id != s.file.plan_id ||
+        meta->shard->index != s.file.index)
       continue;
     // A re-queued array task on another node type: that run's numbers are
     // another machine's, so this one starts afresh and leaves it as it is.
-    const auto differences = hardware_differences(meta, machine, node_here);
+    const auto differences = hardware_differences(*meta, machine, node_here);
     if (!differences.empty()) {
       fmt::print(stderr,
                  "[sweep] not continuing shard {}/{} in {}: it was measured on other hardware "
@@ -86,25 +97,26 @@ ShardStart shard_start(const std::string& arg, const std::filesystem::path& out_
     if (name < newest) continue;
     newest = name;
     s.earlier_run = e.path();
-    s.earlier_complete = meta.value("status", "") == "complete";
+    s.earlier_complete = meta->status == RunStatus::kComplete;
   }
   return s;
 }
 
-nlohmann::json node_facts() {
+NodeFacts node_facts() {
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   const CpuInfo cpu = cpu_info();
-  nlohmann::json facts = {{"host", host},
-                          {"cpu_model", cpu.model_name},
-                          {"logical_cpus", cpu.logical_cpus},
-                          {"hardware_profile", match_hardware_profile(cpu.model_name).name}};
+  NodeFacts facts;
+  facts.host = host;
+  facts.cpu_model = cpu.model_name;
+  facts.logical_cpus = cpu.logical_cpus;
+  facts.hardware_profile = match_hardware_profile(cpu.model_name).name;
   nlohmann::json slurm = nlohmann::json::object();
   for (const char* var :
        {"SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_JOB_NODELIST",
         "SLURM_CLUSTER_NAME", "SLURM_JOB_PARTITION", "SLURM_RESTART_COUNT"})
     if (const char* v = std::getenv(var)) slurm[var] = v;
-  if (!slurm.empty()) facts["slurm"] = slurm;
+  if (!slurm.empty()) facts.other["slurm"] = slurm;
   return facts;
 }
 

@@ -22,16 +22,19 @@ struct ShardStart {
   ShardFile file;
   std::filesystem::path earlier_run;  // empty: none under --out-dir
   bool earlier_complete = false;
+  std::vector<std::string> skipped;  // broken run directories passed over, and why
 };
 
 // --shard FILE or DIR (index from SLURM_ARRAY_TASK_ID); looks under out_dir
 // for a run of the same plan, shard and hardware to continue; a run of the
 // shard measured on other hardware (machine class, or meta.json node's CPU
-// model, hardware profile, CPU count) is named on stderr and left untouched.
+// model, hardware profile, CPU count) is named on stderr and left untouched;
+// a run directory whose meta.json does not read (broken, hand-edited) is
+// passed over, named in `skipped`.
 ShardStart shard_start(const std::string& arg, const std::filesystem::path& out_dir);
 
 // meta.json's "node": host, CPU model, logical CPUs, the hardware profile
 // matched, and the Slurm job ids when run under Slurm.
-nlohmann::json node_facts();
+NodeFacts node_facts();
 
 }  // namespace moesweep::cli

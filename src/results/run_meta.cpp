@@ -1,0 +1,380 @@
+#include "results/run_meta.hpp"
+
+#include <fmt/format.h>
+
+#include "util/error.hpp"
+#include "util/json_fields.hpp"
+#include "util/json_file.hpp"
+
+namespace moesweep {
+namespace {
+
+constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
+constexpr int64_t kMaxCount = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMaxCpus = 1 << 20;
+
+// The field tables: one row per member. A new fact of the engine or the
+// build is a member in run_meta.hpp and one row here.
+const std::vector<FieldRow<RecordedEngine>>& engine_fields() {
+  static const std::vector<FieldRow<RecordedEngine>> rows = {
+      {"name", &RecordedEngine::name},
+      {"release", &RecordedEngine::release},
+      {"commit", &RecordedEngine::commit},
+      {"build", &RecordedEngine::build},
+      {"cpu_variant", &RecordedEngine::cpu_variant},
+  };
+  return rows;
+}
+
+const std::vector<FieldRow<CpuFacts>>& cpu_fields() {
+  static const std::vector<FieldRow<CpuFacts>> rows = {
+      {"model_name", &CpuFacts::model_name},
+      {"vendor", &CpuFacts::vendor},
+      {"family", &CpuFacts::family, 0, 0xffff},
+      {"model", &CpuFacts::model, 0, 0xffff},
+      {"logical_cpus", &CpuFacts::logical_cpus, 0, kMaxCpus},
+      {"hypervisor", &CpuFacts::hypervisor},
+  };
+  return rows;
+}
+
+const std::vector<FieldRow<BuildFacts>>& build_fields() {
+  static const std::vector<FieldRow<BuildFacts>> rows = {
+      {"moesweep_version", &BuildFacts::moesweep_version},
+      {"build_type", &BuildFacts::build_type},
+      {"engine_target", &BuildFacts::engine_target},
+      {"compiler", &BuildFacts::compiler},
+      {"system_info", &BuildFacts::system_info},
+      {"cpu_features", &BuildFacts::cpu_features},
+  };
+  return rows;
+}
+
+const std::vector<FieldRow<RunModelFacts>>& model_fields() {
+  static const std::vector<FieldRow<RunModelFacts>> rows = {{"path", &RunModelFacts::path},
+                                                            {"sha256", &RunModelFacts::sha256}};
+  return rows;
+}
+
+const std::vector<FieldRow<NodeFacts>>& node_fields() {
+  static const std::vector<FieldRow<NodeFacts>> rows = {
+      {"host", &NodeFacts::host},
+      {"cpu_model", &NodeFacts::cpu_model},
+      {"hardware_profile", &NodeFacts::hardware_profile},
+      {"logical_cpus", &NodeFacts::logical_cpus, 0, kMaxCpus},
+  };
+  return rows;
+}
+
+const std::vector<FieldRow<BandwidthFacts>>& bandwidth_fields() {
+  static const std::vector<FieldRow<BandwidthFacts>> rows = {
+      {"gbps", &BandwidthFacts::gbps, 0, 1 << 30},
+      {"source", &BandwidthFacts::source},
+  };
+  return rows;
+}
+
+const std::vector<FieldRow<ShardRef>>& shard_fields() {
+  static const std::vector<FieldRow<ShardRef>> rows = {
+      {"plan_id", &ShardRef::plan_id},
+      {"index", &ShardRef::index, 0, kMaxShardCount - 1},
+      {"count", &ShardRef::count, 1, kMaxShardCount},
+      {"name", &ShardRef::name},
+      {"origin", &ShardRef::origin},
+  };
+  return rows;
+}
+
+const std::vector<FieldRow<MergeSource>>& source_fields() {
+  static const std::vector<FieldRow<MergeSource>> rows = {
+      {"dir", &MergeSource::dir},
+      {"run_id", &MergeSource::run_id},
+      {"shard", &MergeSource::shard, 0, kMaxShardCount - 1},
+      {"status", &MergeSource::status},
+      {"records", &MergeSource::records, 0, kMaxCount},
+  };
+  return rows;
+}
+
+const std::vector<FieldRow<MergeFacts>>& merge_fields() {
+  static const std::vector<FieldRow<MergeFacts>> rows = {
+      {"plan_id", &MergeFacts::plan_id},
+      {"shard_count", &MergeFacts::shard_count, 1, kMaxShardCount},
+      {"planned_points", &MergeFacts::planned_points, 0, kMaxCount},
+      {"complete", &MergeFacts::complete},
+      {"missing", &MergeFacts::missing},
+      {"duplicated", &MergeFacts::duplicated},
+      {"unplanned", &MergeFacts::unplanned},
+  };
+  return rows;
+}
+
+const std::vector<FieldRow<RunMeta>>& meta_fields() {
+  static const std::vector<FieldRow<RunMeta>> rows = {
+      {"schema_version", &RunMeta::schema_version, 1, kRunMetaSchema},
+      {"kind", &RunMeta::kind},
+      {"run_id", &RunMeta::run_id},
+      {"name", &RunMeta::name},
+      {"started_at", &RunMeta::started_at},
+      {"finished_at", &RunMeta::finished_at},
+      {"error", &RunMeta::error},
+      {"command_line", &RunMeta::command_line},
+      {"resumed_at", &RunMeta::resumed_at},
+      {"hosts", &RunMeta::hosts},
+  };
+  return rows;
+}
+
+const char* const kKinds[] = {"sweep", "merged", "serve", "routing-trace"};
+
+// Reads the rows of a struct and keeps every other key in its `other`.
+template <typename S>
+S read_struct(const JsonFields& f, const std::vector<FieldRow<S>>& rows,
+              std::initializer_list<const char*> typed_elsewhere = {}) {
+  S s;
+  read_rows(f, s, rows);
+  s.other = f.rest(row_keys(rows, typed_elsewhere));
+  return s;
+}
+
+template <typename S>
+nlohmann::json write_struct(const S& s, const std::vector<FieldRow<S>>& rows) {
+  nlohmann::json j = s.other;
+  write_rows(s, rows, j);
+  return j;
+}
+
+BandwidthFacts bandwidth_from(const JsonFields& f) {
+  BandwidthFacts b = read_struct(f, bandwidth_fields(), {"by_threads"});
+  for (const JsonFields& t : f.objects("by_threads"))
+    b.by_threads.push_back(
+        {static_cast<int>(t.integer("threads", 0, kMaxCpus, 0)), t.number("gbps", 0, 1 << 30, 0)});
+  return b;
+}
+
+ShardRef shard_from(const JsonFields& f) {
+  ShardRef s = read_struct(f, shard_fields(), {"contexts"});
+  if (!f.has("plan_id") || !f.has("index") || !f.has("count"))
+    f.fail(f.has("plan_id") ? (f.has("index") ? "count" : "index") : "plan_id",
+           "the plan id, index and count of the shard");
+  if (s.index >= s.count) f.fail("index", fmt::format("a shard index below count {}", s.count));
+  for (const auto& c : f.array("contexts")) {
+    if (!c.is_array() || c.size() != 2 || !c[0].is_number_unsigned() || !c[1].is_number_unsigned())
+      f.fail("contexts", "a list of [model, context] index pairs");
+    s.contexts.emplace_back(c[0].get<uint64_t>(), c[1].get<uint64_t>());
+  }
+  return s;
+}
+
+MergeFacts merge_from(const JsonFields& f) {
+  MergeFacts m = read_struct(f, merge_fields(), {"missing_shards", "sources"});
+  for (const auto& s : f.array("missing_shards")) {
+    if (!s.is_number_unsigned() || s.get<uint64_t>() >= static_cast<uint64_t>(kMaxShardCount))
+      f.fail("missing_shards", "a list of shard indices");
+    m.missing_shards.push_back(static_cast<int>(s.get<uint64_t>()));
+  }
+  for (const JsonFields& s : f.objects("sources")) {
+    MergeSource src = read_struct(s, source_fields(), {"node", "bandwidth"});
+    if (s.has("node")) src.node = read_struct(s.object("node"), node_fields());
+    if (s.has("bandwidth")) src.bandwidth = bandwidth_from(s.object("bandwidth"));
+    m.sources.push_back(std::move(src));
+  }
+  return m;
+}
+
+void read_status(const JsonFields& f, RunMeta& m) {
+  const std::string status = f.text("status", "running");
+  const auto parsed = parse_run_status(status);
+  if (!parsed) f.fail("status", "running, complete, points_failed, interrupted or failed");
+  m.status = *parsed;
+  if (std::find(std::begin(kKinds), std::end(kKinds), m.kind) == std::end(kKinds))
+    f.fail("kind", "sweep, merged, serve or routing-trace (a newer moesweep may write others)");
+}
+
+void read_database(const JsonFields& f, RunMeta& m) {
+  m.has_database = f.json().contains("database");
+  if (f.has("database")) m.database = f.text("database");
+}
+
+// The typed keys; everything else stays in `other`.
+const std::vector<std::string>& meta_keys() {
+  static const std::vector<std::string> keys =
+      row_keys(meta_fields(), {"status", "database", "settings", "build", "machine_class", "models",
+                               "shard", "node", "bandwidth", "merge"});
+  return keys;
+}
+
+RunMeta meta_from(const JsonFields& f) {
+  RunMeta m;
+  read_rows(f, m, meta_fields());
+  read_status(f, m);
+  read_database(f, m);
+  for (const auto& [k, v] : f.object("settings").json().items()) m.settings[k] = v;
+  if (f.has("build")) m.build = build_facts_from_json(f.json().at("build"), f.origin());
+  if (f.has("machine_class"))
+    m.machine_class = machine_class_from_json(f.json().at("machine_class"), f.origin());
+  for (const JsonFields& model : f.objects("models"))
+    m.models.push_back(read_struct(model, model_fields()));
+  if (f.has("shard")) m.shard = shard_from(f.object("shard"));
+  if (f.has("node")) m.node = read_struct(f.object("node"), node_fields());
+  if (f.has("bandwidth")) m.bandwidth = bandwidth_from(f.object("bandwidth"));
+  if (f.has("merge")) m.merge = merge_from(f.object("merge"));
+  m.other = f.rest(meta_keys());
+  // A sweep's plan summary: its point count is read (the progress line).
+  if (m.other.contains("plan")) f.object("plan").integer("points", 0, kMaxInt, 0);
+  return m;
+}
+
+}  // namespace
+
+const char* run_status_name(RunStatus s) {
+  switch (s) {
+    case RunStatus::kRunning:
+      return "running";
+    case RunStatus::kComplete:
+      return "complete";
+    case RunStatus::kInterrupted:
+      return "interrupted";
+    case RunStatus::kPointsFailed:
+      return "points_failed";
+    case RunStatus::kFailed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+std::optional<RunStatus> parse_run_status(std::string_view name) {
+  for (RunStatus s : {RunStatus::kRunning, RunStatus::kComplete, RunStatus::kInterrupted,
+                      RunStatus::kPointsFailed, RunStatus::kFailed})
+    if (name == run_status_name(s)) return s;
+  return std::nullopt;
+}
+
+int64_t RunMeta::planned_points() const {
+  const nlohmann::json& plan = extra("plan");
+  return plan.is_object() && plan.contains("points") && plan["points"].is_number_integer()
+             ? plan["points"].get<int64_t>()
+             : 0;
+}
+
+const nlohmann::json& RunMeta::extra(const std::string& key) const {
+  static const nlohmann::json null;
+  const auto it = other.find(key);
+  return it == other.end() ? null : *it;
+}
+
+BuildFacts build_facts_from_json(const nlohmann::json& j, const std::string& origin) {
+  const JsonFields f(j, origin, "build");
+  BuildFacts b = read_struct(f, build_fields(), {"engine", "cpu"});
+  b.engine = read_struct(f.object("engine"), engine_fields());
+  b.cpu = read_struct(f.object("cpu"), cpu_fields());
+  return b;
+}
+
+nlohmann::json to_json(const BuildFacts& b) {
+  nlohmann::json j = write_struct(b, build_fields());
+  j["engine"] = write_struct(b.engine, engine_fields());
+  j["cpu"] = write_struct(b.cpu, cpu_fields());
+  return j;
+}
+
+RunModelFacts model_facts_from_json(const nlohmann::json& j, const std::string& origin) {
+  return read_struct(JsonFields(j, origin, "models[]"), model_fields());
+}
+
+nlohmann::json to_json(const RunModelFacts& m) {
+  return write_struct(m, model_fields());
+}
+nlohmann::json to_json(const NodeFacts& n) {
+  return write_struct(n, node_fields());
+}
+
+BandwidthFacts bandwidth_facts_from_json(const nlohmann::json& j, const std::string& origin) {
+  return bandwidth_from(JsonFields(j, origin, "bandwidth"));
+}
+
+NodeFacts node_facts_from_json(const nlohmann::json& j, const std::string& origin) {
+  return read_struct(JsonFields(j, origin, "node"), node_fields());
+}
+
+nlohmann::json to_json(const BandwidthFacts& b) {
+  nlohmann::json j = write_struct(b, bandwidth_fields());
+  j["by_threads"] = nlohmann::json::array();
+  for (const ThreadBandwidth& t : b.by_threads)
+    j["by_threads"].push_back({{"threads", t.threads}, {"gbps", t.gbps}});
+  return j;
+}
+
+nlohmann::json to_json(const ShardRef& s) {
+  nlohmann::json j = write_struct(s, shard_fields());
+  j["contexts"] = nlohmann::json::array();
+  for (const auto& [model, context] : s.contexts) j["contexts"].push_back({model, context});
+  return j;
+}
+
+nlohmann::json to_json(const MergeFacts& m) {
+  nlohmann::json j = write_struct(m, merge_fields());
+  j["missing_shards"] = m.missing_shards;
+  j["sources"] = nlohmann::json::array();
+  for (const MergeSource& s : m.sources) {
+    nlohmann::json src = write_struct(s, source_fields());
+    src["node"] = s.node ? to_json(*s.node) : nlohmann::json(nullptr);
+    src["bandwidth"] = s.bandwidth ? to_json(*s.bandwidth) : nlohmann::json(nullptr);
+    j["sources"].push_back(std::move(src));
+  }
+  return j;
+}
+
+nlohmann::json to_json(const RunMeta& m) {
+  nlohmann::json j = m.other;
+  write_rows(m, meta_fields(), j);
+  j["status"] = run_status_name(m.status);
+  if (m.has_database || m.database)
+    j["database"] = m.database ? nlohmann::json(*m.database) : nlohmann::json(nullptr);
+  if (!m.settings.empty() || m.kind == "sweep" || m.kind == "merged") j["settings"] = m.settings;
+  if (m.build) j["build"] = to_json(*m.build);
+  if (m.machine_class) j["machine_class"] = to_json(*m.machine_class);
+  if (!m.models.empty()) {
+    j["models"] = nlohmann::json::array();
+    for (const RunModelFacts& model : m.models) j["models"].push_back(to_json(model));
+  }
+  if (m.shard) j["shard"] = to_json(*m.shard);
+  if (m.node) j["node"] = to_json(*m.node);
+  if (m.bandwidth) j["bandwidth"] = to_json(*m.bandwidth);
+  if (m.merge) j["merge"] = to_json(*m.merge);
+  return j;
+}
+
+RunMeta run_meta_from_json(const nlohmann::json& j, const std::string& origin,
+                           const std::string& dir_name) {
+  const nlohmann::json migrated = migrate_run_meta(j, origin, dir_name);
+  RunMeta m = meta_from(JsonFields(migrated, origin));
+  return m;
+}
+
+RunMeta read_run_meta(const std::filesystem::path& dir) {
+  const std::filesystem::path file = dir / "meta.json";
+  const nlohmann::json j = read_json_file(file, "run metadata");
+  RunMeta m = run_meta_from_json(j, file.string(), dir.lexically_normal().filename().string());
+  m.run_dir = dir.string();
+  return m;
+}
+
+std::optional<RunMeta> read_run_meta_if_present(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const auto status = std::filesystem::symlink_status(dir / "meta.json", ec);
+  if (status.type() == std::filesystem::file_type::not_found) return std::nullopt;
+  return read_run_meta(dir);
+}
+
+void write_run_meta(const std::filesystem::path& dir, const RunMeta& meta) {
+  write_file_atomically(dir / "meta.json", to_json(meta).dump(2) + "\n");
+}
+
+MachineClass machine_class_of(const RunMeta& meta) {
+  if (meta.machine_class) return *meta.machine_class;
+  if (meta.build) return machine_class_from_build(*meta.build, std::nullopt);
+  return MachineClass{};
+}
+
+}  // namespace moesweep

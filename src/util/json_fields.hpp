@@ -1,0 +1,117 @@
+#pragma once
+// Typed reading of the JSON objects in our files. Every getter checks a key's
+// type and range and, when it is wrong, throws a UserError naming the file,
+// the field's path ("build.cpu.family") and what was expected; nothing is
+// narrowed (an int field holding 2^32 + 1 is refused, not wrapped).
+//
+// FieldRow tables: one row per member (key, member, range) drive both the
+// reader and the writer of a struct, so a new fact is one member plus one row.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace moesweep {
+
+class JsonFields {
+ public:
+  // UserError unless `obj` is an object. `path` prefixes field names in
+  // messages ("" at the top level).
+  JsonFields(const nlohmann::json& obj, std::string origin, std::string path = "");
+
+  bool has(std::string_view key) const;  // present and not null
+  std::string text(std::string_view key, std::string fallback = {}) const;
+  int64_t integer(std::string_view key, int64_t lo, int64_t hi, int64_t fallback) const;
+  uint64_t unsigned_integer(std::string_view key, uint64_t hi, uint64_t fallback) const;
+  // A finite number in [lo, hi].
+  double number(std::string_view key, double lo, double hi, double fallback) const;
+  bool flag(std::string_view key, bool fallback) const;
+  std::vector<std::string> texts(std::string_view key) const;  // an array of strings
+  // The object at `key` (an empty one when absent).
+  JsonFields object(std::string_view key) const;
+  // The array at `key` (an empty one when absent).
+  const nlohmann::json& array(std::string_view key) const;
+  // The elements of the array at `key` as objects, each with its path ("sources[2]").
+  std::vector<JsonFields> objects(std::string_view key) const;
+  // Every key not in `known`, as read (kept by a rewrite).
+  nlohmann::json rest(const std::vector<std::string>& known) const;
+
+  const nlohmann::json& json() const { return *obj_; }
+  const std::string& origin() const { return origin_; }
+  std::string where(std::string_view key) const;  // "build.cpu.family"
+  [[noreturn]] void fail(std::string_view key, const std::string& expected) const;
+
+ private:
+  const nlohmann::json* find(std::string_view key) const;
+  const nlohmann::json* obj_;
+  std::string origin_, path_;
+};
+
+// A checked text for a message: at most 80 characters of `v`'s JSON.
+std::string json_excerpt(const nlohmann::json& v);
+
+template <typename S>
+struct FieldRow {
+  using Member = std::variant<std::string S::*, int S::*, int64_t S::*, uint64_t S::*, bool S::*,
+                              double S::*, std::vector<std::string> S::*>;
+  const char* key;
+  Member member;
+  int64_t lo = 0;  // integers: the range the code uses
+  int64_t hi = std::numeric_limits<int32_t>::max();
+};
+
+template <typename S>
+void read_rows(const JsonFields& f, S& s, const std::vector<FieldRow<S>>& rows) {
+  for (const FieldRow<S>& row : rows) {
+    std::visit(
+        [&](auto m) {
+          using T = std::remove_reference_t<decltype(s.*m)>;
+          if constexpr (std::is_same_v<T, std::string>)
+            s.*m = f.text(row.key, s.*m);
+          else if constexpr (std::is_same_v<T, bool>)
+            s.*m = f.flag(row.key, s.*m);
+          else if constexpr (std::is_same_v<T, double>)
+            s.*m =
+                f.number(row.key, static_cast<double>(row.lo), static_cast<double>(row.hi), s.*m);
+          else if constexpr (std::is_same_v<T, uint64_t>)
+            s.*m = f.unsigned_integer(row.key, static_cast<uint64_t>(row.hi), s.*m);
+          else if constexpr (std::is_integral_v<T>)
+            s.*m = static_cast<T>(f.integer(row.key, row.lo, row.hi, s.*m));
+          else
+            s.*m = f.has(row.key) ? f.texts(row.key) : s.*m;
+        },
+        row.member);
+  }
+}
+
+// Empty texts and lists are left out (a reader gets the same default back).
+template <typename S>
+void write_rows(const S& s, const std::vector<FieldRow<S>>& rows, nlohmann::json& j) {
+  for (const FieldRow<S>& row : rows)
+    std::visit(
+        [&](auto m) {
+          using T = std::remove_cvref_t<decltype(s.*m)>;
+          if constexpr (std::is_same_v<T, std::string> ||
+                        std::is_same_v<T, std::vector<std::string>>) {
+            if ((s.*m).empty()) return;
+          }
+          j[row.key] = s.*m;
+        },
+        row.member);
+}
+
+template <typename S>
+std::vector<std::string> row_keys(const std::vector<FieldRow<S>>& rows,
+                                  std::initializer_list<const char*> more = {}) {
+  std::vector<std::string> keys(more.begin(), more.end());
+  for (const FieldRow<S>& row : rows) keys.push_back(row.key);
+  return keys;
+}
+
+}  // namespace moesweep
