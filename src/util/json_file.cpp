@@ -87,7 +87,7 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
   }
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number past a double
     throw UserError(fmt::format("{} is not valid JSON: {}", origin, e.what()), "a JSON object",
                     "fix the syntax at the byte offset the parser names");
   }

@@ -118,6 +118,15 @@ TEST(IntegerFields, ValuesOutsideTheTypeAreRefusedNeverNarrowed) {
   EXPECT_THROW(f.text("count"), UserError);
 }
 
+// Found by fuzz_run_meta (fuzz/regressions/run_meta/number-overflow): the
+// parser's out_of_range for a number past a double escaped as "internal error".
+TEST(JsonText, ANumberPastADoubleIsBadJsonNotAnInternalError) {
+  EXPECT_NE(test::refused([] {
+              parse_json_text(R"({"run_id": "r", "x": 7.79E3309253523974})", "meta.json");
+            }).find("meta.json is not valid JSON"),
+            std::string::npos);
+}
+
 TEST(PathComponents, NamesFromFilesStayInTheirFolder) {
   for (const char* ok : {"20261129-204616-ci", "merged", "amd-26-2-2cpu-l3_na-d8a3c4a8", "a b%c"})
     EXPECT_TRUE(is_path_component(ok)) << ok;
