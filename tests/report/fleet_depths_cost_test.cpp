@@ -4,6 +4,8 @@
 // public price and power, "-" where it has none. Plain records, no engine.
 #include <gtest/gtest.h>
 
+#include "results/run_meta.hpp"
+
 #include "report/fleet_figure.hpp"
 #include "report/fleet_table.hpp"
 
@@ -22,13 +24,14 @@ std::string row_of(const std::string& table, const std::string& cpu) {
 // token there), its bandwidth measured, its hardware profile named.
 FleetMember host(const std::string& name, double gbps, double s_tg, const std::string& profile) {
   FleetMember m;
-  m.meta = {{"hosts", {name}},
-            {"node",
-             {{"host", name},
-              {"cpu_model", "CPU of " + name},
-              {"logical_cpus", 16},
-              {"hardware_profile", profile}}},
-            {"bandwidth", {{"gbps", gbps}, {"source", "measured"}}}};
+  m.meta = run_meta_from_json({{"hosts", {name}},
+                               {"node",
+                                {{"host", name},
+                                 {"cpu_model", "CPU of " + name},
+                                 {"logical_cpus", 16},
+                                 {"hardware_profile", profile}}},
+                               {"bandwidth", {{"gbps", gbps}, {"source", "measured"}}}},
+                              "test meta.json");
   for (const auto& [n_kv, bytes, speed] : {std::tuple{0, 1e9, s_tg}, {4096, 1.5e9, s_tg / 1.4}}) {
     Record r;
     r.params.n_kv = n_kv;

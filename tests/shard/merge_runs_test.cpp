@@ -215,7 +215,7 @@ TEST(MergeCli, AFleetBecomesOneRunPerMachineClassAndAHardwareTable) {
     EXPECT_EQ(test::read_lines(root / "F" / class_id(m) / "records.jsonl").size(),
               s.plan.points.size());
   const auto table = test::read_lines(root / "F" / "fleet.md");
-  ASSERT_EQ(table.size(), 5u);  // title, header, rule, two machines
+  ASSERT_EQ(table.size(), 6u);  // title, header, rule, two machines, the cost columns' note
   EXPECT_NE(table[3].find("m1-host"), std::string::npos);
   EXPECT_NE(table[4].find("m2-host"), std::string::npos);
   EXPECT_NE(r.out.find("bandwidth GB/s"), std::string::npos);
@@ -223,7 +223,7 @@ TEST(MergeCli, AFleetBecomesOneRunPerMachineClassAndAHardwareTable) {
   const auto report = test::run_cli("report " + (root / "F").string());
   ASSERT_EQ(report.exit_code, 0) << report.err;
   EXPECT_NE(report.out.find("m2-host"), std::string::npos) << report.out;
-  EXPECT_EQ(test::read_lines(root / "F" / "fleet.md").size(), 5u);
+  EXPECT_EQ(test::read_lines(root / "F" / "fleet.md").size(), 6u);
 }
 
 // Two plans merged into "merged" folders of their own plan directories with
