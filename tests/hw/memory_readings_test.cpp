@@ -3,8 +3,11 @@
 // buffer sizes read from its log lines (engine/engine_memory.hpp).
 #include <fcntl.h>
 #include <gtest/gtest.h>
+
 #include <sys/mman.h>
 #include <unistd.h>
+#include <algorithm>
+#include <thread>
 
 #include <cstdlib>
 #include <cstring>
@@ -81,12 +84,17 @@ TEST(ProcessMemory, RollupAgreesWithVmRssAndThePeakIsNoLower) {
   const ProcessStatus s = read_process_status(getpid());
   const MemoryReading rollup = read_smaps_rollup_rss(getpid());
   ASSERT_TRUE(s.rss.bytes && s.peak_rss.bytes && rollup.bytes);
-  EXPECT_GE(*s.peak_rss.bytes, *s.rss.bytes);
+  // VmHWM is updated from the same lagging counters: the same slack.
+  const uint64_t lag = 64 * 4096 * uint64_t{std::max(1u, std::thread::hardware_concurrency())};
+  EXPECT_GE(*s.peak_rss.bytes + lag, *s.rss.bytes);
   const double diff = std::abs(static_cast<double>(*rollup.bytes) - *s.rss.bytes);
   EXPECT_LE(diff, 2.0 * kMiB + 0.02 * *s.rss.bytes) << *rollup.bytes << " vs " << *s.rss.bytes;
 }
 
 TEST(ProcessMemory, PeakResetsToTheCurrentRss) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer keeps freed memory in its quarantine: RSS does not drop";
+#endif
   {
     std::vector<char> big(96 * kMiB);
     std::memset(big.data(), 1, big.size());  // touched: resident
