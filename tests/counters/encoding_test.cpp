@@ -3,6 +3,8 @@
 // these are the numbers a bare-metal run would hand to perf_event_open.
 #include <gtest/gtest.h>
 
+#include "support/test_support.hpp"
+
 #include <map>
 #include <stdexcept>
 

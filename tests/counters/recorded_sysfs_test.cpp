@@ -117,8 +117,9 @@ TEST_P(RecordedSysfsMachine, SweepRecordsSoftwareNumbersAndTheTreesReasons) {
   const auto twin = moesweep::test::tiny_twin();
   const auto out = moesweep::test::scratch_dir() / "runs";  // run_shell keeps _cmd/ beside it
   const auto r = moesweep::test::run_shell(
-      "MOESWEEP_COUNTERS_SYSFS_ROOT=" + tree().string() + " MOESWEEP_COUNTERS_CPUINFO=" +
-      (tree() / "proc-cpuinfo").string() + " " MOESWEEP_CLI " sweep --model " + twin.string() +
+      "MOESWEEP_COUNTERS_SYSFS_ROOT=" + tree().string() +
+      " MOESWEEP_COUNTERS_CPUINFO=" + (tree() / "proc-cpuinfo").string() + " " +
+      std::string(MOESWEEP_CLI) + " sweep --model " + twin.string() +
       " --threads 1 --ctx-size 256 --n-prompt 32 --depths 0 --n-gen 4 --repetitions 1"
       " --counters perf --no-db --quiet --out-dir " +
       out.string());

@@ -78,8 +78,8 @@ TEST(EngineSweep, LikwidMarkerEnvironmentKeepsTheSweepWorking) {
   const auto twin = test::tiny_twin();
   const auto out = test::scratch_dir();
   const auto r = test::run_shell(
-      "LIKWID_FILEPATH=" + (out / "likwid-markers.txt").string() +
-      " " MOESWEEP_CLI " sweep --model " + twin.string() +
+      "LIKWID_FILEPATH=" + (out / "likwid-markers.txt").string() + " " + std::string(MOESWEEP_CLI) +
+      " sweep --model " + twin.string() +
       " --threads 1 --ctx-size 1024 --depths 0 --n-gen 4 --repetitions 1 --counters auto --no-db"
       " --quiet --out-dir " +
       out.string());

@@ -23,13 +23,16 @@ std::filesystem::path prebuilt_lib_dir() {
 }
 
 TEST(EnginePackage, APackageFileWhoseSha256IsNotItsPinIsRefused) {
-  const std::filesystem::path pinned = kSource / "third_party/downloads/node-llama-cpp-linux-x64-3.21.1.tgz";
-  if (!std::filesystem::exists(pinned)) GTEST_SKIP() << "no prebuilt package fetched (--engine source)";
+  const std::filesystem::path pinned =
+      kSource / "third_party/downloads/node-llama-cpp-linux-x64-3.21.1.tgz";
+  if (!std::filesystem::exists(pinned))
+    GTEST_SKIP() << "no prebuilt package fetched (--engine source)";
   const std::filesystem::path dir = test::scratch_dir();
   std::filesystem::create_directories(dir / "downloads");
   std::filesystem::copy_file(pinned, dir / "downloads" / pinned.filename());
   {  // one byte changed inside the gzip stream
-    std::fstream f(dir / "downloads" / pinned.filename(), std::ios::in | std::ios::out | std::ios::binary);
+    std::fstream f(dir / "downloads" / pinned.filename(),
+                   std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(4096);
     f.put('\x5a');
   }
@@ -51,12 +54,15 @@ TEST(EnginePackage, ALibraryOfAnotherReleaseBehindTheExpectedNameIsRefused) {
   const std::string name = std::filesystem::path(engine_facts().library).filename().string();
   std::filesystem::copy_file(lib / name, dir / name);
   // The same file name, but the library says it is another release.
-  ASSERT_EQ(test::run_shell("patchelf --set-soname libllama.v9.9.9.so '" + (dir / name).string() + "'")
-                .exit_code,
-            0);
-  const test::CommandResult r = test::run_shell(
-      "LD_LIBRARY_PATH='" + dir.string() + "' " MOESWEEP_CLI " sweep --profile default --depths 0 "
-      "-r 1 --no-db --quiet --out-dir '" + (dir / "runs").string() + "'");
+  ASSERT_EQ(
+      test::run_shell("patchelf --set-soname libllama.v9.9.9.so '" + (dir / name).string() + "'")
+          .exit_code,
+      0);
+  const test::CommandResult r =
+      test::run_shell("LD_LIBRARY_PATH='" + dir.string() + "' " + std::string(MOESWEEP_CLI) +
+                      " sweep --profile default --depths 0 "
+                      "-r 1 --no-db --quiet --out-dir '" +
+                      (dir / "runs").string() + "'");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("libllama.v9.9.9.so"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("not release"), std::string::npos) << r.err;
@@ -64,10 +70,11 @@ TEST(EnginePackage, ALibraryOfAnotherReleaseBehindTheExpectedNameIsRefused) {
 }
 
 TEST(EnginePackage, NoCpuBackendForThisCpuIsRefused) {
-  if (prebuilt_lib_dir().empty()) GTEST_SKIP() << "source-built engine: its CPU backend is built in";
+  if (prebuilt_lib_dir().empty())
+    GTEST_SKIP() << "source-built engine: its CPU backend is built in";
   const std::filesystem::path dir = test::scratch_dir();  // empty: no libggml-cpu-*.so at all
   const test::CommandResult r = test::run_shell(
-      "MOESWEEP_ENGINE_BACKEND_DIR='" + dir.string() + "' " MOESWEEP_CLI
+      "MOESWEEP_ENGINE_BACKEND_DIR='" + dir.string() + "' " + std::string(MOESWEEP_CLI) +
       " sweep --profile default --depths 0 -r 1 --no-db --quiet --out-dir '" +
       (dir / "runs").string() + "'");
   EXPECT_EQ(r.exit_code, 2) << r.err;

@@ -64,10 +64,10 @@ TEST(WorkerHello, AProgramThatIsNoWorkerIsRefused) {
 }
 
 TEST(WorkerHello, AMissingWorkerIsAClearErrorThroughTheCli) {
-  const test::CommandResult r = test::run_shell(
-      "MOESWEEP_WORKER=/nonexistent/moesweep-worker " MOESWEEP_CLI
-      " sweep --profile default --depths 0 -r 1 --no-db --quiet --out-dir '" +
-      (test::scratch_dir() / "runs").string() + "'");
+  const test::CommandResult r =
+      test::run_shell("MOESWEEP_WORKER=/nonexistent/moesweep-worker " + std::string(MOESWEEP_CLI) +
+                      " sweep --profile default --depths 0 -r 1 --no-db --quiet --out-dir '" +
+                      (test::scratch_dir() / "runs").string() + "'");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("/nonexistent/moesweep-worker"), std::string::npos) << r.err;
 }

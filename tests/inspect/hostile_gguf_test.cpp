@@ -95,8 +95,8 @@ TEST(HostileGgufInTheEngine, AnEngineAbortFailsOnlyThatModel) {
       hostile_file({"ExpertCountAboveMax", {{"deepseek2.expert_count", 2000}}, ""});
   const std::filesystem::path out = test::scratch_dir() / "runs";
   const test::CommandResult r = test::run_shell(
-      "MOESWEEP_SKIP_GGUF_PRECHECK=1 " MOESWEEP_CLI " sweep -m '" + file.string() + "," +
-      test::tiny_twin().string() +
+      "MOESWEEP_SKIP_GGUF_PRECHECK=1 " + std::string(MOESWEEP_CLI) + " sweep -m '" + file.string() +
+      "," + test::tiny_twin().string() +
       "' --depths 0 -t 1 -c 256 -ub 64 -n 2 -r 1 --counters none --no-db --quiet --out-dir '" +
       out.string() + "'");
   EXPECT_EQ(r.exit_code, 3) << r.err;  // finished, some points failed: not 134

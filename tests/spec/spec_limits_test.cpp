@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "support/test_support.hpp"
+
 #include <sched.h>
 
 #include <fstream>

@@ -20,7 +20,7 @@ namespace moesweep::test {
 
 pid_t spawn_cli(const std::string& args, const std::filesystem::path& out,
                 const std::filesystem::path& err) {
-  const std::string command = "exec " MOESWEEP_CLI " " + args;
+  const std::string command = "exec " + std::string(MOESWEEP_CLI) + " " + args;
   const pid_t pid = fork();
   if (pid == 0) {
     const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

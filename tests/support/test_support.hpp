@@ -11,6 +11,14 @@
 
 namespace moesweep::test {
 
+// This build's paths, from a file CMake generates (test_paths.cpp): never
+// compile definitions, so that ccache shares every test object between
+// checkouts at different paths.
+const char* cli_path();       // the moesweep binary under test
+const char* test_data_dir();  // tests/data
+const char* test_tmp_dir();   // <build>/test-tmp
+const char* source_dir();     // the repository
+
 struct CommandResult {
   int exit_code = -1;
   std::string out;  // stdout
@@ -66,3 +74,8 @@ std::string refused(const std::function<void()>& f);
 std::vector<std::string> read_lines(const std::filesystem::path& path);
 
 }  // namespace moesweep::test
+
+#define MOESWEEP_CLI (::moesweep::test::cli_path())
+#define MOESWEEP_TEST_DATA (::moesweep::test::test_data_dir())
+#define MOESWEEP_TEST_TMP (::moesweep::test::test_tmp_dir())
+#define MOESWEEP_SOURCE_DIR (::moesweep::test::source_dir())

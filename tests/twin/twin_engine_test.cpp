@@ -63,7 +63,8 @@ std::string small_spec(uint64_t seed, const std::string& quant = "Q4_K_S") {
 }
 
 CommandResult synth_into(const std::filesystem::path& cache, const std::string& args) {
-  return test::run_shell("MOESWEEP_CACHE_DIR='" + cache.string() + "' " MOESWEEP_CLI " " + args);
+  return test::run_shell("MOESWEEP_CACHE_DIR='" + cache.string() + "' " +
+                         std::string(MOESWEEP_CLI) + " " + args);
 }
 
 TEST(TwinDeterminism, SameSpecAndSeedGiveIdenticalBytesDifferentSeedDoesNot) {
