@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
+#include "results/engine_sides.hpp"
 #include "results/point_fields.hpp"
+#include "results/stats.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -215,6 +219,22 @@ std::string join_key(const PointParams& params, const std::set<std::string>& ign
   return p.key_string();
 }
 
+namespace {
+
+// new/base with its 95% CI: var(log r) ~ sd_b^2/(n_b m_b^2) + sd_n^2/(n_n m_n^2).
+void set_ratio_interval(MetricComparison& m, const Stats& b, const Stats& n) {
+  if (b.mean <= 0 || n.mean <= 0) return;
+  const double vb = b.sd * b.sd / (b.n * b.mean * b.mean);
+  const double vn = n.sd * n.sd / (n.n * n.mean * n.mean);
+  const double denom = vb * vb / (b.n - 1) + vn * vn / (n.n - 1);
+  const double dof = denom > 0 ? (vb + vn) * (vb + vn) / denom : b.n + n.n - 2;
+  const double half = student_t95(std::max(1, static_cast<int>(dof))) * std::sqrt(vb + vn);
+  m.ratio_lo = m.ratio * std::exp(-half);
+  m.ratio_hi = m.ratio * std::exp(half);
+}
+
+}  // namespace
+
 MetricComparison compare_metric(Metric metric, const PhaseResult& base, const PhaseResult& fresh,
                                 const CompareOptions& options) {
   MetricComparison m;
@@ -231,6 +251,7 @@ MetricComparison compare_metric(Metric metric, const PhaseResult& base, const Ph
     m.verdict = Verdict::kUntestable;
     return m;
   }
+  set_ratio_interval(m, b, n);
   m.test = resolve_test_kind(options.test, base.tokens_per_s.size(), fresh.tokens_per_s.size());
   m.result = run_test(m.test, base.tokens_per_s, fresh.tokens_per_s);
   if (m.result.p_value >= options.alpha) {
@@ -279,6 +300,8 @@ Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
   if (base.meta) c.base_machine = machine_class_of(*base.meta);
   if (fresh.meta) c.new_machine = machine_class_of(*fresh.meta);
   c.machine_differences = machine_class_differences(c.base_machine, c.new_machine);
+  c.base_engine = engine_summary(base);
+  c.new_engine = engine_summary(fresh);
   c.only_in_base = unmatched(sb, sn);
   c.only_in_new = unmatched(sn, sb);
   return c;
@@ -292,8 +315,8 @@ void check_same_machine_class(const Comparison& c) {
       fmt::format("'{}' and '{}' were measured on different machine classes ({} -> {}): {}",
                   c.base_label, c.new_label, machine_class_id(c.base_machine),
                   machine_class_id(c.new_machine), what),
-      "runs of one machine class (CPU vendor/family/model, logical CPUs, L3, build CPU features, "
-      "engine commit): a speed difference between classes is no regression of the code",
+      "runs of one machine class (CPU vendor/family/model, logical CPUs, L3, CPU features): a "
+      "speed difference between classes is no regression of the code",
       "compare with a baseline recorded on this machine class (scripts/regress --update records "
       "one), or pass --allow-environment-change to compare anyway");
 }

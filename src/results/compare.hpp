@@ -62,6 +62,9 @@ struct MetricComparison {
   int n_base = 0, n_new = 0;
   double base_mean = 0, new_mean = 0, base_sd = 0, new_sd = 0;
   double ratio = 0;                 // new / base (speeds: < 1 is slower)
+  // 95% confidence interval of the ratio of the means (delta method on its
+  // log, Welch-Satterthwaite degrees of freedom); 0 when untestable.
+  double ratio_lo = 0, ratio_hi = 0;
   TestKind test = TestKind::kAuto;  // the test actually used
   TestResult result;
   Verdict verdict = Verdict::kUntestable;
@@ -93,6 +96,9 @@ struct Comparison {
   // differs between them; non-empty means the speeds are not comparable.
   MachineClass base_machine, new_machine;
   std::vector<std::string> machine_differences;
+  // The engine builds that measured each side (results/engine_sides.hpp):
+  // what a comparison of two engines on one machine class compares.
+  std::string base_engine, new_engine;
   int regressions = 0, improvements = 0;
 };
 

@@ -66,6 +66,13 @@ std::string header_lines(const Comparison& c) {
   const CompareOptions& o = c.options;
   std::string out = fmt::format("## moesweep compare: {} -> {}\n\n", c.base_label, c.new_label);
   out += machine_class_lines(c);
+  if (!c.base_engine.empty() || !c.new_engine.empty()) {
+    out += c.base_engine == c.new_engine
+               ? fmt::format("Engine: {} (both).\n\n", c.base_engine)
+               : fmt::format("Engines compared: base {} -> new {}.\n\n",
+                             c.base_engine.empty() ? "(not recorded)" : c.base_engine,
+                             c.new_engine.empty() ? "(not recorded)" : c.new_engine);
+  }
   out += fmt::format(
       "Real regression = two-sided p < {} AND new mean at least {:.0f}% below base. Tests on the "
       "kept samples (tokens/s per repetition); test: {}. Ratio = new / base.\n\n",
@@ -93,7 +100,8 @@ std::string point_row(const PointComparison& pc, const std::vector<Metric>& metr
       out += " - | - | - | - | not measured |";
       continue;
     }
-    const std::string ratio = m->n_base > 0 && m->n_new > 0 ? fmt::format("{:.3f}", m->ratio) : "-";
+    std::string ratio = m->n_base > 0 && m->n_new > 0 ? fmt::format("{:.3f}", m->ratio) : "-";
+    if (m->ratio_hi > 0) ratio += fmt::format(" [{:.3f}, {:.3f}]", m->ratio_lo, m->ratio_hi);
     out +=
         fmt::format(" {} | {} | {} | {} | {} |", mean_sd(m->base_mean, m->base_sd, m->n_base),
                     mean_sd(m->new_mean, m->new_sd, m->n_new), ratio, p_text(*m), verdict_cell(*m));
@@ -105,7 +113,7 @@ std::string points_table(const Comparison& c) {
   const std::vector<Metric>& metrics = c.options.metrics;
   std::string out = "| model | quant | threads | n_ubatch | type_k/v | fa | N_KV |";
   for (Metric m : metrics) {
-    out += fmt::format(" base {0} | new {0} | ratio | p | {0} verdict |", metric_label(m));
+    out += fmt::format(" base {0} | new {0} | ratio [95% CI] | p | {0} verdict |", metric_label(m));
   }
   out += "\n|---|---|---:|---:|---|---|---:|";
   for (size_t i = 0; i < metrics.size(); ++i) out += "---:|---:|---:|---:|---|";
@@ -185,6 +193,7 @@ nlohmann::json comparison_json(const Comparison& c) {
                                   {"new_mean", m.new_mean},
                                   {"new_sd", m.new_sd},
                                   {"ratio", m.ratio},
+                                  {"ratio_ci95", {m.ratio_lo, m.ratio_hi}},
                                   {"test", test_kind_name(m.test)},
                                   {"statistic", m.result.statistic},
                                   {"p_value", m.result.p_value},
@@ -205,6 +214,7 @@ nlohmann::json comparison_json(const Comparison& c) {
   j["failed_new"] = c.failed_new;
   j["duplicates"] = c.duplicates;
   j["environment_differences"] = c.environment_differences;
+  j["engines"] = {{"base", c.base_engine}, {"new", c.new_engine}};
   j["machine_class"] = {{"base", to_json(c.base_machine)},
                         {"new", to_json(c.new_machine)},
                         {"differences", c.machine_differences},

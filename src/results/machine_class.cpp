@@ -45,7 +45,6 @@ MachineClass machine_class_from_build(const BuildFacts& build, std::optional<uin
   c.model = build.cpu.model;
   c.logical_cpus = build.cpu.logical_cpus;
   c.features.insert(build.cpu_features.begin(), build.cpu_features.end());
-  c.engine_commit = build.engine.commit;
   c.l3_bytes = l3_bytes;
   return c;
 }
@@ -64,7 +63,7 @@ MachineClass machine_class_from_json(const nlohmann::json& j, const std::string&
   c.logical_cpus = static_cast<int>(f.integer("logical_cpus", 0, 1 << 20, 0));
   if (f.has("l3_bytes")) c.l3_bytes = f.unsigned_integer("l3_bytes", uint64_t{1} << 50, 0);
   for (const std::string& feature : f.texts("cpu_features")) c.features.insert(feature);
-  c.engine_commit = f.text("engine_commit");
+  f.text("engine_commit");  // runs before issue 19 kept the engine in the class: read, not used
   f.text("id");  // written from the facts (machine_class_id); read only as a check of its type
   return c;
 }
@@ -73,7 +72,7 @@ std::string machine_class_id(const MachineClass& c) {
   if (!c.known) return "unknown";
   std::string hashed;
   for (const auto& f : c.features) hashed += f + ",";  // std::set: sorted, order-free
-  hashed += "|" + c.engine_commit;
+  hashed += "|";
   return fmt::format("{}-{}-{}-{}cpu-l3_{}-{:08x}", vendor_short(c.vendor), c.family, c.model,
                      c.logical_cpus, l3_text(c.l3_bytes), fnv1a64(hashed) & 0xffffffffULL);
 }
@@ -85,8 +84,7 @@ nlohmann::json to_json(const MachineClass& c) {
                       {"model", c.model},
                       {"logical_cpus", c.logical_cpus},
                       {"l3_bytes", nullptr},
-                      {"cpu_features", c.features},
-                      {"engine_commit", c.engine_commit}};
+                      {"cpu_features", c.features}};
   if (c.l3_bytes) j["l3_bytes"] = *c.l3_bytes;
   return j;
 }
@@ -114,7 +112,6 @@ std::vector<std::string> machine_class_differences(const MachineClass& a, const 
   if (a.l3_bytes && b.l3_bytes) differ("L3", l3_human(a.l3_bytes), l3_human(b.l3_bytes));
   const std::string features = feature_set_difference(a.features, b.features);
   if (!features.empty()) out.push_back("build CPU features: " + features);
-  differ("engine commit", a.engine_commit, b.engine_commit);
   return out;
 }
 

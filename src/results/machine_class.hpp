@@ -3,8 +3,11 @@
 // runs comparable at all. Two runs of one class may be compared for a
 // regression; runs of different classes differ by the machine, not the code.
 //
-// Class = CPU vendor, family, model, logical CPUs, total L3 bytes, the CPU
-// features the engine was built for (a set), and the engine commit. Its id
+// Class = CPU vendor, family, model, logical CPUs, total L3 bytes and the CPU
+// features the OS shows (a set): the hardware, never the engine build. The
+// engine is what a comparison compares (issue 19: main against a PR, one
+// release against the next), so two engine builds on one machine are one
+// class, and compare names the engines it compares instead. Its id
 // (`amd-26-2-2cpu-l3_32m-1a2b3c4d`) names the baseline folder of that class:
 // results/baselines/NAME/<class id>/<run id>/.
 #include <nlohmann/json.hpp>
@@ -24,7 +27,6 @@ struct MachineClass {
   int logical_cpus = 0;
   std::optional<uint64_t> l3_bytes;  // nullopt: not recorded (runs older than this field)
   std::set<std::string> features;    // build CPU features, compared as a set
-  std::string engine_commit;
 };
 
 struct BuildFacts;
@@ -39,7 +41,9 @@ MachineClass machine_class_from_build(const BuildFacts& build, std::optional<uin
 MachineClass machine_class_from_build(const nlohmann::json& build, uint64_t l3_bytes);
 
 // Short, stable folder name: vendor-family-model-<n>cpu-l3_<size>-<hash>,
-// hash = 8 hex of fnv1a64 over the sorted features and the engine commit.
+// hash = 8 hex of fnv1a64 over the sorted features. (Before issue 19 the
+// engine commit was hashed in too; baseline_store finds a class folder by its
+// runs' facts, not its name, so those folders are still found.)
 std::string machine_class_id(const MachineClass& c);
 nlohmann::json to_json(const MachineClass& c);  // the fields plus "id"
 

@@ -101,8 +101,9 @@ TEST(MachineClass, IdIsStableAndIgnoresFeatureOrder) {
   const nlohmann::json build = build_json("AuthenticAMD", 26, 2, 2, kZen5Features);
   const MachineClass a = machine_class_from_build(build, 32ull << 20);
   // Baseline folders are named by this id: it must not change between versions
-  // (4395d531: FNV-1a 64 of "AVX,AVX2,...,SSSE3,|<commit>", low 32 bits).
-  EXPECT_EQ(machine_class_id(a), "amd-26-2-2cpu-l3_32m-4395d531");
+  // (3e03c622: FNV-1a 64 of "AVX,AVX2,...,SSSE3,|", low 32 bits; before issue 19
+  // the engine commit followed the '|').
+  EXPECT_EQ(machine_class_id(a), "amd-26-2-2cpu-l3_32m-3e03c622");
   std::vector<std::string> reversed(kZen5Features.rbegin(), kZen5Features.rend());
   const MachineClass b =
       machine_class_from_build(build_json("AuthenticAMD", 26, 2, 2, reversed), 32ull << 20);
@@ -111,11 +112,16 @@ TEST(MachineClass, IdIsStableAndIgnoresFeatureOrder) {
   // Written into meta.json and read back: the same class.
   const MachineClass back = machine_class_from_meta({{"machine_class", to_json(a)}});
   EXPECT_EQ(machine_class_id(back), machine_class_id(a));
-  // Another engine commit or CPU count is another class.
+  // Another engine commit is the same class (the engine is what compare
+  // compares, issue 19); another CPU count is another class.
   const MachineClass c = machine_class_from_build(
       build_json("AuthenticAMD", 26, 2, 2, kZen5Features, "0123456"), 32ull << 20);
-  EXPECT_NE(machine_class_id(c), machine_class_id(a));
-  EXPECT_EQ(machine_class_differences(a, c).size(), 1u);
+  EXPECT_EQ(machine_class_id(c), machine_class_id(a));
+  EXPECT_TRUE(machine_class_differences(a, c).empty());
+  const MachineClass c4 =
+      machine_class_from_build(build_json("AuthenticAMD", 26, 2, 4, kZen5Features), 32ull << 20);
+  EXPECT_NE(machine_class_id(c4), machine_class_id(a));
+  EXPECT_EQ(machine_class_differences(a, c4).size(), 1u);
   const MachineClass d =
       machine_class_from_build(build_json("GenuineIntel", 6, 167, 4, kZen5Features), 0);
   EXPECT_EQ(machine_class_id(d).rfind("intel-6-167-4cpu-l3_0-", 0), 0u) << machine_class_id(d);

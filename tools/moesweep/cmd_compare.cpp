@@ -9,10 +9,12 @@
 #include "results/baseline_store.hpp"
 #include "results/compare.hpp"
 #include "results/compare_format.hpp"
+#include "results/engine_sides.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
 #include "serve/serve_compare.hpp"
 #include "util/error.hpp"
+#include "util/parse_list.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -28,6 +30,7 @@ struct CompareArgs {
   std::string on;
   bool json = false;
   bool allow_environment_change = false;
+  std::string engines;  // "a,b": two engines of one run (sweep --engine a,b)
 };
 
 double parse_threshold_percent(std::string text) {
@@ -60,6 +63,25 @@ std::string base_for(const CompareArgs& a, const LoadedRun& fresh) {
   return require_baseline_class(a.base, machine).string();  // throws, naming the classes
 }
 
+// BASE and NEW, or with --engines A,B the two engines of the one run BASE.
+std::pair<LoadedRun, LoadedRun> load_sides(const CompareArgs& a) {
+  if (a.engines.empty()) {
+    if (a.fresh.empty())
+      throw UserError("compare: only one run given", "BASE and NEW, or one run and --engines A,B",
+                      "name the run to check, or two engines of the run with --engines");
+    LoadedRun fresh = load_run(a.fresh, a.db);
+    LoadedRun base = load_run(base_for(a, fresh), a.db);
+    return {std::move(base), std::move(fresh)};
+  }
+  const std::vector<std::string> names = split_list(a.engines, ',');
+  if (names.size() != 2 || names[0] == names[1] || !a.fresh.empty())
+    throw UserError(fmt::format("--engines '{}' with {} run(s)", a.engines, a.fresh.empty() ? 1 : 2),
+                    "two different engine names of one run: compare RUN --engines BASE,NEW",
+                    "give one run (sweep --engine a,b) and the two engines to put side by side");
+  const LoadedRun run = load_run(a.base, a.db);
+  return {engine_side(run, names[0]), engine_side(run, names[1])};
+}
+
 int run_compare(const CompareArgs& a) {
   CompareOptions options;
   options.threshold = parse_threshold_percent(a.threshold);
@@ -81,8 +103,7 @@ int run_compare(const CompareArgs& a) {
   options.allow_environment_change = a.allow_environment_change;
   if (is_serve_run(a.base) || is_serve_run(a.fresh))  // issue 12: serve-bench runs
     return compare_serve_command(a.base, a.fresh, options, a.json);
-  const LoadedRun fresh = load_run(a.fresh, a.db);
-  const LoadedRun base = load_run(base_for(a, fresh), a.db);
+  const auto [base, fresh] = load_sides(a);
   for (const LoadedRun* run : {&base, &fresh})
     for (const std::string& note : run->notes) fmt::print(stderr, "[compare] note: {}\n", note);
   const Comparison c = compare_runs(base, fresh, options);
@@ -112,7 +133,9 @@ void add_compare_command(CLI::App& app, CommandRunner& run) {
                   "baseline: run directory, baseline set, per-class baseline store, "
                   "records.jsonl / sweep-bench JSONL file, or run id")
       ->required();
-  cmd->add_option("new", args->fresh, "the run to check, same forms as BASE")->required();
+  cmd->add_option("new", args->fresh, "the run to check, same forms as BASE (not with --engines)");
+  cmd->add_option("--engines", args->engines,
+                  "BASE,NEW: compare two engines of the one run given (sweep --engine a,b)");
   cmd->add_option("--db", args->db, "results database for run ids")->capture_default_str();
   cmd->add_option("--threshold", args->threshold,
                   "minimum slowdown in percent that counts as a regression")
@@ -129,8 +152,8 @@ void add_compare_command(CLI::App& app, CommandRunner& run) {
                   "join on these key fields only (e.g. threads, to sit beside a published table)");
   cmd->add_flag("--json", args->json, "print JSON instead of Markdown");
   cmd->add_flag("--allow-environment-change", args->allow_environment_change,
-                "compare runs of different machine classes (CPU, L3, build features, engine "
-                "commit) instead of refusing; the report says so at the top");
+                "compare runs of different machine classes (CPU, L3, CPU features) instead of "
+                "refusing; the report says so at the top");
   cmd->callback([&run, args] { run = [args] { return run_compare(*args); }; });
 }
 

@@ -1,0 +1,81 @@
+#include "results/engine_sides.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "util/error.hpp"
+
+namespace moesweep {
+
+namespace {
+
+std::string text_of(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// One record's engine build in a few words.
+std::string engine_words(const Record& r) {
+  const auto it = r.extra.find("engine");
+  if (it == r.extra.end() || !it->is_object()) return "";
+  const std::string commit = text_of(*it, "commit");
+  std::string out = text_of(*it, "release");
+  if (!commit.empty()) out += (out.empty() ? "" : " ") + commit.substr(0, 10);
+  const std::string variant = text_of(*it, "cpu_variant");
+  if (!variant.empty()) out += fmt::format(" ({})", variant);
+  const std::string build = text_of(*it, "build");
+  if (build.find("planted") != std::string::npos) out += " [" + build + "]";
+  if (!r.params.engine.empty()) out = r.params.engine + ": " + out;
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> engines_in(const LoadedRun& run) {
+  std::vector<std::string> names;
+  for (const Record& r : run.records)
+    if (!r.params.engine.empty() &&
+        std::find(names.begin(), names.end(), r.params.engine) == names.end())
+      names.push_back(r.params.engine);
+  return names;
+}
+
+LoadedRun engine_side(const LoadedRun& run, const std::string& name) {
+  LoadedRun side;
+  side.label = run.label + ":" + name;
+  side.source = run.source;
+  side.run_id = run.run_id;
+  side.run_dir = run.run_dir;
+  side.meta = run.meta;
+  side.notes = run.notes;
+  side.pooled_runs = run.pooled_runs;
+  for (const Record& r : run.records) {
+    if (r.params.engine != name) continue;
+    side.records.push_back(r);
+    side.records.back().params.engine.clear();  // joined on every other field
+  }
+  if (side.records.empty()) {
+    std::string there;
+    for (const std::string& e : engines_in(run)) there += (there.empty() ? "" : ", ") + e;
+    throw UserError(fmt::format("{} has no point measured by engine '{}'", run.label, name),
+                    there.empty() ? std::string("a run of sweep --engine a,b")
+                                  : "one of its engines: " + there,
+                    "name two engines of the run: --engines A,B");
+  }
+  return side;
+}
+
+std::string engine_summary(const LoadedRun& run) {
+  std::vector<std::string> seen;
+  for (const Record& r : run.records) {
+    const std::string w = engine_words(r);
+    if (!w.empty() && std::find(seen.begin(), seen.end(), w) == seen.end()) seen.push_back(w);
+    if (seen.size() > 4) break;
+  }
+  std::string out;
+  for (const std::string& w : seen) out += (out.empty() ? "" : "; ") + w;
+  return out;
+}
+
+}  // namespace moesweep
