@@ -26,6 +26,17 @@ std::filesystem::path profiles_dir() {
   return "profiles";
 }
 
+std::filesystem::path source_tree_dir() {
+#ifdef MOESWEEP_SOURCE_DIR
+  const std::filesystem::path dir(MOESWEEP_SOURCE_DIR);
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(dir / "CMakeLists.txt", ec) &&
+      std::filesystem::is_regular_file(dir / "scripts" / "engine-fetch", ec))
+    return dir;
+#endif
+  return {};
+}
+
 namespace {
 // The name as a message can show it: quoted, control characters as \xNN.
 std::string shown(std::string_view name) {

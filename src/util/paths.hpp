@@ -11,6 +11,11 @@ std::filesystem::path cache_dir();
 // binary was built from, else ./profiles.
 std::filesystem::path profiles_dir();
 
+// The moesweep source tree this binary was built from (its CMakeLists.txt
+// and scripts/), or "" when it is not there any more: `engine add` builds
+// workers from it.
+std::filesystem::path source_tree_dir();
+
 // Names taken from files (a run id, a machine-class id, a plan id) become
 // folder names: each must be one path component that stays in its folder.
 // UserError (naming `what` and `origin`) for "", ".", "..", a '/', a control

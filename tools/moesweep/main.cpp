@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
   cli::add_l3_command(app, run);
   cli::add_l3_run_command(app, run);
   cli::add_serve_bench_command(app, run);
+  cli::add_engine_command(app, run);
   cli::add_cotenant_command(app, run);
   try {
     std::vector<std::string> args = cli::translate_llama_style_flags(argc, argv);

@@ -96,6 +96,18 @@ void Context::set_threads(const ThreadSettings& t) {
   llama_set_n_threads(ctx_, t.n_threads, t.n_threads_batch);
 }
 
+// A planted regression for testing the A/B gate (scripts/regress --base): a
+// worker built with -DMOESWEEP_PLANTED_TG_DELAY_US=N (`engine add ...
+// --cmake-flag -DMOESWEEP_PLANTED_TG_DELAY_US=N`) spins N microseconds after
+// every generated token, inside the timed region. Never set otherwise.
+void Context::spin_planted_delay() {
+#ifdef MOESWEEP_PLANTED_TG_DELAY_US
+  const auto until = Clock::now() + std::chrono::microseconds(MOESWEEP_PLANTED_TG_DELAY_US);
+  while (Clock::now() < until) {
+  }
+#endif
+}
+
 void Context::decode_or_throw(void* batch_ptr, const char* what) {
   const int32_t rc = llama_decode(ctx_, *static_cast<llama_batch*>(batch_ptr));
   if (rc != 0) {
@@ -130,6 +142,7 @@ double Context::decode(const std::vector<int32_t>& tokens, int pos0, int chunk_t
     if (routing_) routing_->on_decode(static_cast<int>(n), chunk == 1);
     decode_or_throw(&batch, what);
     llama_synchronize(ctx_);
+    if (chunk == 1) spin_planted_delay();
   }
   return seconds_since(t0);
 }

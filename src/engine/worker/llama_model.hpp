@@ -52,6 +52,7 @@ class Context {
 
  private:
   void decode_or_throw(void* batch, const char* what);
+  void spin_planted_delay();  // MOESWEEP_PLANTED_TG_DELAY_US builds only (the gate's test)
   const Model& model_;
   ContextParams params_;
   llama_context* ctx_ = nullptr;

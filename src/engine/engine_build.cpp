@@ -1,0 +1,241 @@
+#include "engine/engine_build.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <thread>
+
+#include "engine/engine.hpp"
+#include "util/error.hpp"
+#include "util/paths.hpp"
+
+extern char** environ;
+
+namespace moesweep {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The last lines of a build log, for the message of a failed step.
+std::string log_tail(const fs::path& log, size_t lines) {
+  std::ifstream in(log);
+  std::deque<std::string> tail;
+  for (std::string line; std::getline(in, line);) {
+    tail.push_back(line.substr(0, 300));
+    if (tail.size() > lines) tail.pop_front();
+  }
+  std::string out;
+  for (const std::string& l : tail) out += "\n    " + l;
+  return out;
+}
+
+// Runs argv with stdout and stderr appended to `log`; its wait status.
+int run_logged(const std::vector<std::string>& argv, const fs::path& log) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0)
+    throw UserError(fmt::format("engine add: cannot start '{}': {}", argv[0], std::strerror(rc)),
+                    fmt::format("{} on PATH", argv[0]),
+                    "install it (scripts/setup installs cmake, ninja and npm)");
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+// Whether `program` is an executable on $PATH.
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const fs::path candidate = fs::path(dirs.substr(start, end - start)) / program;
+    if (end > start && access(candidate.c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+struct AddStep {
+  std::string what;  // "fetching llama.cpp release 3.22.1"
+  std::vector<std::string> argv;
+};
+
+std::vector<std::string> configure_argv(const fs::path& tree, const fs::path& dir,
+                                        const EngineSource& src) {
+  std::vector<std::string> a = {"cmake",
+                                "-S",
+                                tree.string(),
+                                "-B",
+                                (dir / "build").string(),
+                                "-DCMAKE_BUILD_TYPE=Release",
+                                "-DMOESWEEP_BUILD_TESTS=OFF"};
+  if (on_path("ninja")) a.insert(a.begin() + 1, {"-G", "Ninja"});
+  if (on_path("ccache")) {
+    a.push_back("-DCMAKE_C_COMPILER_LAUNCHER=ccache");
+    a.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache");
+  }
+  if (!src.llama_cpp.empty()) {
+    a.push_back("-DMOESWEEP_ENGINE=source");
+    a.push_back("-DMOESWEEP_LLAMA_DIR=" + src.llama_cpp.string());
+  } else if (src.from_source) {
+    a.push_back("-DMOESWEEP_ENGINE=source");
+    a.push_back("-DMOESWEEP_LLAMA_DIR=" + (dir / "engine" / "src").string());
+  } else {
+    a.push_back("-DMOESWEEP_ENGINE=prebuilt");
+    a.push_back("-DMOESWEEP_LLAMA_DIR=" + (dir / "engine" / "src").string());
+    a.push_back("-DMOESWEEP_ENGINE_LIB_DIR=" + (dir / "engine" / "lib").string());
+    a.push_back("-DMOESWEEP_ENGINE_PACKAGE=@node-llama-cpp/linux-x64@" + src.release);
+  }
+  a.insert(a.end(), src.build_flags.begin(), src.build_flags.end());
+  return a;
+}
+
+std::vector<AddStep> add_steps(const fs::path& tree, const fs::path& dir, const EngineSource& src) {
+  std::vector<AddStep> steps;
+  if (!src.release.empty()) {
+    std::vector<std::string> fetch = {(tree / "scripts" / "engine-fetch").string(), src.release,
+                                      (dir / "engine").string(), "--source"};
+    if (!src.from_source) fetch.push_back("--prebuilt");
+    steps.push_back({"fetching llama.cpp package " + src.release + " from the npm registry", fetch});
+  }
+  steps.push_back({"configuring the worker's build", configure_argv(tree, dir, src)});
+  const char* jobs = std::getenv("MOESWEEP_JOBS");
+  const std::string n =
+      jobs && *jobs ? jobs : std::to_string(std::max(1u, std::thread::hardware_concurrency()));
+  steps.push_back({src.release.empty() || src.from_source
+                       ? "compiling the engine and its worker (minutes)"
+                       : "compiling the worker against the prebuilt libraries",
+                   {"cmake", "--build", (dir / "build").string(), "--target", "moesweep-worker",
+                    "-j", n}});
+  return steps;
+}
+
+std::string describe_source(const EngineSource& src) {
+  if (!src.llama_cpp.empty()) return "checkout " + src.llama_cpp.string();
+  return fmt::format("release {} ({})", src.release, src.from_source ? "from source" : "prebuilt");
+}
+
+void check_source(const std::string& name, const EngineSource& src) {
+  check_engine_name(name, "engine add");
+  if (name == kDefaultEngineName)
+    throw UserError("engine add: 'default' is this moesweep's own worker", "another name",
+                    "pick another name, e.g. main or pr");
+  if (src.release.empty() == src.llama_cpp.empty())
+    throw UserError("engine add: say where the engine comes from",
+                    "exactly one of --release VERSION and --llama-cpp DIR",
+                    "e.g. moesweep engine add v050 --release 3.22.1");
+  std::error_code ec;
+  if (!src.llama_cpp.empty() && !fs::is_regular_file(src.llama_cpp / "include" / "llama.h", ec))
+    throw UserError(fmt::format("engine add: {} is not a llama.cpp checkout (no include/llama.h)",
+                                src.llama_cpp.string()),
+                    "the top folder of a llama.cpp source tree",
+                    "give the folder you cloned llama.cpp into (the PR branch checked out)");
+  for (const std::string& f : src.build_flags)
+    if (f.rfind("-D", 0) != 0 || f.find('=') == std::string::npos || f.size() > 300 ||
+        f.find_first_of("\n\r\t") != std::string::npos)
+      throw UserError(fmt::format("engine add: build flag '{}' is not a CMake -DNAME=VALUE", f),
+                      "-DNAME=VALUE, e.g. -DGGML_AVX512=OFF", "correct --cmake-flag");
+}
+
+// Runs every step; on failure removes `dir` and throws with the log tail.
+void run_steps(const std::vector<AddStep>& steps, const fs::path& dir, const fs::path& registry,
+               const std::string& name,
+               const std::function<void(const std::string&)>& progress) {
+  const fs::path log = dir / "add.log";
+  for (const AddStep& step : steps) {
+    progress(step.what);
+    const int status = run_logged(step.argv, log);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+    const fs::path kept = registry / ("." + name + ".failed.log");
+    std::error_code ec;
+    fs::rename(log, kept, ec);
+    const std::string tail = log_tail(ec ? log : kept, 25);
+    fs::remove_all(dir, ec);
+    const bool interrupted = WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
+    throw UserError(
+        fmt::format("engine add {}: {} {} (log: {}){}", name, step.what,
+                    interrupted ? "was interrupted" : "failed", kept.string(), tail),
+        "a step that succeeds", "fix what the log says and run engine add again; nothing was registered",
+        interrupted ? 130 : 2);
+  }
+}
+
+}  // namespace
+
+RegisteredEngine add_engine(const fs::path& registry, const std::string& name,
+                            const EngineSource& source,
+                            const std::function<void(const std::string&)>& progress) {
+  check_source(name, source);
+  const fs::path tree = source_tree_dir();
+  if (tree.empty())
+    throw UserError("engine add: the moesweep source tree this binary was built from is gone",
+                    "the checkout with CMakeLists.txt and scripts/", "run the moesweep of a checkout");
+  std::error_code ec;
+  fs::create_directories(registry, ec);
+  const fs::path dir = registry / name;
+  if (!fs::create_directory(dir, ec)) {
+    const bool done = fs::is_regular_file(dir / "engine.json", ec);
+    throw UserError(fmt::format("engine add: {} {}", dir.string(),
+                                done ? "is registered already"
+                                     : "exists (an add in progress, or one that was interrupted)"),
+                    "a new engine name", fmt::format("pick another name, or run: moesweep engine remove {}", name));
+  }
+  if (!std::getenv("CCACHE_BASEDIR")) setenv("CCACHE_BASEDIR", tree.c_str(), 0);
+  run_steps(add_steps(tree, dir, source), dir, registry, name, progress);
+  RegisteredEngine e;
+  e.name = name;
+  e.source = describe_source(source);
+  e.build_flags = source.build_flags;
+  e.worker = fs::absolute(dir / "build" / "bin" / "moesweep-worker");
+  try {
+    const EngineFacts& facts = engine_facts(e.worker);
+    e.kind = facts.kind.empty() ? "llama.cpp" : facts.kind;
+    e.release = facts.release;
+    e.commit = facts.commit;
+    e.build = facts.build;
+    e.cpu_variant = facts.cpu_variant;
+  } catch (const std::exception& err) {
+    fs::remove_all(dir, ec);
+    throw UserError(fmt::format("engine add {}: the worker built but does not start: {}", name,
+                                err.what()),
+                    "a worker that answers its hello", "see the engine's log above; nothing was registered");
+  }
+  write_engine_file(dir / "engine.json", e);
+  return e;
+}
+
+void remove_engine(const fs::path& registry, const std::string& name) {
+  check_engine_name(name, "engine remove");
+  const fs::path dir = registry / name;
+  std::error_code ec;
+  if (name == kDefaultEngineName || !fs::is_directory(dir, ec))
+    throw UserError(fmt::format("engine remove: no engine folder {}", dir.string()),
+                    "a registered engine (moesweep engine list)", "check the name");
+  fs::remove_all(dir, ec);
+  if (ec)
+    throw UserError(fmt::format("engine remove: cannot remove {}: {}", dir.string(), ec.message()),
+                    "a folder moesweep may delete", "remove it by hand");
+}
+
+}  // namespace moesweep

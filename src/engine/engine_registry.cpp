@@ -1,0 +1,129 @@
+#include "engine/engine_registry.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.hpp"
+#include "util/error.hpp"
+#include "util/json_fields.hpp"
+#include "util/json_file.hpp"
+
+namespace moesweep {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kEngineFileSchema = 1;
+constexpr uint64_t kMaxEngineFileBytes = 1 << 20;
+
+const std::vector<FieldRow<RegisteredEngine>>& engine_rows() {
+  using E = RegisteredEngine;
+  static const std::vector<FieldRow<E>> rows = {
+      {"name", &E::name},       {"kind", &E::kind},
+      {"source", &E::source},   {"build_flags", &E::build_flags},
+      {"release", &E::release}, {"commit", &E::commit},
+      {"build", &E::build},     {"cpu_variant", &E::cpu_variant},
+  };
+  return rows;
+}
+
+std::vector<std::string> sorted_names(const fs::path& registry) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  if (!fs::is_directory(registry, ec)) return names;
+  for (const fs::directory_entry& e : fs::directory_iterator(registry, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name[0] == '.') continue;  // an add in progress
+    if (e.is_directory(ec) && fs::is_regular_file(e.path() / "engine.json", ec))
+      names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+fs::path engine_registry_dir() {
+  if (const char* d = std::getenv("MOESWEEP_ENGINES"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x)
+    return fs::path(x) / "moesweep" / "engines";
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return fs::path(h) / ".local" / "share" / "moesweep" / "engines";
+  return fs::temp_directory_path() / "moesweep-engines";
+}
+
+void check_engine_name(const std::string& name, const std::string& origin) {
+  const bool ok = !name.empty() && name.size() <= 64 && name[0] != '.' &&
+                  std::all_of(name.begin(), name.end(), [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+                           c == '-';
+                  });
+  if (ok) return;
+  throw UserError(fmt::format("{}: '{}' is not an engine name", origin, json_excerpt(name)),
+                  "letters, digits, '.', '_' and '-', at most 64, not starting with '.'",
+                  "pick a name such as main, pr-1234 or v0.5.0");
+}
+
+RegisteredEngine default_engine() {
+  RegisteredEngine e;
+  e.name = kDefaultEngineName;
+  e.source = "the worker built with this moesweep";
+  e.worker = default_worker_path();
+  return e;
+}
+
+RegisteredEngine read_engine_file(const fs::path& file) {
+  const nlohmann::json j = read_json_file(file, "engine file", kMaxEngineFileBytes);
+  const JsonFields f(j, file.string());
+  const int64_t schema = f.integer("schema", 1, 1000, 0);
+  if (schema != kEngineFileSchema)
+    f.fail("schema", fmt::format("{} (this moesweep's engine file version)", kEngineFileSchema));
+  RegisteredEngine e;
+  read_rows(f, e, engine_rows());
+  e.worker = f.text("worker");
+  check_engine_name(e.name, file.string());
+  if (e.worker.empty() || !e.worker.is_absolute()) f.fail("worker", "an absolute path");
+  if (e.kind != "llama.cpp") f.fail("kind", "llama.cpp");
+  return e;
+}
+
+void write_engine_file(const fs::path& file, const RegisteredEngine& engine) {
+  nlohmann::json j = {{"schema", kEngineFileSchema}};
+  write_rows(engine, engine_rows(), j);
+  j["worker"] = engine.worker.string();
+  write_file_atomically(file, j.dump(2) + "\n");
+}
+
+std::vector<RegisteredEngine> list_engines(const fs::path& registry) {
+  std::vector<RegisteredEngine> out = {default_engine()};
+  for (const std::string& name : sorted_names(registry))
+    out.push_back(read_engine_file(registry / name / "engine.json"));
+  return out;
+}
+
+RegisteredEngine find_engine(const fs::path& registry, const std::string& name) {
+  if (name == kDefaultEngineName) return default_engine();
+  check_engine_name(name, "--engine");
+  const fs::path file = registry / name / "engine.json";
+  std::error_code ec;
+  if (fs::is_regular_file(file, ec)) {
+    RegisteredEngine e = read_engine_file(file);
+    if (e.name != name)
+      throw UserError(fmt::format("{} names the engine '{}', not '{}'", file.string(), e.name, name),
+                      "an engine file in the folder of its own name",
+                      "remove the folder and add the engine again (moesweep engine add)");
+    return e;
+  }
+  std::string known;
+  for (const std::string& n : sorted_names(registry)) known += ", " + n;
+  throw UserError(fmt::format("no engine called '{}' in {}", name, registry.string()),
+                  fmt::format("a registered engine: {}{}", kDefaultEngineName, known),
+                  fmt::format("register it first: moesweep engine add {} --release VERSION "
+                              "(or --llama-cpp DIR); moesweep engine list shows them",
+                              name));
+}
+
+}  // namespace moesweep

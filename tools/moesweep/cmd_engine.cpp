@@ -1,0 +1,104 @@
+// `moesweep engine add|list|remove`: the engine builds a sweep can measure
+// side by side (engine/engine_registry.hpp, engine/engine_build.hpp).
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "engine/engine_build.hpp"
+#include "engine/engine_registry.hpp"
+
+namespace moesweep::cli {
+namespace {
+
+struct EngineArgs {
+  std::string registry;
+  std::string name;
+  EngineSource source;
+  std::string llama_cpp;
+  bool json = false;
+};
+
+std::filesystem::path registry_of(const EngineArgs& a) {
+  return a.registry.empty() ? engine_registry_dir() : std::filesystem::path(a.registry);
+}
+
+std::string short_commit(const std::string& commit) {
+  return commit.size() > 10 ? commit.substr(0, 10) : commit;
+}
+
+int print_engines(const EngineArgs& a) {
+  const std::vector<RegisteredEngine> engines = list_engines(registry_of(a));
+  if (a.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const RegisteredEngine& e : engines)
+      out.push_back({{"name", e.name}, {"kind", e.kind}, {"source", e.source},
+                     {"release", e.release}, {"commit", e.commit}, {"build", e.build},
+                     {"build_flags", e.build_flags}, {"cpu_variant", e.cpu_variant},
+                     {"worker", e.worker.string()}});
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  fmt::print("engines in {} (and this moesweep's own, 'default'):\n", registry_of(a).string());
+  fmt::print("  {:<12} {:<10} {:<8} {:<10} {:<10} {}\n", "name", "kind", "release", "commit",
+             "cpu", "build");
+  for (const RegisteredEngine& e : engines) {
+    std::string build = e.build.empty() ? e.source : e.build;
+    for (const std::string& f : e.build_flags) build += " " + f;
+    fmt::print("  {:<12} {:<10} {:<8} {:<10} {:<10} {}\n", e.name, e.kind,
+               e.release.empty() ? "-" : e.release,
+               e.commit.empty() ? "-" : short_commit(e.commit),
+               e.cpu_variant.empty() ? "-" : e.cpu_variant, build);
+  }
+  return 0;
+}
+
+int add(EngineArgs& a) {
+  if (!a.llama_cpp.empty()) a.source.llama_cpp = std::filesystem::absolute(a.llama_cpp);
+  const RegisteredEngine e = add_engine(registry_of(a), a.name, a.source, [](const std::string& s) {
+    fmt::print(stderr, "[engine add] {}\n", s);
+  });
+  fmt::print("registered engine '{}': {} {} ({}), CPU variant {}\n  worker: {}\n", e.name, e.kind,
+             e.release, short_commit(e.commit), e.cpu_variant, e.worker.string());
+  return 0;
+}
+
+}  // namespace
+
+void add_engine_command(CLI::App& app, CommandRunner& run) {
+  auto args = std::make_shared<EngineArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "engine", "register engine builds to measure side by side (sweep --engine a,b)");
+  cmd->require_subcommand(1);
+  cmd->add_option("--registry", args->registry,
+                  "the registry folder (default $MOESWEEP_ENGINES or ~/.local/share/moesweep/engines)");
+
+  CLI::App* add_cmd = cmd->add_subcommand("add", "build a worker against an engine and register it");
+  add_cmd->add_option("name", args->name, "the engine's name in --engine and in every record")
+      ->required();
+  add_cmd->add_option("--release", args->source.release,
+                      "a llama.cpp release by its npm package version (3.21.1 = v0.4.0, 3.22.1 = v0.5.0)");
+  add_cmd->add_flag("--from-source", args->source.from_source,
+                    "compile the release natively instead of using its prebuilt libraries");
+  add_cmd->add_option("--llama-cpp", args->llama_cpp, "a llama.cpp checkout on disk (a PR branch)");
+  add_cmd->add_option("--cmake-flag", args->source.build_flags,
+                      "a CMake flag for the engine's build, e.g. -DGGML_AVX512=OFF (repeatable)")
+      ->allow_extra_args(false);
+  add_cmd->callback([&run, args] { run = [args] { return add(*args); }; });
+
+  CLI::App* list_cmd = cmd->add_subcommand("list", "the registered engines and what each is");
+  list_cmd->add_flag("--json", args->json, "as JSON");
+  list_cmd->callback([&run, args] { run = [args] { return print_engines(*args); }; });
+
+  CLI::App* remove_cmd = cmd->add_subcommand("remove", "delete a registered engine and its build");
+  remove_cmd->add_option("name", args->name, "the engine's name")->required();
+  remove_cmd->callback([&run, args] {
+    run = [args] {
+      remove_engine(registry_of(*args), args->name);
+      fmt::print("removed engine '{}'\n", args->name);
+      return 0;
+    };
+  });
+}
+
+}  // namespace moesweep::cli
