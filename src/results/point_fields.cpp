@@ -24,6 +24,9 @@ const std::vector<PointField>& point_fields() {
   // clang-format off
   static const std::vector<PointField> table = {
       {.member = &P::model_name, .key = "model", .json = "model", .label = "model", .csv = true, .sql = true},
+      // The engine build (sweep --engine, issue 19): compare joins two engines' points on the rest.
+      {.member = &P::engine, .key = "engine", .json = "engine", .label = "engine", .csv = true,
+       .key_only_when_set = true},
       {.member = &P::model_path, .key = nullptr, .json = "model_path"},
       {.member = &P::model_type, .key = nullptr, .json = "model_type"},
       {.member = &P::quant, .key = "quant", .json = "quant", .label = "quant", .csv = true, .sql = true},

@@ -23,6 +23,7 @@ struct PointParams {
   std::string model_name;          // twin id or file stem
   std::string model_type;          // quant/ftype as the engine names it, e.g. "Q4_K - Small"
   std::string quant;               // short name, e.g. "Q4_K_S"
+  std::string engine;  // sweep --engine: the registered engine build that measured it ("" = not chosen)
   std::string load_mode = "auto";  // the engine's: auto, none, mmap, mlock, mmap+mlock, dio
   int n_gpu_layers = -1;           // llama-bench's default (-1 = all; on a CPU build all on CPU)
   std::string tensor_overrides;    // -ot patterns, ';'-joined

@@ -140,47 +140,63 @@ bool needs_another_repetition(const SweepSpec& spec, const Record& rec, int done
 
 bool run_kv_walk(const WalkInputs& in, const std::vector<const PlannedPoint*>& points,
                  const std::function<bool(const PlannedPoint&)>& wanted, const PointDone& done) {
-  const size_t n_threads = in.group.threads.size();
-  const int n_prompt = in.group.n_prompt;
-  size_t last_depth = 0;  // nothing wanted past it: stop walking there
-  for (size_t i = 0; i < points.size(); ++i)
-    if (wanted(*points[i])) last_depth = i / n_threads + 1;
-  int filled = 0;
-  int current_thread = -1;
-  bool warmed = false;
-  for (size_t di = 0; di < last_depth; ++di) {
-    const int depth = in.group.depths[di];
-    if (in.in_progress) {  // the fill is charged to the first point that needs it
-      for (size_t ti = 0; ti < n_threads && !*in.in_progress; ++ti)
-        if (wanted(*points[di * n_threads + ti])) *in.in_progress = points[di * n_threads + ti];
-    }
-    reach_depth(in, depth, filled, current_thread);
-    // The timed PP covers exactly the tokens a fill to depth + PP would add.
-    const bool pp_is_next_fill =
-        n_prompt > 0 && di + 1 < last_depth && in.group.depths[di + 1] == depth + n_prompt;
-    size_t last_wanted = n_threads;
-    for (size_t ti = 0; ti < n_threads; ++ti)
-      if (wanted(*points[di * n_threads + ti])) last_wanted = ti;
-    for (size_t ti = 0; ti < n_threads; ++ti) {
-      if (in.stop.load()) return false;
-      const PlannedPoint& point = *points[di * n_threads + ti];
-      if (!wanted(point)) continue;
-      if (in.in_progress) *in.in_progress = &point;
-      const int thread = static_cast<int>(point.thread);  // the snake's, not ti
-      if (current_thread != thread || !warmed) {
-        in.ctx.set_threads(in.group.threads[point.thread]);
-        current_thread = thread;
-        warm_up(in, depth, !warmed);  // after every context creation and thread switch
-        warmed = true;
-        in.counters.threads_changed(in.ctx.pid());
-      }
-      std::optional<Measured> m = measure_point(in, point, pp_is_next_fill && ti == last_wanted);
-      if (!m) return false;
-      if (m->kept_fill) filled = depth + n_prompt;
-      if (in.in_progress) *in.in_progress = nullptr;
-      done(point, std::move(m->rec));
-    }
+  KvWalk walk(in, points, wanted);
+  while (walk.step(done)) {
   }
+  return !walk.stopped();
+}
+
+KvWalk::KvWalk(const WalkInputs& in, std::vector<const PlannedPoint*> points,
+               std::function<bool(const PlannedPoint&)> wanted)
+    : in_(in),
+      points_(std::move(points)),
+      wanted_(std::move(wanted)),
+      n_threads_(std::max<size_t>(1, in.group.threads.size())) {}
+
+size_t KvWalk::next_wanted(size_t from) const {
+  while (from < points_.size() && !wanted_(*points_[from])) ++from;
+  return from;
+}
+
+// Points are depth-major (position / threads = depth index). A fill goes
+// straight to the next wanted depth: the same tokens at the same positions as
+// a fill through every depth in between, so the cache holds the same.
+bool KvWalk::step(const PointDone& done) {
+  const size_t i = next_wanted(next_);
+  if (i >= points_.size()) return false;
+  if (in_.stop.load()) {
+    stopped_ = true;
+    return false;
+  }
+  const PlannedPoint& point = *points_[i];
+  const size_t di = i / n_threads_;
+  const int depth = in_.group.depths[di];
+  const int n_prompt = in_.group.n_prompt;
+  if (in_.in_progress) *in_.in_progress = &point;  // the fill is charged to it
+  reach_depth(in_, depth, filled_, current_thread_);
+  // The timed PP covers exactly the tokens a fill to depth + PP would add.
+  const bool deeper_wanted = next_wanted((di + 1) * n_threads_) < points_.size();
+  const bool pp_is_next_fill = n_prompt > 0 && deeper_wanted &&
+                               di + 1 < in_.group.depths.size() &&
+                               in_.group.depths[di + 1] == depth + n_prompt;
+  const bool last_at_depth = next_wanted(i + 1) >= (di + 1) * n_threads_;
+  const int thread = static_cast<int>(point.thread);  // the snake's, not the position's
+  if (current_thread_ != thread || !warmed_) {
+    in_.ctx.set_threads(in_.group.threads[point.thread]);
+    current_thread_ = thread;
+    warm_up(in_, depth, !warmed_);  // after every context creation and thread switch
+    warmed_ = true;
+    in_.counters.threads_changed(in_.ctx.pid());
+  }
+  std::optional<Measured> m = measure_point(in_, point, pp_is_next_fill && last_at_depth);
+  if (!m) {
+    stopped_ = true;
+    return false;
+  }
+  if (m->kept_fill) filled_ = depth + n_prompt;
+  if (in_.in_progress) *in_.in_progress = nullptr;
+  next_ = i + 1;
+  done(point, std::move(m->rec));
   return true;
 }
 

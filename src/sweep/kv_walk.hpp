@@ -50,4 +50,30 @@ using PointDone = std::function<void(const PlannedPoint&, Record&&)>;
 bool run_kv_walk(const WalkInputs& in, const std::vector<const PlannedPoint*>& points,
                  const std::function<bool(const PlannedPoint&)>& wanted, const PointDone& done);
 
+// The same walk one point at a time, so that the walks of several engines
+// over one context can take turns (sweep --engine a,b: ABBA, runner.cpp).
+// run_kv_walk is `while (walk.step(done))`.
+class KvWalk {
+ public:
+  KvWalk(const WalkInputs& in, std::vector<const PlannedPoint*> points,
+         std::function<bool(const PlannedPoint&)> wanted);
+  // Fills to the next wanted point's depth, measures it and hands it to
+  // `done`. False when no wanted point is left, or when stopped by the user
+  // (then stopped() is true).
+  bool step(const PointDone& done);
+  bool stopped() const { return stopped_; }
+
+ private:
+  size_t next_wanted(size_t from) const;
+  WalkInputs in_;
+  std::vector<const PlannedPoint*> points_;
+  std::function<bool(const PlannedPoint&)> wanted_;
+  size_t n_threads_ = 1;
+  size_t next_ = 0;  // position in points_ to look from
+  int filled_ = 0;
+  int current_thread_ = -1;
+  bool warmed_ = false;
+  bool stopped_ = false;
+};
+
 }  // namespace moesweep

@@ -76,12 +76,13 @@ uint64_t estimated_compute_bytes(const MemoryShape& m, const ContextParams& c) {
 }
 
 Footprint context_footprint(const MemoryShape& m, const ContextParams& c,
-                            const std::string& load_mode) {
+                            const std::string& load_mode, size_t engines) {
+  const uint64_t n = std::max<size_t>(1, engines);
   Footprint f;
-  f.model = m.model_bytes;
-  f.kv = kv_cache_bytes(m.kv, c);
-  f.compute = estimated_compute_bytes(m, c);
   f.model_evictable = load_mode == "auto" || load_mode == "mmap";
+  f.model = m.model_bytes * (f.model_evictable ? 1 : n);
+  f.kv = kv_cache_bytes(m.kv, c) * n;
+  f.compute = estimated_compute_bytes(m, c) * n;
   return f;
 }
 
@@ -100,11 +101,11 @@ std::string footprint_problem(const Footprint& f, uint64_t available, bool model
 }
 
 std::string group_memory_problem(const ModelGroup& group, const MemoryShape& shape,
-                                 uint64_t available) {
+                                 uint64_t available, size_t engines) {
   for (const ContextGroup& cg : group.contexts) {
     if (!cg.invalid_reason.empty()) continue;
     const std::string why = footprint_problem(
-        context_footprint(shape, cg.params, group.load.load_mode), available, false);
+        context_footprint(shape, cg.params, group.load.load_mode, engines), available, false);
     if (!why.empty()) return fmt::format("ctx {}: {}", cg.params.n_ctx, why);
   }
   return "";

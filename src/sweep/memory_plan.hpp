@@ -38,8 +38,11 @@ struct Footprint {
   uint64_t must_fit() const { return kv + compute + (model_evictable ? 0 : model); }
 };
 
+// `engines` workers hold the model at once (sweep --engine a,b): each has its
+// own KV cache and compute buffers; a mapped model is one copy in the page
+// cache for all of them, a copied or locked one (-lm none, mlock) one each.
 Footprint context_footprint(const MemoryShape& m, const ContextParams& c,
-                            const std::string& load_mode);
+                            const std::string& load_mode, size_t engines = 1);
 // The engine's compute + output buffers for one ubatch (an estimate).
 uint64_t estimated_compute_bytes(const MemoryShape& m, const ContextParams& c);
 
@@ -50,7 +53,7 @@ std::string footprint_problem(const Footprint& f, uint64_t available, bool model
 // Why the group's largest valid context cannot fit in `available` bytes
 // before its model is loaded; "" when every one fits.
 std::string group_memory_problem(const ModelGroup& group, const MemoryShape& shape,
-                                 uint64_t available);
+                                 uint64_t available, size_t engines = 1);
 // "model 1.3 GiB + KV 4.5 MiB + compute ~30 MiB = 1.4 GiB"
 std::string footprint_text(const Footprint& f);
 

@@ -12,6 +12,8 @@
 
 #include "engine/context_rules.hpp"
 #include "engine/engine_limits.hpp"
+#include "engine/engine.hpp"
+#include "engine/engine_registry.hpp"
 #include "hw/resctrl.hpp"
 #include "model/twin_spec.hpp"
 #include "sweep/cotenant.hpp"
@@ -260,6 +262,18 @@ PointParams point_params(const SweepSpec& spec, const ModelGroup& mg, const std:
   return p;
 }
 
+// --engine names to workers (UserError for one that is not registered).
+std::vector<EngineChoice> resolve_engines(const std::vector<std::string>& names) {
+  if (names.empty()) return {{"", default_worker_path(), {}}};
+  std::vector<EngineChoice> out;
+  const std::filesystem::path registry = engine_registry_dir();
+  for (const std::string& name : names) {
+    const RegisteredEngine e = find_engine(registry, name);
+    out.push_back({name, e.worker, e.build_flags});
+  }
+  return out;
+}
+
 // The points, in run order.
 void add_points(Plan& plan) {
   int index = 0;
@@ -273,8 +287,11 @@ void add_points(Plan& plan) {
           // A snake (1,2 then 2,1): each depth starts on the thread setting the
           // previous one ended on, saving a switch and its warm-up per depth.
           const size_t ti = di % 2 == 0 ? k : cg.threads.size() - 1 - k;
-          plan.points.push_back(
-              {index++, mi, ci, di, ti, point_params(plan.spec, mg, model_name, cg, di, ti)});
+          for (size_t e = 0; e < plan.engines.size(); ++e) {
+            PointParams params = point_params(plan.spec, mg, model_name, cg, di, ti);
+            params.engine = plan.engines[e].name;
+            plan.points.push_back({index++, mi, ci, di, ti, e, std::move(params)});
+          }
         }
     }
   }
@@ -285,6 +302,7 @@ void add_points(Plan& plan) {
 Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
   Plan plan;
   plan.spec = spec;
+  plan.engines = resolve_engines(spec.engines);
   std::vector<std::string> cotenants;
   const std::vector<ThreadSettings> threads =
       thread_settings(spec, logical_cpus, dry_run, plan.warnings, cotenants);
@@ -347,9 +365,22 @@ nlohmann::json Plan::summary() const {
       timed_tokens += static_cast<int64_t>(cg.depths.size() * cg.threads.size()) *
                       spec.repetitions * (cg.n_prompt + spec.n_gen);
     }
-  return {{"points", points.size()},      {"model_loads", models.size()},
-          {"contexts", contexts},         {"thread_switches", switches},
-          {"timed_tokens", timed_tokens}, {"fill_tokens", fill_tokens}};
+  const int64_t n_engines = static_cast<int64_t>(std::max<size_t>(1, engines.size()));
+  nlohmann::json j = {{"points", points.size()},
+                      {"model_loads", models.size() * n_engines},
+                      {"contexts", contexts * n_engines},
+                      {"thread_switches", switches * n_engines},
+                      {"timed_tokens", timed_tokens * n_engines},
+                      {"fill_tokens", fill_tokens * n_engines}};
+  if (n_engines > 1) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const EngineChoice& e : engines) names.push_back(e.name);
+    j["engines"] = names;
+    j["engine_order"] =
+        "interleaved point by point in ABBA order; every engine's worker holds the model at once "
+        "(shared page cache with mmap)";
+  }
+  return j;
 }
 
 }  // namespace moesweep

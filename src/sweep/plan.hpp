@@ -3,6 +3,7 @@
 // grouped by model-level key, then context-level key; within a context one KV
 // walk over the depths, every thread configuration measured at each depth, in
 // a snake (1,2 at one depth, 2,1 at the next) so consecutive depths share one.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -32,14 +33,26 @@ struct ModelGroup {
   std::vector<ContextGroup> contexts;
 };
 
+// An engine build the points are measured on (sweep --engine a,b). Every
+// point is planned once per engine; the runner interleaves the engines'
+// walks over each context point by point in ABBA order, each engine in its
+// own worker holding the model at the same time.
+struct EngineChoice {
+  std::string name;               // "" without --engine (this moesweep's own worker)
+  std::filesystem::path worker;   // its moesweep-worker
+  std::vector<std::string> build_flags;  // what `engine add` built it with (records carry them)
+};
+
 struct PlannedPoint {
   int index = 0;
   size_t model = 0, context = 0, depth = 0, thread = 0;  // indices into the plan
+  size_t engine = 0;                                     // into Plan::engines
   PointParams params;  // model_path/model_name filled once the model is resolved
 };
 
 struct Plan {
   SweepSpec spec;
+  std::vector<EngineChoice> engines;  // at least one
   std::vector<ModelGroup> models;
   std::vector<PlannedPoint> points;   // in run order
   std::vector<std::string> warnings;  // e.g. oversubscription shown by --dry-run

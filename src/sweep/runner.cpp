@@ -64,18 +64,35 @@ RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
   return out;
 }
 
+const std::vector<EngineChoice>& SweepRunner::engines() const {
+  static const std::vector<EngineChoice> own = {{"", default_worker_path(), {}}};
+  return plan_.engines.empty() ? own : plan_.engines;
+}
+
 void SweepRunner::emit(Record&& rec, RunOutcome& out) {
   rec.run_id = run_id_;
   // Which engine build measured it, down to the CPU variant its registry loaded.
-  const EngineFacts& engine = engine_facts();
-  rec.extra["engine"] = {{"release", engine.release},
+  const EngineChoice* choice = &engines().front();
+  for (const EngineChoice& e : engines())
+    if (e.name == rec.params.engine) choice = &e;
+  const EngineFacts& engine = engine_facts(choice->worker);
+  rec.extra["engine"] = {{"kind", engine.kind.empty() ? "llama.cpp" : engine.kind},
+                         {"release", engine.release},
                          {"commit", engine.commit},
                          {"build", engine.build},
                          {"cpu_variant", engine.cpu_variant}};
+  if (!choice->name.empty()) {
+    rec.extra["engine"]["name"] = choice->name;
+    rec.extra["engine"]["build_flags"] = choice->build_flags;
+  }
   if (annotator_) annotator_->annotate(rec);
   finished_.insert(rec.point_index);
   (rec.ok ? out.ok_points : out.failed_points)++;
   listener_.point(rec);
+}
+
+bool SweepRunner::wanted(const PlannedPoint& p) const {
+  return !done_.count(p.params.key_string()) && !finished_.count(p.index);
 }
 
 void SweepRunner::fail_points(const std::vector<const PlannedPoint*>& points,
@@ -100,11 +117,12 @@ std::string SweepRunner::resolve_model_path(ModelGroup& mg) {
   return twin.path.string();
 }
 
-std::vector<const PlannedPoint*> SweepRunner::points_of(size_t mi,
-                                                        std::optional<size_t> context) const {
+std::vector<const PlannedPoint*> SweepRunner::points_of(size_t mi, std::optional<size_t> context,
+                                                        std::optional<size_t> engine) const {
   std::vector<const PlannedPoint*> v;
   for (const PlannedPoint& p : plan_.points)
-    if (p.model == mi && (!context || p.context == *context)) v.push_back(&p);
+    if (p.model == mi && (!context || p.context == *context) && (!engine || p.engine == *engine))
+      v.push_back(&p);
   return v;
 }
 
@@ -137,58 +155,117 @@ void SweepRunner::fail_crashed(const PlannedPoint& p, const EngineCrash& e, RunO
   emit(std::move(rec), out);
 }
 
-// A model that the engine cannot load fails its points; a file the user must
-// fix stops the sweep with the message.
-std::unique_ptr<LoadedModel> SweepRunner::load_model(size_t mi, MemoryShape& shape,
+// One engine's worker holding the model group's model, and its memory readings.
+struct SweepRunner::EngineModel {
+  std::unique_ptr<LoadedModel> model;  // null: it failed to load or to restart (points failed)
+  std::unique_ptr<MemoryWatch> memory;
+};
+
+// One engine's walk over one context: its live context and the KV walk on it,
+// both made again after the engine's worker crashed and was restarted.
+struct SweepRunner::Lane {
+  size_t model_index = 0, context_index = 0, engine = 0;
+  EngineModel* em = nullptr;
+  std::vector<const PlannedPoint*> points;  // this engine's points of the context
+  std::unique_ptr<LiveContext> ctx;
+  std::unique_ptr<KvWalk> walk;
+  const PlannedPoint* in_progress = nullptr;  // measured, or its depth being filled
+  bool context_made = false;                  // in the current attempt
+  bool done = false;
+};
+
+namespace {
+
+// " on engine 'pr'" in notes when there is more than one engine.
+std::string on_engine(const std::vector<EngineChoice>& engines, size_t e) {
+  return engines.size() > 1 ? fmt::format(" on engine '{}'", engines[e].name) : "";
+}
+
+}  // namespace
+
+// The engine cannot load the model: that engine's points fail. A file the user
+// must fix stops the sweep with the message.
+std::unique_ptr<LoadedModel> SweepRunner::load_model(size_t mi, size_t e, const MemoryShape&,
                                                      MemoryWatch& memory, RunOutcome& out) {
   ModelGroup& mg = plan_.models[mi];
+  try {
+    listener_.note(fmt::format("loading {}{}", mg.load.path, on_engine(engines(), e)));
+    memory.before_load();
+    auto model = std::make_unique<LoadedModel>(mg.load, engines()[e].worker);
+    memory.set_engine_pid(model->pid());
+    memory.after_load(mg.load.path, engine_memory_figures(model->load_log()));
+    return model;
+  } catch (const UserError&) {
+    throw;  // a missing or corrupt file is the user's to fix: stop with the message
+  } catch (const EngineCrash& c) {
+    fail_points(points_of(mi, std::nullopt, e), "model load failed: " + crash_text(c), out);
+  } catch (const std::exception& x) {
+    fail_points(points_of(mi, std::nullopt, e), fmt::format("model load failed: {}", x.what()),
+                out);
+  }
+  return nullptr;
+}
+
+// The model's file, its checks and one worker per engine holding it. False
+// when no engine holds it (every point failed with the reason).
+bool SweepRunner::load_models(size_t mi, std::vector<EngineModel>& models, MemoryShape& shape,
+                              RunOutcome& out) {
+  ModelGroup& mg = plan_.models[mi];
+  const size_t n = engines().size();
   try {
     mg.load.path = resolve_model_path(mg);
     for (PlannedPoint& p : plan_.points)
       if (p.model == mi) p.params.model_path = mg.load.path;
     check_engine_hparams(mg.load.path);  // before the engine could abort on them
     shape = memory_shape_of(inspect_gguf(mg.load.path));
-    if (const std::string why = group_memory_problem(mg, shape, available_memory_bytes());
+    if (const std::string why = group_memory_problem(mg, shape, available_memory_bytes(), n);
         !why.empty()) {
-      fail_points(points_of(mi, std::nullopt), why, out);  // before loading anything
-      return nullptr;
+      fail_points(points_of(mi, std::nullopt),
+                  n > 1 ? fmt::format("{} engines at once: {}", n, why) : why, out);
+      return false;  // before loading anything
     }
-    listener_.note(fmt::format("loading {}", mg.load.path));
-    memory.before_load();
-    auto model = std::make_unique<LoadedModel>(mg.load);
-    memory.set_engine_pid(model->pid());
-    memory.after_load(mg.load.path, engine_memory_figures(model->load_log()));
-    return model;
-  } catch (const UserError& e) {
-    throw;  // a missing or corrupt file is the user's to fix: stop with the message
-  } catch (const EngineCrash& e) {
-    fail_points(points_of(mi, std::nullopt), "model load failed: " + crash_text(e), out);
+  } catch (const UserError&) {
+    throw;
   } catch (const std::exception& e) {
     fail_points(points_of(mi, std::nullopt), fmt::format("model load failed: {}", e.what()), out);
+    return false;
   }
-  return nullptr;
+  models.resize(n);
+  bool any = false;
+  for (size_t e = 0; e < n; ++e) {
+    models[e].memory = std::make_unique<MemoryWatch>(0);  // the engine worker's, once it runs
+    models[e].model = load_model(mi, e, shape, *models[e].memory, out);
+    any = any || models[e].model;
+  }
+  return any;
 }
 
 void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome& out) {
   ModelGroup& mg = plan_.models[mi];
   MemoryShape shape;
-  MemoryWatch memory(0);  // the engine worker's, once it runs
-  std::unique_ptr<LoadedModel> model = load_model(mi, shape, memory, out);
-  if (!model) return;
+  std::vector<EngineModel> models;
+  if (!load_models(mi, models, shape, out)) return;
   // Cache / bandwidth allocation for every point of this group; removed on
   // every way out of this function (errors and Ctrl-C unwind through here).
   std::optional<ResctrlGroup> allocation;
+  auto adopt = [&] {
+    for (EngineModel& em : models)
+      if (allocation && em.model && em.model->pid() > 0) allocation->adopt_threads(em.model->pid());
+  };
   if (mg.l3_ways > 0 || mg.mem_bw_percent > 0) {
     try {
       remove_stale_resctrl_groups(resctrl_root());
       allocation.emplace(probe_resctrl(), mg.l3_ways, mg.mem_bw_percent);
-      allocation->adopt_threads(model->pid());
+      adopt();
     } catch (const std::exception& e) {
       fail_points(points_of(mi, std::nullopt), e.what(), out);
       return;
     }
   }
-  const ModelFacts& f = model->facts();
+  const LoadedModel* first = nullptr;
+  for (const EngineModel& em : models)
+    if (!first && em.model) first = em.model.get();
+  const ModelFacts& f = first->facts();
   if (annotator_) annotator_->set_model(f.path);
   out.models.push_back(facts_json(f));
   listener_.model(out.models.back());
@@ -197,99 +274,132 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
 
   for (size_t ci = 0; ci < mg.contexts.size(); ++ci) {
     if (stop.load()) return;
-    if (!run_context(mi, ci, *model, shape, memory, stop, out)) {
-      // The engine could not be restarted: what is left of this model fails.
-      fail_points(points_of(mi, std::nullopt), "the engine worker could not be restarted", out);
-      return;
-    }
-    if (allocation && model->pid() > 0) allocation->adopt_threads(model->pid());
+    run_context(mi, ci, models, shape, stop, out);
+    adopt();
   }
 }
 
-// One context of a loaded model: its KV walk over the wanted points. An
-// engine error fails the rest of this context; an engine crash fails the
-// point in progress, then the worker is restarted, the model reloaded and the
-// walk goes on from the next point. False when the worker cannot be restarted.
-bool SweepRunner::run_context(size_t mi, size_t ci, LoadedModel& model, const MemoryShape& shape,
-                              MemoryWatch& memory, const std::atomic<bool>& stop, RunOutcome& out) {
+// One context of a loaded model, walked by every engine. The engines take
+// turns point by point in ABBA order (A B, B A, A B, ...), so drift over the
+// run falls on every engine alike. An engine error fails the rest of that
+// engine's context; an engine crash fails the point in progress, then its
+// worker is restarted, the model reloaded and its walk goes on.
+void SweepRunner::run_context(size_t mi, size_t ci, std::vector<EngineModel>& models,
+                              const MemoryShape& shape, const std::atomic<bool>& stop,
+                              RunOutcome& out) {
   const ContextGroup& cg = plan_.models[mi].contexts[ci];
   const std::vector<const PlannedPoint*> points = points_of(mi, ci);
-  auto wanted = [&](const PlannedPoint& p) {
-    return !done_.count(p.params.key_string()) && !finished_.count(p.index);
-  };
   size_t n_wanted = 0;
   for (const PlannedPoint* p : points) n_wanted += wanted(*p);
   out.skipped_points += static_cast<int>(points.size() - n_wanted);
-  if (n_wanted == 0) return true;
-  if (!cg.invalid_reason.empty()) {
-    fail_points(points, cg.invalid_reason, out);
-    return true;
-  }
-  try {
-    const Footprint need = context_footprint(shape, cg.params, plan_.spec.load_mode);
-    const std::string why = footprint_problem(need, available_memory_bytes(), true);
-    if (!why.empty()) throw EngineError(why);
-  } catch (const EngineError& e) {
-    fail_points(points, e.what(), out);
-    return true;
-  }
-  for (;;) {
-    WalkProgress progress;
-    try {
-      walk_context(mi, ci, model, points, wanted, shape, memory, stop, progress, out);
-      return true;
-    } catch (const EngineCrash& e) {
-      if (!progress.context_made) {  // creating the context kills the engine: every time
-        fail_points(points, e.what(), out);
-      } else {
-        // Between points (a fill through depths nothing wants): the next one pays.
-        const PlannedPoint* victim = progress.point;
-        for (size_t i = 0; !victim && i < points.size(); ++i)
-          if (wanted(*points[i])) victim = points[i];
-        if (victim) fail_crashed(*victim, e, out);
-      }
-      listener_.note(fmt::format("the engine worker ended ({}); restarting it", e.how()));
-      try {
-        model.restart();
-        memory.set_engine_pid(model.pid());
-      } catch (const std::exception& restart_error) {
-        listener_.note(fmt::format("restarting the engine failed: {}", restart_error.what()));
-        return false;
-      }
-      if (!progress.context_made) return true;
-    } catch (const EngineError& e) {
-      fail_points(points, e.what(), out);  // the rest of this context; the sweep goes on
-      return true;
+  if (n_wanted == 0) return;
+  if (!cg.invalid_reason.empty()) return fail_points(points, cg.invalid_reason, out);
+  const Footprint need =
+      context_footprint(shape, cg.params, plan_.spec.load_mode, models.size());
+  if (const std::string why = footprint_problem(need, available_memory_bytes(), true); !why.empty())
+    return fail_points(points, why, out);
+  std::vector<Lane> lanes(models.size());
+  const LoadedModel* first = nullptr;
+  for (size_t e = 0; e < lanes.size(); ++e) {
+    lanes[e] = {mi, ci, e, &models[e], points_of(mi, ci, e)};
+    if (!models[e].model) {
+      fail_points(lanes[e].points, "the engine worker could not be restarted", out);
+      lanes[e].done = true;
+    } else if (!first) {
+      first = models[e].model.get();
     }
   }
-}
-
-void SweepRunner::walk_context(size_t mi, size_t ci, LoadedModel& model,
-                               const std::vector<const PlannedPoint*>& points,
-                               const std::function<bool(const PlannedPoint&)>& wanted,
-                               const MemoryShape& shape, MemoryWatch& memory,
-                               const std::atomic<bool>& stop, WalkProgress& progress,
-                               RunOutcome& out) {
-  const ModelFacts& f = model.facts();
-  const ContextGroup& cg = plan_.models[mi].contexts[ci];
-  LiveContext ctx(model, cg.params, traces_ ? traces_->start(f, ci) : nullptr);
-  ctx.set_timeout(plan_.spec.point_timeout_s);
-  memory.context_created(engine_memory_figures(ctx.creation_log()),
-                         context_footprint(shape, cg.params, plan_.spec.load_mode).kv);
+  if (!first) return;
   int max_depth = 0;
   for (int d : cg.depths) max_depth = std::max(max_depth, d);
   // [0, deepest + PP) is the prompt stream; the TG tokens come after it.
   const auto tokens =
-      random_tokens(plan_.spec.token_seed, f.n_vocab,
+      random_tokens(plan_.spec.token_seed, first->facts().n_vocab,
                     static_cast<size_t>(max_depth + cg.n_prompt + plan_.spec.n_gen));
-  progress.context_made = true;
-  WalkInputs in{ctx,       cg,   plan_.spec,      tokens,   counters_,
-                listener_, stop, &progress.point, ctx.pid()};
-  run_kv_walk(in, points, wanted, [&](const PlannedPoint&, Record&& rec) {
-    rec.memory = memory.after_point();
-    emit(std::move(rec), out);
-  });
-  if (traces_) traces_->finish();
+  for (size_t round = 0;; ++round) {
+    bool stepped = false;
+    for (size_t k = 0; k < lanes.size(); ++k) {
+      Lane& lane = lanes[round % 2 == 0 ? k : lanes.size() - 1 - k];
+      if (lane.done) continue;
+      if (stop.load()) return;
+      step_lane(lane, shape, tokens, stop, out);
+      stepped = true;
+    }
+    if (!stepped) return;
+  }
+}
+
+void SweepRunner::open_lane(Lane& lane, const MemoryShape& shape,
+                            const std::vector<int32_t>& tokens, const std::atomic<bool>& stop) {
+  const ContextGroup& cg = plan_.models[lane.model_index].contexts[lane.context_index];
+  LoadedModel& model = *lane.em->model;
+  RoutingObserver* routing = traces_ && lane.engine == 0
+                                 ? traces_->start(model.facts(), lane.context_index)
+                                 : nullptr;  // --trace-routing: the first engine's
+  lane.ctx = std::make_unique<LiveContext>(model, cg.params, routing);
+  lane.ctx->set_timeout(plan_.spec.point_timeout_s);
+  lane.em->memory->context_created(engine_memory_figures(lane.ctx->creation_log()),
+                                   context_footprint(shape, cg.params, plan_.spec.load_mode).kv);
+  lane.context_made = true;
+  const WalkInputs in{*lane.ctx, cg,        plan_.spec,        tokens,          counters_,
+                      listener_, stop,      &lane.in_progress, lane.ctx->pid()};
+  lane.walk = std::make_unique<KvWalk>(in, lane.points,
+                                       [this](const PlannedPoint& p) { return wanted(p); });
+}
+
+void SweepRunner::step_lane(Lane& lane, const MemoryShape& shape,
+                            const std::vector<int32_t>& tokens, const std::atomic<bool>& stop,
+                            RunOutcome& out) {
+  try {
+    if (!lane.walk) open_lane(lane, shape, tokens, stop);
+    // Taking turns: the counters follow the engine whose turn it is.
+    if (engines().size() > 1) counters_.threads_changed(lane.ctx->pid());
+    const bool more = lane.walk->step([&](const PlannedPoint&, Record&& rec) {
+      rec.memory = lane.em->memory->after_point();
+      emit(std::move(rec), out);
+    });
+    if (more || lane.walk->stopped()) return;
+    lane.done = true;
+    lane.walk.reset();
+    lane.ctx.reset();  // frees this engine's KV cache while the others go on
+    if (traces_ && lane.engine == 0) traces_->finish();
+  } catch (const EngineCrash& e) {
+    lane_crashed(lane, e, out);
+  } catch (const EngineError& e) {
+    fail_points(lane.points, e.what(), out);  // the rest of this engine's context
+    lane.done = true;
+    lane.walk.reset();
+    lane.ctx.reset();
+  }
+}
+
+void SweepRunner::lane_crashed(Lane& lane, const EngineCrash& e, RunOutcome& out) {
+  const bool context_made = lane.context_made;
+  if (!context_made) {  // creating the context kills the engine: every time
+    fail_points(lane.points, e.what(), out);
+    lane.done = true;
+  } else {
+    // Between points (a fill through depths nothing wants): the next one pays.
+    const PlannedPoint* victim = lane.in_progress;
+    for (size_t i = 0; !victim && i < lane.points.size(); ++i)
+      if (wanted(*lane.points[i])) victim = lane.points[i];
+    if (victim) fail_crashed(*victim, e, out);
+  }
+  lane.walk.reset();
+  lane.ctx.reset();
+  lane.in_progress = nullptr;
+  lane.context_made = false;
+  listener_.note(fmt::format("the engine worker{} ended ({}); restarting it",
+                             on_engine(engines(), lane.engine), e.how()));
+  try {
+    lane.em->model->restart();
+    lane.em->memory->set_engine_pid(lane.em->model->pid());
+  } catch (const std::exception& restart_error) {
+    listener_.note(fmt::format("restarting the engine failed: {}", restart_error.what()));
+    fail_points(lane.points, "the engine worker could not be restarted", out);
+    lane.em->model.reset();  // the model's later contexts fail this engine's points
+    lane.done = true;
+  }
 }
 
 }  // namespace moesweep

@@ -56,29 +56,30 @@ class SweepRunner {
   RunOutcome run(const std::atomic<bool>& stop);
 
  private:
-  // How far one attempt at a context's walk got, for the crash that ends it.
-  struct WalkProgress {
-    bool context_made = false;
-    const PlannedPoint* point = nullptr;  // measured, or its depth being filled
-  };
+  struct EngineModel;  // one engine's worker holding this model group's model
+  struct Lane;         // one engine's walk over one context (runner.cpp)
+  const std::vector<EngineChoice>& engines() const;
   void run_model(size_t model_index, const std::atomic<bool>& stop, RunOutcome& out);
-  std::unique_ptr<LoadedModel> load_model(size_t model_index, MemoryShape& shape,
-                                          MemoryWatch& memory, RunOutcome& out);
-  bool run_context(size_t model_index, size_t context_index, LoadedModel& model,
-                   const MemoryShape& shape, MemoryWatch& memory, const std::atomic<bool>& stop,
+  bool load_models(size_t model_index, std::vector<EngineModel>& models, MemoryShape& shape,
                    RunOutcome& out);
-  void walk_context(size_t model_index, size_t context_index, LoadedModel& model,
-                    const std::vector<const PlannedPoint*>& points,
-                    const std::function<bool(const PlannedPoint&)>& wanted,
-                    const MemoryShape& shape, MemoryWatch& memory, const std::atomic<bool>& stop,
-                    WalkProgress& progress, RunOutcome& out);
+  std::unique_ptr<LoadedModel> load_model(size_t model_index, size_t engine,
+                                          const MemoryShape& shape, MemoryWatch& memory,
+                                          RunOutcome& out);
+  void run_context(size_t model_index, size_t context_index, std::vector<EngineModel>& models,
+                   const MemoryShape& shape, const std::atomic<bool>& stop, RunOutcome& out);
+  void open_lane(Lane& lane, const MemoryShape& shape, const std::vector<int32_t>& tokens,
+                 const std::atomic<bool>& stop);
+  void step_lane(Lane& lane, const MemoryShape& shape, const std::vector<int32_t>& tokens,
+                 const std::atomic<bool>& stop, RunOutcome& out);
+  void lane_crashed(Lane& lane, const EngineCrash& crash, RunOutcome& out);
   void fail_crashed(const PlannedPoint& point, const EngineCrash& crash, RunOutcome& out);
-  std::vector<const PlannedPoint*> points_of(size_t model_index,
-                                             std::optional<size_t> context) const;
+  std::vector<const PlannedPoint*> points_of(size_t model_index, std::optional<size_t> context,
+                                             std::optional<size_t> engine = std::nullopt) const;
   void fail_points(const std::vector<const PlannedPoint*>& points, const std::string& reason,
                    RunOutcome& out);
   void emit(Record&& rec, RunOutcome& out);
   std::string resolve_model_path(ModelGroup& mg);
+  bool wanted(const PlannedPoint& p) const;
 
   Plan& plan_;
   RunListener& listener_;

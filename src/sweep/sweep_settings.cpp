@@ -98,6 +98,11 @@ const std::vector<SweepSetting>& sweep_settings() {
       {"point-timeout", "--point-timeout", nullptr,
        "seconds one engine call of a point may take before the engine counts as hung and the point "
        "fails (default 1800; 0 = no limit)", K::kValue, L::kWalk},
+      // engines (issue 19)
+      {"engine", "--engine", nullptr,
+       "engine build(s) to measure every point on, comma-separated names from `moesweep engine "
+       "list` (default: this moesweep's own); interleaved point by point in ABBA order",
+       K::kValue, L::kEngine},
       // run
       {"counters", "--counters", nullptr, "hardware counters: auto, perf, likwid, none", K::kValue, L::kRun},
       {"allow-oversubscribe", "--allow-oversubscribe", nullptr, "allow more threads than logical CPUs",
@@ -127,6 +132,8 @@ const char* setting_level_name(SettingLevel level) {
       return "thread";
     case SettingLevel::kWalk:
       return "walk";
+    case SettingLevel::kEngine:
+      return "engine";
   }
   return "?";
 }

@@ -25,6 +25,7 @@ enum class SettingLevel {
   kContext,  // ContextParams: a context per value
   kThread,   // ThreadSettings: switched on the live context
   kWalk,     // the KV walk and the measurement (depths, -p, -n, -r)
+  kEngine,   // the engine build: one worker per value, its points interleaved with the others'
 };
 
 struct SweepSetting {

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "engine/context_rules.hpp"
+#include "engine/engine_registry.hpp"
 #include "model/twin_routing.hpp"
 #include "results/record.hpp"
 #include "sweep/cotenant.hpp"
@@ -277,6 +278,24 @@ void model_settings_from(const Settings& s, SweepSpec& spec) {
 
 }  // namespace
 
+namespace {
+
+// --engine a,b: names (engine/engine_registry.hpp), each once; resolved to
+// workers by the plan.
+std::vector<std::string> engine_list(const Settings& s) {
+  std::vector<std::string> names = s.words("engine", {});
+  for (size_t i = 0; i < names.size(); ++i) {
+    check_engine_name(names[i], s.flag("engine"));
+    for (size_t j = 0; j < i; ++j)
+      if (names[j] == names[i])
+        throw UserError(fmt::format("{}: engine '{}' is named twice", s.flag("engine"), names[i]),
+                        "each engine once", "remove the repeated name");
+  }
+  return names;
+}
+
+}  // namespace
+
 SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settings,
                              const std::string& origin) {
   check_known_settings(settings, origin);
@@ -319,6 +338,7 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   spec.token_seed = static_cast<uint64_t>(s.one_int("token-seed", 1234, 0));
   spec.point_timeout_s = s.one_number("point-timeout", 1800, 0);
   spec.counters = s.has("counters") ? s.text("counters") : "auto";
+  spec.engines = engine_list(s);
   spec.allow_oversubscribe = s.boolean("allow-oversubscribe", false);
   if (spec.n_prompt == 0 && spec.n_gen == 0) {
     throw UserError(fmt::format("{}: both --n-prompt and --n-gen are 0", origin),
@@ -412,6 +432,7 @@ nlohmann::json SweepSpec::to_json() const {
   if (cotenants != std::vector<std::string>{""}) j["cotenants"] = cotenants;
   if (!cotenant_cpus.empty()) j["cotenant_cpus"] = cotenant_cpus;
   if (point_timeout_s != SweepSpec{}.point_timeout_s) j["point_timeout_s"] = point_timeout_s;
+  if (!engines.empty()) j["engines"] = engines;
   return j;
 }
 

@@ -68,6 +68,9 @@ struct SweepSpec {
   int max_repetitions = 20;  // the most repetitions target_ci_pct may take
   double point_timeout_s = 1800;  // an engine call of a point longer than this: hung (0 = none)
   uint64_t token_seed = 1234;
+  // engine builds to measure every point on (engine/engine_registry.hpp), in
+  // ABBA order; empty = this moesweep's own worker, with no engine in the key
+  std::vector<std::string> engines;
   // run
   std::string counters = "auto";
   bool allow_oversubscribe = false;

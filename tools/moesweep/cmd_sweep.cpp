@@ -40,6 +40,9 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
   fmt::print("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)\n",
              origin, s["points"].get<int>(), s["model_loads"].get<int>(), s["contexts"].get<int>(),
              s["thread_switches"].get<int>());
+  if (s.contains("engines"))
+    fmt::print("engines {}: {}\n", fmt::join(s["engines"].get<std::vector<std::string>>(), ", "),
+               s["engine_order"].get<std::string>());
   const uint64_t available = available_memory_bytes();
   for (const ModelGroup& mg : plan.models) {
     fmt::print("model {}{}{}\n", model_display_name(mg, plan.spec), knobs_text(mg.knobs),

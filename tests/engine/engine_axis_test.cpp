@@ -1,0 +1,190 @@
+// sweep --engine a,b (issue 19): every point measured on every engine, the
+// engines taking turns point by point in ABBA order, the engine in every
+// record and in the key, tables per engine plus the side-by-side table, and
+// compare between two engines of one run. The second engine here is this
+// build's own worker registered under another name (an A/A pair: two real
+// worker processes); tests/engine/engine_builds_test.cpp registers other
+// builds for real.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "engine/engine_registry.hpp"
+#include "support/test_support.hpp"
+
+namespace moesweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string q(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+
+// A registry holding "same": this build's worker under a second name.
+fs::path registry_with_same_worker() {
+  const fs::path registry = test::scratch_dir() / "engines";
+  RegisteredEngine e;
+  e.name = "same";
+  e.source = "this build's worker, registered by hand (test)";
+  const fs::path worker = fs::path(test::cli_path()).parent_path() / "moesweep-worker";
+  e.worker = fs::absolute(worker);
+  fs::create_directories(registry / "same");
+  write_engine_file(registry / "same" / "engine.json", e);
+  return registry;
+}
+
+std::vector<nlohmann::json> records_of(const fs::path& run) {
+  std::vector<nlohmann::json> out;
+  for (const std::string& line : test::read_lines(run / "records.jsonl"))
+    out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+const std::string kSweep =
+    "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 --depths 0,64,128 -c 512 -ub 64 -p 64 -n 8 "
+    "-r 3 --counters none --no-db --engine default,same";
+
+TEST(EngineAxis, EveryPointOnEveryEngineInAbbaOrderWithTheEngineInKeyAndRecord) {
+  const fs::path registry = registry_with_same_worker();
+  const fs::path out = test::scratch_dir() / "runs";
+  const auto r =
+      test::run_shell("MOESWEEP_ENGINES=" + q(registry) + " " + std::string(test::cli_path()) +
+                      " " + kSweep + " --out-dir " + q(out));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const fs::path run = test::only_run_dir(out);
+  const std::vector<nlohmann::json> recs = records_of(run);
+  ASSERT_EQ(recs.size(), 6u);
+  // Emission order: A B | B A | A B over the depths 0, 64, 128.
+  std::vector<std::string> order;
+  std::vector<int> depths;
+  for (const auto& rec : recs) {
+    order.push_back(rec.at("engine").get<std::string>());
+    depths.push_back(rec.at("n_kv").get<int>());
+    EXPECT_TRUE(rec.at("ok").get<bool>()) << rec.dump();
+    EXPECT_EQ(rec.at("extra").at("engine").at("name"), rec.at("engine")) << rec.dump();
+    EXPECT_FALSE(rec.at("extra").at("engine").at("release").get<std::string>().empty());
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"default", "same", "same", "default", "default",
+                                             "same"}));
+  EXPECT_EQ(depths, (std::vector<int>{0, 0, 64, 64, 128, 128}));
+  // The engine is part of the key: six distinct keys, three per engine.
+  std::set<std::string> keys;
+  for (const auto& rec : recs) keys.insert(rec.at("key").get<std::string>());
+  EXPECT_EQ(keys.size(), 6u);
+  // Tables per engine, then the side-by-side table with a ratio per cell.
+  std::ifstream tables(run / "tables.md");
+  const std::string md((std::istreambuf_iterator<char>(tables)), {});
+  EXPECT_NE(md.find("engine=default"), std::string::npos) << md.substr(0, 2000);
+  EXPECT_NE(md.find("engine=same"), std::string::npos) << md.substr(0, 2000);
+  const size_t side = md.find("## engines side by side");
+  ASSERT_NE(side, std::string::npos) << md;
+  EXPECT_NE(md.find("same/default [95% CI]", side), std::string::npos) << md.substr(side);
+  // One plain sweep-bench file per engine.
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(run / "sweep-bench")) files += e.is_regular_file();
+  EXPECT_EQ(files, 2);
+}
+
+TEST(EngineAxis, CompareTwoEnginesOfOneRun) {
+  const fs::path registry = registry_with_same_worker();
+  const fs::path out = test::scratch_dir() / "runs";
+  auto r = test::run_shell("MOESWEEP_ENGINES=" + q(registry) + " " +
+                           std::string(test::cli_path()) + " " + kSweep + " --out-dir " + q(out));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const fs::path run = test::only_run_dir(out);
+  r = test::run_cli("compare " + q(run) + " --engines default,same --json");
+  // A/A: no regression expected, but noise may call one; the join is what is tested.
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 4) << r.out << r.err;
+  const nlohmann::json c = nlohmann::json::parse(r.out);
+  EXPECT_EQ(c.at("points").size(), 3u) << r.out;
+  EXPECT_TRUE(c.at("only_in_base").empty()) << r.out;
+  EXPECT_TRUE(c.at("only_in_new").empty()) << r.out;
+  EXPECT_NE(c.at("engines").at("base").get<std::string>().find("default: "), std::string::npos);
+  EXPECT_NE(c.at("engines").at("new").get<std::string>().find("same: "), std::string::npos);
+  for (const auto& p : c.at("points")) {
+    const auto& tg = p.at("tg");
+    EXPECT_LE(tg.at("ratio_ci95")[0].get<double>(), tg.at("ratio").get<double>());
+    EXPECT_GE(tg.at("ratio_ci95")[1].get<double>(), tg.at("ratio").get<double>());
+  }
+  // An engine the run does not hold: exit 2 naming the ones it does.
+  r = test::run_cli("compare " + q(run) + " --engines default,other");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("default, same"), std::string::npos) << r.err;
+}
+
+TEST(EngineAxis, BadEngineListsAreRefusedBeforeAnythingIsWritten) {
+  const fs::path registry = registry_with_same_worker();
+  const fs::path out = test::scratch_dir() / "runs";
+  const std::string env = "MOESWEEP_ENGINES=" + q(registry) + " " + std::string(test::cli_path());
+  for (const std::string& engines : {"default,default", "default,missing", "default,../x"}) {
+    const auto r = test::run_shell(env + " sweep -m kimi-k2.5 --scale tiny -d 0 -r 1 --no-db " +
+                                   "--engine " + engines + " --out-dir " + q(out));
+    EXPECT_EQ(r.exit_code, 2) << engines << r.out << r.err;
+    EXPECT_FALSE(fs::exists(out)) << engines;
+  }
+  const auto r = test::run_shell(env + " sweep -m kimi-k2.5 --scale tiny -d 0 -r 1 --no-db " +
+                                 "--engine default,missing --out-dir " + q(out));
+  EXPECT_NE(r.err.find("moesweep engine add missing"), std::string::npos) << r.err;
+}
+
+TEST(EngineRegistry, ListShowsDefaultAndTheRegisteredOnesAndABrokenFileIsExitTwo) {
+  const fs::path registry = registry_with_same_worker();
+  auto r = test::run_cli("engine list --json --registry " + q(registry));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const nlohmann::json list = nlohmann::json::parse(r.out);
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].at("name"), "default");
+  EXPECT_EQ(list[1].at("name"), "same");
+  std::ofstream(registry / "same" / "engine.json") << R"({"schema": 1, "name": 5})";
+  r = test::run_cli("engine list --registry " + q(registry));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("engine.json"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("name"), std::string::npos) << r.err;
+}
+
+TEST(EngineRegistry, BadEngineSpecsAreExitTwoAndLeaveNothing) {
+  const fs::path registry = test::scratch_dir() / "engines";
+  const std::string add = "engine add --registry " + q(registry) + " ";
+  struct Case {
+    std::string args, says;
+  };
+  const fs::path not_llama = test::scratch_dir() / "not-llama";
+  fs::create_directories(not_llama);
+  const std::vector<Case> cases = {
+      {"pr --llama-cpp /nonexistent/llama.cpp", "not a llama.cpp checkout"},
+      {"pr --llama-cpp " + q(not_llama), "not a llama.cpp checkout"},
+      {"default --release 3.22.1", "this moesweep's own worker"},
+      {"../up --release 3.22.1", "not an engine name"},
+      {"pr", "exactly one of --release VERSION and --llama-cpp DIR"},
+      {"pr --release 3.22.1 --cmake-flag GGML_AVX512=OFF", "not a CMake -DNAME=VALUE"},
+      {"pr --release 9.9.9", "no pinned llama.cpp release"},
+  };
+  for (const Case& c : cases) {
+    const auto r = test::run_cli(add + c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_FALSE(fs::exists(registry / "pr")) << c.args;
+  }
+  // A checkout whose build fails: exit 2 with the build log's tail, nothing registered.
+  const fs::path broken = test::scratch_dir() / "broken-llama";
+  fs::create_directories(broken / "include");
+  std::ofstream(broken / "include" / "llama.h") << "#error not a real llama.h\n";
+  const auto r = test::run_cli(add + "broken --llama-cpp " + q(broken));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("failed"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(registry / "broken"));
+  EXPECT_TRUE(fs::exists(registry / ".broken.failed.log"));
+  // A name taken: exit 2, the registered engine untouched.
+  fs::create_directories(registry / "taken");
+  std::ofstream(registry / "taken" / "engine.json") << "{}";
+  const auto taken = test::run_cli(add + "taken --release 3.22.1");
+  EXPECT_EQ(taken.exit_code, 2) << taken.out << taken.err;
+  EXPECT_NE(taken.err.find("registered already"), std::string::npos) << taken.err;
+  EXPECT_TRUE(fs::exists(registry / "taken" / "engine.json"));
+}
+
+}  // namespace
+}  // namespace moesweep
