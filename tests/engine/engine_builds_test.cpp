@@ -1,0 +1,97 @@
+// Real engine builds side by side (issue 19): `moesweep engine add` builds a
+// worker against llama.cpp v0.5.0 from the npm registry (node-llama-cpp@3.22.1,
+// prebuilt) and against the pinned v0.4.0 with a planted regression (the
+// worker spins 3 ms after every generated token: -DMOESWEEP_PLANTED_TG_DELAY_US).
+// Both are registered once per build tree, under a file lock, in
+// build/test-tmp/shared-engines; each costs a worker build (minutes, once).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.hpp"
+
+namespace moesweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string q(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+
+fs::path shared_registry() {
+  return fs::path(test::test_tmp_dir()) / "shared-engines";
+}
+
+std::string with_registry(const std::string& command) {
+  return "MOESWEEP_ENGINES=" + q(shared_registry()) + " " + command;
+}
+
+// Registers `name` with `args` unless it is there already (one test does it).
+void ensure_engine(const std::string& name, const std::string& args) {
+  fs::create_directories(shared_registry());
+  const std::string add = std::string(test::cli_path()) + " engine add " + name + " " + args;
+  const auto r = test::run_shell(
+      "flock " + q(shared_registry() / ".lock") + " sh -c " +
+      q("test -f " + (shared_registry() / name / "engine.json").string() + " || " +
+        with_registry(add)));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+std::vector<nlohmann::json> records_of(const fs::path& run) {
+  std::vector<nlohmann::json> out;
+  for (const std::string& line : test::read_lines(run / "records.jsonl"))
+    out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+TEST(EngineBuilds, TwoReleasesSideBySideInOneSweep) {
+  ensure_engine("v050", "--release 3.22.1");
+  auto r = test::run_shell(with_registry(std::string(test::cli_path()) + " engine list --json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  bool listed = false;
+  for (const auto& e : nlohmann::json::parse(r.out))
+    if (e.at("name") == "v050") {
+      listed = true;
+      EXPECT_EQ(e.at("release"), "v0.5.0") << e.dump();
+      EXPECT_FALSE(e.at("cpu_variant").get<std::string>().empty()) << e.dump();
+    }
+  EXPECT_TRUE(listed) << r.out;
+  const fs::path out = test::scratch_dir() / "runs";
+  r = test::run_shell(with_registry(
+      std::string(test::cli_path()) +
+      " sweep -m kimi-k2.5 --scale tiny -t 1 -d 0,64 -c 512 -ub 64 -p 64 -n 8 -r 3 "
+      "--counters none --no-db --engine default,v050 --out-dir " +
+      q(out)));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const fs::path run = test::only_run_dir(out);
+  std::map<std::string, std::string> release_of;
+  for (const auto& rec : records_of(run))
+    release_of[rec.at("engine")] = rec.at("extra").at("engine").at("release");
+  EXPECT_EQ(release_of["v050"], "v0.5.0");
+  EXPECT_NE(release_of["default"], "v0.5.0");
+  r = test::run_cli("compare " + q(run) + " --engines default,v050");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 4) << r.out << r.err;
+  EXPECT_NE(r.out.find("Engines compared:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("v050: v0.5.0"), std::string::npos) << r.out;
+}
+
+TEST(EngineBuilds, TheAbGateCatchesAPlantedRegression) {
+  ensure_engine("planted", "--release 3.21.1 --cmake-flag -DMOESWEEP_PLANTED_TG_DELAY_US=3000");
+  const fs::path dir = test::scratch_dir();
+  // The CI gate's shape, smaller: one thread, two depths, five repetitions.
+  std::ofstream(dir / "gate.json") << R"({"name": "gate", "model": "kimi-k2.5", "scale": "tiny",
+    "threads": "1", "depths": "0,256", "ctx-size": 1024, "n-gen": "32", "repetitions": "5",
+    "counters": "none"})";
+  const auto r = test::run_shell(with_registry(
+      "MOESWEEP=" + std::string(test::cli_path()) + " REGRESS_DIR=" + q(dir / "regress") + " " +
+      std::string(test::source_dir()) + "/scripts/regress --base default --new planted " +
+      "--profile " + q(dir / "gate.json")));
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  EXPECT_NE(r.out.find("regression"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("planted TG delay 3000 us"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace moesweep
