@@ -143,5 +143,22 @@ TEST(CliErrors, UnknownSubcommandOrFlagIsANonZeroExit) {
   EXPECT_NE(test::run_cli("").exit_code, 0);  // a subcommand is required
 }
 
+// llama.cpp's spellings after "--" reach llama-server as typed: the rewriting
+// to moesweep's long names stops at "--" (llama-server knows -lm, not
+// --load-mode). A stand-in server prints its argv and exits; serve-bench shows
+// the end of its log in the error.
+TEST(CliErrors, ServeBenchPassesFlagsAfterDoubleDashAsTyped) {
+  const std::filesystem::path dir = test::scratch_dir();
+  const std::filesystem::path server = dir / "fake-llama-server";
+  std::ofstream(server) << "#!/bin/sh\necho \"argv: $*\"\nexit 1\n";
+  std::filesystem::permissions(server, std::filesystem::perms::owner_all);
+  const CommandResult r = test::run_cli(
+      "serve-bench --gguf /nonexistent/x.gguf --no-db --workload prompt-cache --server-bin '" +
+      server.string() + "' --out-dir '" + (dir / "runs").string() + "' -- -lm mmap -tb 2 -ub 256");
+  EXPECT_EQ(r.exit_code, 2);  // the stand-in never gets ready
+  EXPECT_NE(r.err.find("argv: -lm mmap -tb 2 -ub 256 "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("--load-mode"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace moesweep
