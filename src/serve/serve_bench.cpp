@@ -219,6 +219,34 @@ void run_config(Session& s, RunHooks& hooks, std::string& current, Totals& t,
   }
 }
 
+// Every server configuration in turn, until the last, a server gone or Ctrl-C.
+void run_configs(Session& s, RunHooks& hooks, std::string& current, Totals& t,
+                 bool (*interrupted)()) {
+  for (s.config_index = 0; s.config_index < s.configs.size(); ++s.config_index) {
+    if (interrupted()) break;
+    try {
+      run_config(s, hooks, current, t, interrupted);
+    } catch (const UserError& e) {  // Ctrl-C inside an exchange: finish the run as interrupted
+      if (e.exit_code() != exit_code::kInterrupted) throw;
+      t.stopped = true;
+      break;
+    }
+    if (!t.gone.empty()) break;
+  }
+}
+
+// An error after the run directory exists (a --url that does not answer, a
+// server that never gets ready): meta.json says "failed" with the reason, as a
+// sweep's does, instead of "running"; the requests recorded so far stay.
+void fail(Session& s, const std::string& error) {
+  s.meta.status = RunStatus::kFailed;
+  s.meta.error = error;
+  try {
+    s.dir.write_meta(s.meta);
+  } catch (const std::exception&) {  // a full disk, say: the error itself still stands
+  }
+}
+
 // The run's files, its final status and the exit code.
 int finish(Session& s, const Totals& t, bool stopped) {
   write_file_atomically(s.dir.file("tables.md"), t.tables);
@@ -333,16 +361,11 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)()) {
                         : "FAILED: " + rec.r.error);
   };
   Totals t;
-  for (s.config_index = 0; s.config_index < s.configs.size(); ++s.config_index) {
-    if (interrupted()) break;
-    try {
-      run_config(s, hooks, current, t, interrupted);
-    } catch (const UserError& e) {  // Ctrl-C inside an exchange: finish the run as interrupted
-      if (e.exit_code() != exit_code::kInterrupted) throw;
-      t.stopped = true;
-      break;
-    }
-    if (!t.gone.empty()) break;
+  try {
+    run_configs(s, hooks, current, t, interrupted);
+  } catch (const std::exception& e) {
+    fail(s, e.what());
+    throw;
   }
   s.config_index = std::min(s.config_index, s.configs.size() - 1);  // log_name() in finish
   return finish(s, t, t.stopped || interrupted());

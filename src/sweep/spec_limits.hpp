@@ -3,7 +3,7 @@
 // (before a directory, a database row or the engine exists). Past these the
 // engine crashes (a llama_batch of 2^31 tokens, a threadpool beyond
 // GGML_MAX_N_THREADS), the plan's int arithmetic overflows, or a sweep would
-// run for weeks; the README's "Limits" lists them.
+// run for weeks; docs/sweep.md's "Limits" lists them.
 #include <cstdint>
 #include <string>
 
@@ -38,7 +38,7 @@ void check_value_limit(const std::string& key, const std::string& flag, int64_t 
 // Checks across settings that a single value cannot show: a -b larger than an
 // explicit -c, the plan's size. `ctx_and_batch_given`: both -c and -b were set
 // by the user (a default batch larger than the context is what llama-bench
-// runs and records, see the README).
+// runs and records, see docs/sweep.md, "Limits").
 void check_spec_limits(const SweepSpec& spec, bool ctx_and_batch_given, const std::string& origin);
 
 }  // namespace moesweep

@@ -20,7 +20,7 @@ class UserError : public std::runtime_error {
   int exit_code_;
 };
 
-// Exit codes shared by every subcommand (documented in the README).
+// Exit codes shared by every subcommand (documented in docs/sweep.md, "Failures and Ctrl-C").
 namespace exit_code {
 inline constexpr int kOk = 0;
 inline constexpr int kFailure = 1;        // unexpected error

@@ -56,7 +56,8 @@ TEST(HostileCli, AnUnknownSubcommandIsNamed) {
   EXPECT_EQ(r.err.find("A subcommand is required"), std::string::npos) << r.err;
 }
 
-TEST(HostileCli, CompareOnNamesItsOwnFlag) {
+// An unknown key in `compare --on` is blamed on --on, not on --ignore.
+TEST(HostileCli, CompareOnWithAnUnknownKeyIsBlamedOnOnNotIgnore) {
   const std::filesystem::path file = test::scratch_dir() / "a.jsonl";
   std::ofstream(file) << kRecordLine << "\n";
   const CommandResult r =

@@ -1,6 +1,7 @@
 // serve-bench against a real llama-server on loopback, with a small servable
 // twin: the prompt cache seen through cache_n, a server killed mid-workload,
-// Ctrl-C, and a --url that does not answer. Every test stops what it started.
+// Ctrl-C, and a --url that does not answer (its run directory says "failed").
+// Every test stops what it started.
 #include "serve_fixture.hpp"
 
 namespace moesweep {
@@ -112,13 +113,20 @@ TEST_F(ServeBench, ColdStartDropsTheModelFromThePageCacheOrSaysWhyNot) {
 }
 
 TEST(ServeBenchUrl, AUrlThatDoesNotAnswerIsAClearError) {
-  const auto dir = test::scratch_dir();
+  const auto dir = test::scratch_dir() / "runs";
   const int port = free_loopback_port();  // nobody listens there
   const auto r = test::run_cli(fmt::format(
       "serve-bench --url http://127.0.0.1:{} --no-db --out-dir {}", port, dir.string()));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("does not answer GET /health"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("fix:"), std::string::npos) << r.err;
+  // The run directory it leaves says so: failed, with the reason, no request.
+  const auto run = test::only_run_dir(dir);
+  const auto meta = read_json_file(run / "meta.json", "meta");
+  EXPECT_EQ(meta["status"], "failed") << meta.dump(2);
+  EXPECT_NE(meta["error"].get<std::string>().find("does not answer GET /health"), std::string::npos)
+      << meta.dump(2);
+  EXPECT_TRUE(requests(run).empty());
   const auto bad = test::run_cli("serve-bench --url https://example.org/v1 --no-db");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("not a server address"), std::string::npos) << bad.err;

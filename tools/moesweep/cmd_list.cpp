@@ -1,4 +1,5 @@
-// `moesweep list`: what ships with the tool (model and sweep profiles, quant types).
+// `moesweep list`: what ships with the tool (model and sweep profiles, quant types);
+// the hidden `moesweep help-flags --markdown`: the sweep flag table of docs/sweep.md.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -7,6 +8,7 @@
 #include "commands.hpp"
 #include "model/model_profile.hpp"
 #include "model/quant_types.hpp"
+#include "sweep/settings_text.hpp"
 #include "util/paths.hpp"
 
 namespace moesweep::cli {
@@ -36,6 +38,18 @@ void add_list_command(CLI::App& app, CommandRunner& run) {
       fmt::print("quant types for twins:\n  ");
       for (const QuantType& q : quant_types()) fmt::print("{} ", q.name);
       fmt::print("\n");
+      return 0;
+    };
+  });
+  // Hidden: the sweep's settings table as docs/sweep.md holds it (between its
+  // flags markers; tests/spec/flag_table_test.cpp compares the two).
+  CLI::App* flags = app.add_subcommand("help-flags", "the sweep's flag table (internal)");
+  flags->group("");
+  static bool markdown = false;  // the only form; the flag says so where it is used
+  flags->add_flag("--markdown", markdown, "as Markdown");
+  flags->callback([&run] {
+    run = [] {
+      fmt::print("{}", sweep_settings_markdown());
       return 0;
     };
   });

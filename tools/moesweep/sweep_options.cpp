@@ -1,5 +1,8 @@
 #include "sweep_options.hpp"
 
+#include <algorithm>
+
+#include "sweep/settings_text.hpp"
 #include "sweep/sweep_settings.hpp"
 #include "sweep/sweep_spec.hpp"
 
@@ -62,20 +65,7 @@ std::map<std::string, nlohmann::json> SweepOptions::merged_settings(std::string*
 }
 
 std::vector<std::string> translate_llama_style_flags(int argc, char** argv) {
-  static const std::map<std::string, std::string> aliases = [] {
-    std::map<std::string, std::string> out;
-    for (const SweepSetting& s : sweep_settings())
-      if (s.llama_alias) out[s.llama_alias] = std::string("--") + s.key;
-    return out;
-  }();
-  std::vector<std::string> out;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    const size_t eq = arg.find('=');
-    auto it = aliases.find(arg.substr(0, eq));
-    if (it != aliases.end()) arg = it->second + (eq == std::string::npos ? "" : arg.substr(eq));
-    out.push_back(arg);
-  }
+  std::vector<std::string> out = rewrite_llama_aliases({argv + 1, argv + argc});
   std::reverse(out.begin(), out.end());  // CLI11's parse(vector) takes arguments in reverse
   return out;
 }

@@ -35,7 +35,8 @@ struct SweepOptions {
 };
 
 // llama.cpp's single-dash long flags (-tb, -ub, -ctk, ...) rewritten to their
-// long names before CLI11 parses (CLI11 allows one-letter short names only).
+// long names before CLI11 parses (CLI11 allows one-letter short names only);
+// arguments after "--" are left alone (sweep/settings_text.hpp).
 std::vector<std::string> translate_llama_style_flags(int argc, char** argv);
 
 }  // namespace moesweep::cli

@@ -28,7 +28,7 @@ void TwinOptions::add_to(CLI::App& cmd, bool model_flag_is_profile) {
                       shape_flags[i].second});
   cmd.add_option("--seed", seed, "random seed of the weights")->capture_default_str();
   cmd.add_option("--routing-skew", routing_skew,
-                 "Zipf exponent s of expert popularity (0: random routing; see README)")
+                 "Zipf exponent s of expert popularity (0: random routing; see docs/l3.md)")
       ->capture_default_str();
 }
 

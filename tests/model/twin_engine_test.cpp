@@ -2,9 +2,12 @@
 // loads and decodes, the same spec and seed give the same bytes, and bad input
 // gives a clear "error:" and a non-zero exit before anything is built.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "engine/engine.hpp"
 #include "model/model_profile.hpp"
@@ -86,16 +89,31 @@ TEST(TwinDeterminism, SameSpecAndSeedGiveIdenticalBytesDifferentSeedDoesNot) {
   EXPECT_NE(ha, sha256_file(dir / "c.gguf"));
 }
 
-TEST(TwinCache, SecondSynthReusesTheCachedFile) {
+// The cached twin's identity: inode and modification time of the only GGUF in
+// the cache (a rebuild writes a new file and renames it into place).
+std::pair<ino_t, int64_t> cached_twin_identity(const std::filesystem::path& cache) {
+  std::vector<std::filesystem::path> twins;
+  for (const auto& e : std::filesystem::directory_iterator(cache / "twins"))
+    if (e.path().extension() == ".gguf") twins.push_back(e.path());
+  EXPECT_EQ(twins.size(), 1u);
+  if (twins.empty()) return {0, 0};
+  struct stat st {};
+  EXPECT_EQ(::stat(twins.front().c_str(), &st), 0) << twins.front();
+  return {st.st_ino, int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+TEST(TwinCache, SecondSynthReusesTheCachedFileForceRebuildsIt) {
   const std::filesystem::path cache = test::scratch_dir() / "cache";
   const CommandResult first = synth_into(cache, small_spec(3));
   ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto built = cached_twin_identity(cache);
   const CommandResult second = synth_into(cache, small_spec(3));
   ASSERT_EQ(second.exit_code, 0) << second.err;
-  EXPECT_NE(second.out.find("reused from cache"), std::string::npos) << second.out;
+  EXPECT_EQ(cached_twin_identity(cache), built) << "the cached twin was written again";
+  EXPECT_NE(second.out.find("reused from cache"), std::string::npos) << second.out;  // the wording
   const CommandResult forced = synth_into(cache, small_spec(3) + " --force");
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
-  EXPECT_NE(forced.out.find("built in"), std::string::npos) << forced.out;
+  EXPECT_NE(cached_twin_identity(cache).first, built.first) << "--force kept the old file";
 }
 
 TEST(SynthSummary, PrintsShapeSizeAndParameterCounts) {
