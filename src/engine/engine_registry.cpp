@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -75,6 +76,27 @@ RegisteredEngine default_engine() {
   return e;
 }
 
+namespace {
+
+// The default engine with what its worker says about itself (one hello);
+// a worker that does not start is listed with the reason.
+RegisteredEngine default_engine_with_facts() {
+  RegisteredEngine e = default_engine();
+  try {
+    const EngineFacts& f = engine_facts(e.worker);
+    e.kind = f.kind.empty() ? e.kind : f.kind;
+    e.release = f.release;
+    e.commit = f.commit;
+    e.build = f.build;
+    e.cpu_variant = f.cpu_variant;
+  } catch (const std::exception& err) {
+    e.build = fmt::format("its worker does not start: {}", err.what());
+  }
+  return e;
+}
+
+}  // namespace
+
 RegisteredEngine read_engine_file(const fs::path& file) {
   const nlohmann::json j = read_json_file(file, "engine file", kMaxEngineFileBytes);
   const JsonFields f(j, file.string());
@@ -98,7 +120,7 @@ void write_engine_file(const fs::path& file, const RegisteredEngine& engine) {
 }
 
 std::vector<RegisteredEngine> list_engines(const fs::path& registry) {
-  std::vector<RegisteredEngine> out = {default_engine()};
+  std::vector<RegisteredEngine> out = {default_engine_with_facts()};
   for (const std::string& name : sorted_names(registry))
     out.push_back(read_engine_file(registry / name / "engine.json"));
   return out;

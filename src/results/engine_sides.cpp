@@ -26,7 +26,9 @@ std::string engine_words(const Record& r) {
   if (!variant.empty()) out += fmt::format(" ({})", variant);
   const std::string build = text_of(*it, "build");
   if (build.find("planted") != std::string::npos) out += " [" + build + "]";
-  if (!r.params.engine.empty()) out = r.params.engine + ": " + out;
+  // The name from extra.engine: engine_side() leaves it out of the key.
+  const std::string name = text_of(*it, "name");
+  if (!name.empty()) out = name + ": " + out;
   return out;
 }
 

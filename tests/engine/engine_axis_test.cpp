@@ -12,6 +12,7 @@
 #include <set>
 
 #include "engine/engine_registry.hpp"
+#include "results/record.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep {
@@ -70,10 +71,15 @@ TEST(EngineAxis, EveryPointOnEveryEngineInAbbaOrderWithTheEngineInKeyAndRecord) 
   EXPECT_EQ(order, (std::vector<std::string>{"default", "same", "same", "default", "default",
                                              "same"}));
   EXPECT_EQ(depths, (std::vector<int>{0, 0, 64, 64, 128, 128}));
-  // The engine is part of the key: six distinct keys, three per engine.
-  std::set<std::string> keys;
-  for (const auto& rec : recs) keys.insert(rec.at("key").get<std::string>());
-  EXPECT_EQ(keys.size(), 6u);
+  // Six distinct points, three per engine, each its own point of the plan.
+  std::set<std::pair<std::string, int>> cells;
+  std::set<int> points;
+  for (const auto& rec : recs) {
+    cells.insert({rec.at("engine").get<std::string>(), rec.at("n_kv").get<int>()});
+    points.insert(rec.at("point").get<int>());
+  }
+  EXPECT_EQ(cells.size(), 6u);
+  EXPECT_EQ(points.size(), 6u);
   // Tables per engine, then the side-by-side table with a ratio per cell.
   std::ifstream tables(run / "tables.md");
   const std::string md((std::istreambuf_iterator<char>(tables)), {});
@@ -86,6 +92,14 @@ TEST(EngineAxis, EveryPointOnEveryEngineInAbbaOrderWithTheEngineInKeyAndRecord) 
   int files = 0;
   for (const auto& e : fs::directory_iterator(run / "sweep-bench")) files += e.is_regular_file();
   EXPECT_EQ(files, 2);
+}
+
+TEST(EngineAxis, TheEngineIsInTheKeyOnlyWhenChosen) {
+  PointParams p;
+  const std::string without = p.key_string();
+  EXPECT_EQ(without.find("engine"), std::string::npos) << without;  // older runs' keys unchanged
+  p.engine = "pr";
+  EXPECT_NE(p.key_string().find("engine=pr;"), std::string::npos) << p.key_string();
 }
 
 TEST(EngineAxis, CompareTwoEnginesOfOneRun) {

@@ -70,8 +70,11 @@ void add_engine_command(CLI::App& app, CommandRunner& run) {
   CLI::App* cmd = app.add_subcommand(
       "engine", "register engine builds to measure side by side (sweep --engine a,b)");
   cmd->require_subcommand(1);
-  cmd->add_option("--registry", args->registry,
-                  "the registry folder (default $MOESWEEP_ENGINES or ~/.local/share/moesweep/engines)");
+  const auto registry_option = [args](CLI::App* sub) {
+    sub->add_option("--registry", args->registry,
+                    "the registry folder (default $MOESWEEP_ENGINES or "
+                    "~/.local/share/moesweep/engines)");
+  };
 
   CLI::App* add_cmd = cmd->add_subcommand("add", "build a worker against an engine and register it");
   add_cmd->add_option("name", args->name, "the engine's name in --engine and in every record")
@@ -84,14 +87,17 @@ void add_engine_command(CLI::App& app, CommandRunner& run) {
   add_cmd->add_option("--cmake-flag", args->source.build_flags,
                       "a CMake flag for the engine's build, e.g. -DGGML_AVX512=OFF (repeatable)")
       ->allow_extra_args(false);
+  registry_option(add_cmd);
   add_cmd->callback([&run, args] { run = [args] { return add(*args); }; });
 
   CLI::App* list_cmd = cmd->add_subcommand("list", "the registered engines and what each is");
   list_cmd->add_flag("--json", args->json, "as JSON");
+  registry_option(list_cmd);
   list_cmd->callback([&run, args] { run = [args] { return print_engines(*args); }; });
 
   CLI::App* remove_cmd = cmd->add_subcommand("remove", "delete a registered engine and its build");
   remove_cmd->add_option("name", args->name, "the engine's name")->required();
+  registry_option(remove_cmd);
   remove_cmd->callback([&run, args] {
     run = [args] {
       remove_engine(registry_of(*args), args->name);
