@@ -48,9 +48,10 @@ void LoadedModel::start() {
   worker_ = std::make_unique<EngineWorker>(worker_path_);
   const nlohmann::json reply = worker_->call({{"op", "load"}, {"model", wp::to_json(params_)}});
   try {
-    facts_ = wp::model_facts_from(reply.at("facts"));
-    load_log_ = wp::string_field(reply, "engine_log", "load reply", size_t{1} << 20);
-  } catch (const std::exception& e) {
+    wp::LoadReply r = wp::load_reply_from(reply);
+    facts_ = std::move(r.facts);
+    load_log_ = std::move(r.engine_log);
+  } catch (const wp::ProtocolError& e) {
     throw EngineError(fmt::format("the engine worker's model facts are broken: {}", e.what()));
   }
   ++generation_;
@@ -74,9 +75,10 @@ LiveContext::LiveContext(const LoadedModel& model, const ContextParams& params,
     : model_(model), params_(params), routing_(routing), generation_(model.generation()) {
   const nlohmann::json reply = model_.worker().call(
       {{"op", "context"}, {"context", wp::to_json(params)}, {"routing", routing != nullptr}});
-  id_ = static_cast<int>(wp::int_field(reply, "ctx", 1, 1 << 30, "context reply"));
-  n_ctx_ = static_cast<int>(wp::int_field(reply, "n_ctx", 1, wp::kMaxTokens, "context reply"));
-  creation_log_ = wp::string_field(reply, "engine_log", "context reply", size_t{1} << 20);
+  wp::ContextReply r = wp::context_reply_from(reply);
+  id_ = r.ctx;
+  n_ctx_ = r.n_ctx;
+  creation_log_ = std::move(r.engine_log);
 }
 
 LiveContext::~LiveContext() {
@@ -96,28 +98,12 @@ void check_alive(const LoadedModel& model, int generation) {
 }
 
 // Replays one routing or decode event of the worker to the observer.
-void replay(RoutingObserver& routing, const nlohmann::json& ev) {
-  const char* what = "a routing event";
-  const std::string kind = wp::string_field(ev, "event", what, 16);
-  const int n_tokens = static_cast<int>(wp::int_field(ev, "n_tokens", 0, wp::kMaxTokens, what));
-  if (kind == "decode") {
-    routing.on_decode(n_tokens, wp::bool_field(ev, "generation", what));
-    return;
-  }
-  if (kind != "routing") throw wp::ProtocolError(fmt::format("unknown event '{}'", kind));
-  const int layer = static_cast<int>(wp::int_field(ev, "layer", 0, 4095, what));
-  const int n_used = static_cast<int>(wp::int_field(ev, "n_used", 1, 1024, what));
-  const nlohmann::json& ids = ev.at("ids");
-  if (!ids.is_array() || ids.size() != static_cast<size_t>(n_tokens) * n_used)
-    throw wp::ProtocolError("a routing event's ids do not match n_tokens x n_used");
-  std::vector<int32_t> v;
-  v.reserve(ids.size());
-  for (const auto& id : ids) {
-    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() >= 1 << 20)
-      throw wp::ProtocolError("a routing event holds an expert id out of range");
-    v.push_back(id.get<int32_t>());
-  }
-  routing.on_routing(layer, n_tokens, n_used, v.data());
+void replay(RoutingObserver& routing, const nlohmann::json& line) {
+  const wp::WorkerEvent ev = wp::event_from(line);
+  if (ev.routing)
+    routing.on_routing(ev.layer, ev.n_tokens, ev.n_used, ev.ids.data());
+  else
+    routing.on_decode(ev.n_tokens, ev.generation);
 }
 
 }  // namespace
@@ -135,9 +121,7 @@ double LiveContext::decode(const std::vector<int32_t>& tokens, int pos0, int chu
   const nlohmann::json reply = model_.worker().call(
       {{"op", "decode"}, {"ctx", id_}, {"tokens", tokens}, {"pos0", pos0}, {"chunk", chunk}},
       timeout_s_, events);
-  const double s = wp::number_field(reply, "seconds", "decode reply");
-  if (!(s > 0) || s > 1e9) throw EngineError(fmt::format("the worker timed a decode at {} s", s));
-  return s;
+  return wp::decode_reply_from(reply);
 }
 
 double LiveContext::prefill(const std::vector<int32_t>& tokens, int pos0) {
@@ -156,7 +140,7 @@ void LiveContext::rewind_to(int n_kv) {
 int LiveContext::cached_tokens() const {
   check_alive(model_, generation_);
   const nlohmann::json reply = model_.worker().call({{"op", "cached"}, {"ctx", id_}}, timeout_s_);
-  return static_cast<int>(wp::int_field(reply, "n", 0, wp::kMaxTokens, "cached reply"));
+  return wp::cached_reply_from(reply);
 }
 
 std::string quantize_in_worker(const std::string& in, const std::string& out, int ftype,
@@ -164,7 +148,7 @@ std::string quantize_in_worker(const std::string& in, const std::string& out, in
   EngineWorker w(worker);
   const nlohmann::json reply = w.call(
       {{"op", "quantize"}, {"in", in}, {"out", out}, {"ftype", ftype}, {"n_threads", n_threads}});
-  return wp::string_field(reply, "log", "quantize reply", size_t{16} << 20);
+  return wp::quantize_reply_from(reply);
 }
 
 ExpertGemvProbe::ExpertGemvProbe(const std::filesystem::path& worker)
@@ -183,13 +167,8 @@ ExpertGemvPoint ExpertGemvProbe::measure(const ExpertGemvShape& shape, int64_t e
                                               {"threads", threads},
                                               {"millis", static_cast<int64_t>(seconds * 1e3)}},
                                              std::max(60.0, seconds * 20));
-  const char* what = "expert_gemv reply";
-  ExpertGemvPoint p;
-  p.pool_bytes = static_cast<uint64_t>(wp::int_field(reply, "pool_bytes", 0, INT64_MAX, what));
-  p.expert_bytes = static_cast<uint64_t>(wp::int_field(reply, "expert_bytes", 0, INT64_MAX, what));
+  ExpertGemvPoint p = wp::expert_gemv_reply_from(reply);
   p.threads = threads;
-  p.gbps = wp::number_field(reply, "gbps", what);
-  p.tokens_per_s = wp::number_field(reply, "tokens_per_s", what);
   return p;
 }
 

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "util/error.hpp"
 #include "util/json_file.hpp"
 
 namespace moesweep::worker_protocol {
@@ -31,6 +32,14 @@ std::vector<std::string> string_list(const nlohmann::json& j, std::string_view k
 }
 
 constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
+
+// A reply's free text ("error", "expected", "fix"): "" when absent or not a string.
+std::string text_or_empty(const nlohmann::json& reply, const char* key) {
+  if (!reply.is_object()) return {};
+  const auto it = reply.find(key);
+  return it != reply.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
 
 }  // namespace
 
@@ -104,7 +113,6 @@ ModelFacts model_facts_from(const nlohmann::json& j) {
   f.description = string_field(j, "description", what);
   f.arch = string_field(j, "arch", what);
   f.file_type = string_field(j, "file_type", what);
-  constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
   f.size_bytes = static_cast<uint64_t>(int_field(j, "size_bytes", 0, kI64Max, what));
   f.n_params = static_cast<uint64_t>(int_field(j, "n_params", 0, kI64Max, what));
   f.n_layer = static_cast<int>(int_field(j, "n_layer", 0, kIntMax, what));
@@ -184,6 +192,100 @@ nlohmann::json parse_line(std::string_view line, std::string_view what) {
     throw ProtocolError(
         fmt::format("{}: not one JSON object per line: '{}'", what, line.substr(0, 120)));
   return j;
+}
+
+void check_reply(const nlohmann::json& reply) {
+  const auto ok = reply.is_object() ? reply.find("ok") : reply.end();
+  if (ok == reply.end() || !ok->is_boolean())
+    throw EngineError(
+        fmt::format("the engine worker answered '{}' without \"ok\"", reply.dump().substr(0, 200)));
+  if (ok->get<bool>()) return;
+  std::string error = text_or_empty(reply, "error");
+  if (error.empty()) error = "(the worker gave no reason)";
+  if (text_or_empty(reply, "kind") == "input")
+    throw UserError(error, text_or_empty(reply, "expected"), text_or_empty(reply, "fix"));
+  throw EngineError(error);
+}
+
+EngineFacts hello_reply_from(const nlohmann::json& reply) {
+  const char* what = "the worker's hello";
+  // A worker that speaks our protocol but cannot run here (no CPU backend for
+  // this CPU, another engine release behind the library name) says why itself.
+  if (!bool_field(reply, "ok", what)) {
+    const std::string error = text_or_empty(reply, "error");
+    if (text_or_empty(reply, "kind") == "input" && !error.empty())
+      throw UserError(error, text_or_empty(reply, "expected"), text_or_empty(reply, "fix"));
+    throw ProtocolError(error.empty() ? std::string("it refused hello without a reason") : error);
+  }
+  const int64_t protocol = int_field(reply, "protocol", 0, 1 << 30, what);
+  if (protocol != kVersion)
+    throw ProtocolError(fmt::format("{}: protocol {} is not {}", what, protocol, kVersion));
+  return engine_facts_from(field(reply, "engine", what));
+}
+
+LoadReply load_reply_from(const nlohmann::json& reply) {
+  LoadReply r;
+  r.facts = model_facts_from(field(reply, "facts", "load reply"));
+  r.engine_log = string_field(reply, "engine_log", "load reply", size_t{1} << 20);
+  return r;
+}
+
+ContextReply context_reply_from(const nlohmann::json& reply) {
+  const char* what = "context reply";
+  ContextReply r;
+  r.ctx = static_cast<int>(int_field(reply, "ctx", 1, 1 << 30, what));
+  r.n_ctx = static_cast<int>(int_field(reply, "n_ctx", 1, kMaxTokens, what));
+  r.engine_log = string_field(reply, "engine_log", what, size_t{1} << 20);
+  return r;
+}
+
+double decode_reply_from(const nlohmann::json& reply) {
+  const double s = number_field(reply, "seconds", "decode reply");
+  if (!(s > 0) || s > 1e9) throw EngineError(fmt::format("the worker timed a decode at {} s", s));
+  return s;
+}
+
+int cached_reply_from(const nlohmann::json& reply) {
+  return static_cast<int>(int_field(reply, "n", 0, kMaxTokens, "cached reply"));
+}
+
+std::string quantize_reply_from(const nlohmann::json& reply) {
+  return string_field(reply, "log", "quantize reply", size_t{16} << 20);
+}
+
+ExpertGemvPoint expert_gemv_reply_from(const nlohmann::json& reply) {
+  const char* what = "expert_gemv reply";
+  ExpertGemvPoint p;
+  p.pool_bytes = static_cast<uint64_t>(int_field(reply, "pool_bytes", 0, kI64Max, what));
+  p.expert_bytes = static_cast<uint64_t>(int_field(reply, "expert_bytes", 0, kI64Max, what));
+  p.gbps = number_field(reply, "gbps", what);
+  p.tokens_per_s = number_field(reply, "tokens_per_s", what);
+  return p;
+}
+
+WorkerEvent event_from(const nlohmann::json& ev) {
+  const char* what = "a routing event";
+  WorkerEvent e;
+  const std::string kind = string_field(ev, "event", what, 16);
+  e.n_tokens = static_cast<int>(int_field(ev, "n_tokens", 0, kMaxTokens, what));
+  if (kind == "decode") {
+    e.generation = bool_field(ev, "generation", what);
+    return e;
+  }
+  if (kind != "routing") throw ProtocolError(fmt::format("unknown event '{}'", kind));
+  e.routing = true;
+  e.layer = static_cast<int>(int_field(ev, "layer", 0, 4095, what));
+  e.n_used = static_cast<int>(int_field(ev, "n_used", 1, 1024, what));
+  const nlohmann::json& ids = ev.at("ids");
+  if (!ids.is_array() || ids.size() != static_cast<size_t>(e.n_tokens) * e.n_used)
+    throw ProtocolError("a routing event's ids do not match n_tokens x n_used");
+  e.ids.reserve(ids.size());
+  for (const auto& id : ids) {
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() >= 1 << 20)
+      throw ProtocolError("a routing event holds an expert id out of range");
+    e.ids.push_back(id.get<int32_t>());
+  }
+  return e;
 }
 
 }  // namespace moesweep::worker_protocol

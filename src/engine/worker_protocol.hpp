@@ -14,8 +14,10 @@
 // request or reply changes meaning; both sides refuse another version.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/engine_types.hpp"
 
@@ -56,5 +58,48 @@ EngineFacts engine_facts_from(const nlohmann::json& j);
 
 // A line to a value: ProtocolError when it is not one JSON object.
 nlohmann::json parse_line(std::string_view line, std::string_view what);
+
+// --- The worker's replies as moesweep reads them (fuzz/fuzz_worker_reply.cpp) ---
+// Each reader takes the reply of one request kind and throws ProtocolError
+// naming the reply, the field and what it should have been.
+
+// Any reply: returns when it says {"ok":true}. {"ok":false}: UserError for
+// kind "input" (the worker's expected and fix), else EngineError with the
+// worker's error; no boolean "ok": EngineError.
+void check_reply(const nlohmann::json& reply);
+// hello: the engine's facts. UserError when the worker refuses to run here
+// (kind "input", its reason); ProtocolError for another protocol version.
+EngineFacts hello_reply_from(const nlohmann::json& reply);
+
+struct LoadReply {
+  ModelFacts facts;
+  std::string engine_log;  // the engine's INFO lines of the load
+};
+LoadReply load_reply_from(const nlohmann::json& reply);
+
+struct ContextReply {
+  int ctx = 0;    // the worker's id of the context
+  int n_ctx = 0;  // what the engine made of the asked n_ctx
+  std::string engine_log;
+};
+ContextReply context_reply_from(const nlohmann::json& reply);
+
+// decode: the seconds the engine took, in (0, 1e9] (EngineError otherwise).
+double decode_reply_from(const nlohmann::json& reply);
+int cached_reply_from(const nlohmann::json& reply);            // tokens in the KV cache
+std::string quantize_reply_from(const nlohmann::json& reply);  // the engine's log
+// expert_gemv: the point (its threads are the request's, not the reply's).
+ExpertGemvPoint expert_gemv_reply_from(const nlohmann::json& reply);
+
+// A line before the reply of a traced decode: a decode call, or the experts
+// one MoE layer selected (ids[t * n_used + k], n_tokens x n_used of them).
+struct WorkerEvent {
+  bool routing = false;  // false: a decode event
+  int n_tokens = 0;
+  bool generation = false;  // decode events
+  int layer = 0, n_used = 0;
+  std::vector<int32_t> ids;
+};
+WorkerEvent event_from(const nlohmann::json& event);
 
 }  // namespace moesweep::worker_protocol
