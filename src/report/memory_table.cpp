@@ -52,7 +52,9 @@ std::string memory_tables(const std::vector<Record>& records) {
   std::vector<std::string> order;
   for (const Record& r : records) {
     if (!r.ok || !has_any(r.memory)) continue;
-    const std::string label = context_label(r.params);
+    // Each engine's worker has its own buffers (sweep --engine a,b): a row each.
+    const std::string label =
+        context_label(r.params) + (r.params.engine.empty() ? "" : " | engine " + r.params.engine);
     if (!by_context.count(label)) order.push_back(label);
     by_context[label].push_back(&r);
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "util/error.hpp"
+#include "util/parse_list.hpp"
 
 namespace moesweep {
 
@@ -66,6 +67,15 @@ LoadedRun engine_side(const LoadedRun& run, const std::string& name) {
                     "name two engines of the run: --engines A,B");
   }
   return side;
+}
+
+std::pair<LoadedRun, LoadedRun> engine_pair(const LoadedRun& run, const std::string& list) {
+  const std::vector<std::string> names = split_list(list, ',');
+  if (names.size() != 2 || names[0] == names[1])
+    throw UserError(fmt::format("--engines '{}' does not name two engines", list),
+                    "two different engine names of one run: compare RUN --engines BASE,NEW",
+                    "give the two engines of the run to put side by side");
+  return {engine_side(run, names[0]), engine_side(run, names[1])};
 }
 
 std::string engine_summary(const LoadedRun& run) {

@@ -42,7 +42,7 @@ TEST(HostileCli, ParseErrorsExitTwoNotCli11Codes) {
   expect_refused("sweep --bogus", "was not expected: --bogus");
   expect_refused("sweep -t", "--threads");                      // a value missing
   expect_refused("sweep --keep-pp 3", "Value 3 not in range");  // a check failing
-  expect_refused("compare only-one", "new is required");
+  expect_refused("compare only-one", "only one run given");
   expect_refused("", "A subcommand is required");
   // --help and --version are not errors.
   EXPECT_EQ(test::run_cli("sweep --help").exit_code, 0);

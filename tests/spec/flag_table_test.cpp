@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "support/test_support.hpp"
 #include "sweep/settings_text.hpp"
 #include "sweep/sweep_settings.hpp"
 

@@ -14,7 +14,6 @@
 #include "results/sqlite_store.hpp"
 #include "serve/serve_compare.hpp"
 #include "util/error.hpp"
-#include "util/parse_list.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -73,13 +72,10 @@ std::pair<LoadedRun, LoadedRun> load_sides(const CompareArgs& a) {
     LoadedRun base = load_run(base_for(a, fresh), a.db);
     return {std::move(base), std::move(fresh)};
   }
-  const std::vector<std::string> names = split_list(a.engines, ',');
-  if (names.size() != 2 || names[0] == names[1] || !a.fresh.empty())
-    throw UserError(fmt::format("--engines '{}' with {} run(s)", a.engines, a.fresh.empty() ? 1 : 2),
-                    "two different engine names of one run: compare RUN --engines BASE,NEW",
-                    "give one run (sweep --engine a,b) and the two engines to put side by side");
-  const LoadedRun run = load_run(a.base, a.db);
-  return {engine_side(run, names[0]), engine_side(run, names[1])};
+  if (!a.fresh.empty())
+    throw UserError("--engines with two runs", "one run: compare RUN --engines BASE,NEW",
+                    "give the one run (sweep --engine a,b) whose two engines to compare");
+  return engine_pair(load_run(a.base, a.db), a.engines);
 }
 
 int run_compare(const CompareArgs& a) {
