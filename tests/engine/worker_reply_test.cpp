@@ -50,6 +50,16 @@ class CountingObserver : public RoutingObserver {
   int decodes = 0, layers = 0;
 };
 
+TEST(WorkerReply, AReplyMissingItsFieldIsAnEngineError) {
+  // The sweep catches EngineError (fails the context's points, goes on); a
+  // ProtocolError that is not one reached main as "internal error", exit 1.
+  ModelLoadParams load;
+  load.path = "x.gguf";
+  LoadedModel model(load, scripted_worker("no-seconds", kContext, R"({"ok":true})"));
+  LiveContext ctx(model, ContextParams{});
+  EXPECT_THROW(ctx.generate({1}, 0), EngineError);
+}
+
 TEST(WorkerReply, ARoutingEventWithoutIdsIsAWorkerFailure) {
   // Found by fuzz_worker_reply: ev.at("ids") threw the JSON library's
   // out_of_range, which WorkerProcess did not take for a broken worker.
