@@ -276,7 +276,7 @@ WorkerEvent event_from(const nlohmann::json& ev) {
   e.routing = true;
   e.layer = static_cast<int>(int_field(ev, "layer", 0, 4095, what));
   e.n_used = static_cast<int>(int_field(ev, "n_used", 1, 1024, what));
-  const nlohmann::json& ids = ev.at("ids");
+  const nlohmann::json& ids = field(ev, "ids", what);
   if (!ids.is_array() || ids.size() != static_cast<size_t>(e.n_tokens) * e.n_used)
     throw ProtocolError("a routing event's ids do not match n_tokens x n_used");
   e.ids.reserve(ids.size());

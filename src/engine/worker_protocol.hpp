@@ -31,10 +31,12 @@ inline constexpr size_t kMaxLineBytes = size_t{64} << 20;
 inline constexpr int64_t kMaxTokens = int64_t{1} << 24;
 
 // A request or reply that breaks the protocol (wrong type, out of range,
-// missing field): names the field and what it should have been.
-class ProtocolError : public std::runtime_error {
+// missing field): names the field and what it should have been. Seen from
+// moesweep it is the engine's failure: the sweep fails those points and goes
+// on, as for any EngineError.
+class ProtocolError : public EngineError {
  public:
-  using std::runtime_error::runtime_error;
+  using EngineError::EngineError;
 };
 
 // Typed access with ranges; `what` names the message in errors.
