@@ -117,17 +117,18 @@ std::vector<AddStep> add_steps(const fs::path& tree, const fs::path& dir, const 
     std::vector<std::string> fetch = {(tree / "scripts" / "engine-fetch").string(), src.release,
                                       (dir / "engine").string(), "--source"};
     if (!src.from_source) fetch.push_back("--prebuilt");
-    steps.push_back({"fetching llama.cpp package " + src.release + " from the npm registry", fetch});
+    steps.push_back(
+        {"fetching llama.cpp package " + src.release + " from the npm registry", fetch});
   }
   steps.push_back({"configuring the worker's build", configure_argv(tree, dir, src)});
   const char* jobs = std::getenv("MOESWEEP_JOBS");
   const std::string n =
       jobs && *jobs ? jobs : std::to_string(std::max(1u, std::thread::hardware_concurrency()));
-  steps.push_back({src.release.empty() || src.from_source
-                       ? "compiling the engine and its worker (minutes)"
-                       : "compiling the worker against the prebuilt libraries",
-                   {"cmake", "--build", (dir / "build").string(), "--target", "moesweep-worker",
-                    "-j", n}});
+  steps.push_back(
+      {src.release.empty() || src.from_source
+           ? "compiling the engine and its worker (minutes)"
+           : "compiling the worker against the prebuilt libraries",
+       {"cmake", "--build", (dir / "build").string(), "--target", "moesweep-worker", "-j", n}});
   return steps;
 }
 
@@ -160,8 +161,7 @@ void check_source(const std::string& name, const EngineSource& src) {
 
 // Runs every step; on failure removes `dir` and throws with the log tail.
 void run_steps(const std::vector<AddStep>& steps, const fs::path& dir, const fs::path& registry,
-               const std::string& name,
-               const std::function<void(const std::string&)>& progress) {
+               const std::string& name, const std::function<void(const std::string&)>& progress) {
   const fs::path log = dir / "add.log";
   for (const AddStep& step : steps) {
     progress(step.what);
@@ -173,11 +173,11 @@ void run_steps(const std::vector<AddStep>& steps, const fs::path& dir, const fs:
     const std::string tail = log_tail(ec ? log : kept, 25);
     fs::remove_all(dir, ec);
     const bool interrupted = WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
-    throw UserError(
-        fmt::format("engine add {}: {} {} (log: {}){}", name, step.what,
-                    interrupted ? "was interrupted" : "failed", kept.string(), tail),
-        "a step that succeeds", "fix what the log says and run engine add again; nothing was registered",
-        interrupted ? 130 : 2);
+    throw UserError(fmt::format("engine add {}: {} {} (log: {}){}", name, step.what,
+                                interrupted ? "was interrupted" : "failed", kept.string(), tail),
+                    "a step that succeeds",
+                    "fix what the log says and run engine add again; nothing was registered",
+                    interrupted ? 130 : 2);
   }
 }
 
@@ -190,7 +190,8 @@ RegisteredEngine add_engine(const fs::path& registry, const std::string& name,
   const fs::path tree = source_tree_dir();
   if (tree.empty())
     throw UserError("engine add: the moesweep source tree this binary was built from is gone",
-                    "the checkout with CMakeLists.txt and scripts/", "run the moesweep of a checkout");
+                    "the checkout with CMakeLists.txt and scripts/",
+                    "run the moesweep of a checkout");
   std::error_code ec;
   fs::create_directories(registry, ec);
   const fs::path dir = registry / name;
@@ -199,7 +200,8 @@ RegisteredEngine add_engine(const fs::path& registry, const std::string& name,
     throw UserError(fmt::format("engine add: {} {}", dir.string(),
                                 done ? "is registered already"
                                      : "exists (an add in progress, or one that was interrupted)"),
-                    "a new engine name", fmt::format("pick another name, or run: moesweep engine remove {}", name));
+                    "a new engine name",
+                    fmt::format("pick another name, or run: moesweep engine remove {}", name));
   }
   if (!std::getenv("CCACHE_BASEDIR")) setenv("CCACHE_BASEDIR", tree.c_str(), 0);
   run_steps(add_steps(tree, dir, source), dir, registry, name, progress);
@@ -217,9 +219,9 @@ RegisteredEngine add_engine(const fs::path& registry, const std::string& name,
     e.cpu_variant = facts.cpu_variant;
   } catch (const std::exception& err) {
     fs::remove_all(dir, ec);
-    throw UserError(fmt::format("engine add {}: the worker built but does not start: {}", name,
-                                err.what()),
-                    "a worker that answers its hello", "see the engine's log above; nothing was registered");
+    throw UserError(
+        fmt::format("engine add {}: the worker built but does not start: {}", name, err.what()),
+        "a worker that answers its hello", "see the engine's log above; nothing was registered");
   }
   write_engine_file(dir / "engine.json", e);
   return e;

@@ -19,9 +19,9 @@
 namespace moesweep {
 
 struct EngineSource {
-  std::string release;                // a package version: 3.22.1 (llama.cpp v0.5.0)
-  bool from_source = false;           // compile the release instead of its prebuilt libraries
-  std::filesystem::path llama_cpp;    // a checkout
+  std::string release;                   // a package version: 3.22.1 (llama.cpp v0.5.0)
+  bool from_source = false;              // compile the release instead of its prebuilt libraries
+  std::filesystem::path llama_cpp;       // a checkout
   std::vector<std::string> build_flags;  // "-DNAME=VALUE"
 };
 

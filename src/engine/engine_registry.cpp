@@ -57,11 +57,11 @@ fs::path engine_registry_dir() {
 }
 
 void check_engine_name(const std::string& name, const std::string& origin) {
-  const bool ok = !name.empty() && name.size() <= 64 && name[0] != '.' &&
-                  std::all_of(name.begin(), name.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
-                           c == '-';
-                  });
+  const bool ok =
+      !name.empty() && name.size() <= 64 && name[0] != '.' &&
+      std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+      });
   if (ok) return;
   throw UserError(fmt::format("{}: '{}' is not an engine name", origin, json_excerpt(name)),
                   "letters, digits, '.', '_' and '-', at most 64, not starting with '.'",
@@ -134,9 +134,10 @@ RegisteredEngine find_engine(const fs::path& registry, const std::string& name) 
   if (fs::is_regular_file(file, ec)) {
     RegisteredEngine e = read_engine_file(file);
     if (e.name != name)
-      throw UserError(fmt::format("{} names the engine '{}', not '{}'", file.string(), e.name, name),
-                      "an engine file in the folder of its own name",
-                      "remove the folder and add the engine again (moesweep engine add)");
+      throw UserError(
+          fmt::format("{} names the engine '{}', not '{}'", file.string(), e.name, name),
+          "an engine file in the folder of its own name",
+          "remove the folder and add the engine again (moesweep engine add)");
     return e;
   }
   std::string known;

@@ -50,9 +50,9 @@ void add_metric_cells(std::vector<std::string>& row, const PointComparison& pc, 
     if (m.metric != metric) continue;
     row.push_back(fmt::format("{:.2f}", m.base_mean));
     row.push_back(fmt::format("{:.2f}", m.new_mean));
-    row.push_back(m.ratio_hi > 0 ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", m.ratio, m.ratio_lo,
-                                               m.ratio_hi)
-                                 : fmt::format("{:.3f}", m.ratio));
+    row.push_back(m.ratio_hi > 0
+                      ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", m.ratio, m.ratio_lo, m.ratio_hi)
+                      : fmt::format("{:.3f}", m.ratio));
     row.push_back(verdict_mark(m.verdict));
     return;
   }
@@ -79,7 +79,8 @@ std::string pair_table(const LoadedRun& run, const std::string& a, const std::st
   std::string out = fmt::format("### {} against {}\n\n", b, a);
   out += fmt::format("{}\n\n{}", c.base_engine, c.new_engine == c.base_engine ? "" : c.new_engine);
   out += fmt::format(
-      "\n\nt/s means; test: {} at alpha {} (slower/faster: significant and at least {:.0f}%; small: "
+      "\n\nt/s means; test: {} at alpha {} (slower/faster: significant and at least {:.0f}%; "
+      "small: "
       "significant, under it; ~: noise).\n\n",
       "Welch t below 4 samples a side, Mann-Whitney U from 4", CompareOptions{}.alpha,
       CompareOptions{}.threshold * 100);

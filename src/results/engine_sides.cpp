@@ -61,10 +61,10 @@ LoadedRun engine_side(const LoadedRun& run, const std::string& name) {
   if (side.records.empty()) {
     std::string there;
     for (const std::string& e : engines_in(run)) there += (there.empty() ? "" : ", ") + e;
-    throw UserError(fmt::format("{} has no point measured by engine '{}'", run.label, name),
-                    there.empty() ? std::string("a run of sweep --engine a,b")
-                                  : "one of its engines: " + there,
-                    "name two engines of the run: --engines A,B");
+    throw UserError(
+        fmt::format("{} has no point measured by engine '{}'", run.label, name),
+        there.empty() ? std::string("a run of sweep --engine a,b") : "one of its engines: " + there,
+        "name two engines of the run: --engines A,B");
   }
   return side;
 }

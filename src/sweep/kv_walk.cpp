@@ -176,8 +176,7 @@ bool KvWalk::step(const PointDone& done) {
   reach_depth(in_, depth, filled_, current_thread_);
   // The timed PP covers exactly the tokens a fill to depth + PP would add.
   const bool deeper_wanted = next_wanted((di + 1) * n_threads_) < points_.size();
-  const bool pp_is_next_fill = n_prompt > 0 && deeper_wanted &&
-                               di + 1 < in_.group.depths.size() &&
+  const bool pp_is_next_fill = n_prompt > 0 && deeper_wanted && di + 1 < in_.group.depths.size() &&
                                in_.group.depths[di + 1] == depth + n_prompt;
   const bool last_at_depth = next_wanted(i + 1) >= (di + 1) * n_threads_;
   const int thread = static_cast<int>(point.thread);  // the snake's, not the position's

@@ -11,8 +11,8 @@
 #include <sched.h>
 
 #include "engine/context_rules.hpp"
-#include "engine/engine_limits.hpp"
 #include "engine/engine.hpp"
+#include "engine/engine_limits.hpp"
 #include "engine/engine_registry.hpp"
 #include "hw/resctrl.hpp"
 #include "model/twin_spec.hpp"

@@ -294,8 +294,7 @@ void SweepRunner::run_context(size_t mi, size_t ci, std::vector<EngineModel>& mo
   out.skipped_points += static_cast<int>(points.size() - n_wanted);
   if (n_wanted == 0) return;
   if (!cg.invalid_reason.empty()) return fail_points(points, cg.invalid_reason, out);
-  const Footprint need =
-      context_footprint(shape, cg.params, plan_.spec.load_mode, models.size());
+  const Footprint need = context_footprint(shape, cg.params, plan_.spec.load_mode, models.size());
   if (const std::string why = footprint_problem(need, available_memory_bytes(), true); !why.empty())
     return fail_points(points, why, out);
   std::vector<Lane> lanes(models.size());
@@ -341,8 +340,8 @@ void SweepRunner::open_lane(Lane& lane, const MemoryShape& shape,
   lane.em->memory->context_created(engine_memory_figures(lane.ctx->creation_log()),
                                    context_footprint(shape, cg.params, plan_.spec.load_mode).kv);
   lane.context_made = true;
-  const WalkInputs in{*lane.ctx, cg,        plan_.spec,        tokens,          counters_,
-                      listener_, stop,      &lane.in_progress, lane.ctx->pid()};
+  const WalkInputs in{*lane.ctx, cg,   plan_.spec,        tokens,         counters_,
+                      listener_, stop, &lane.in_progress, lane.ctx->pid()};
   lane.walk = std::make_unique<KvWalk>(in, lane.points,
                                        [this](const PlannedPoint& p) { return wanted(p); });
 }

@@ -68,8 +68,8 @@ TEST(EngineAxis, EveryPointOnEveryEngineInAbbaOrderWithTheEngineInKeyAndRecord) 
     EXPECT_EQ(rec.at("extra").at("engine").at("name"), rec.at("engine")) << rec.dump();
     EXPECT_FALSE(rec.at("extra").at("engine").at("release").get<std::string>().empty());
   }
-  EXPECT_EQ(order, (std::vector<std::string>{"default", "same", "same", "default", "default",
-                                             "same"}));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"default", "same", "same", "default", "default", "same"}));
   EXPECT_EQ(depths, (std::vector<int>{0, 0, 64, 64, 128, 128}));
   // Six distinct points, three per engine, each its own point of the plan.
   std::set<std::pair<std::string, int>> cells;
@@ -105,8 +105,8 @@ TEST(EngineAxis, TheEngineIsInTheKeyOnlyWhenChosen) {
 TEST(EngineAxis, CompareTwoEnginesOfOneRun) {
   const fs::path registry = registry_with_same_worker();
   const fs::path out = test::scratch_dir() / "runs";
-  auto r = test::run_shell("MOESWEEP_ENGINES=" + q(registry) + " " +
-                           std::string(test::cli_path()) + " " + kSweep + " --out-dir " + q(out));
+  auto r = test::run_shell("MOESWEEP_ENGINES=" + q(registry) + " " + std::string(test::cli_path()) +
+                           " " + kSweep + " --out-dir " + q(out));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const fs::path run = test::only_run_dir(out);
   r = test::run_cli("compare " + q(run) + " --engines default,same --json");

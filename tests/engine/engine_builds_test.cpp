@@ -32,10 +32,10 @@ std::string with_registry(const std::string& command) {
 void ensure_engine(const std::string& name, const std::string& args) {
   fs::create_directories(shared_registry());
   const std::string add = std::string(test::cli_path()) + " engine add " + name + " " + args;
-  const auto r = test::run_shell(
-      "flock " + q(shared_registry() / ".lock") + " sh -c " +
-      q("test -f " + (shared_registry() / name / "engine.json").string() + " || " +
-        with_registry(add)));
+  const auto r =
+      test::run_shell("flock " + q(shared_registry() / ".lock") + " sh -c " +
+                      q("test -f " + (shared_registry() / name / "engine.json").string() + " || " +
+                        with_registry(add)));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
@@ -59,11 +59,11 @@ TEST(EngineBuilds, TwoReleasesSideBySideInOneSweep) {
     }
   EXPECT_TRUE(listed) << r.out;
   const fs::path out = test::scratch_dir() / "runs";
-  r = test::run_shell(with_registry(
-      std::string(test::cli_path()) +
-      " sweep -m kimi-k2.5 --scale tiny -t 1 -d 0,64 -c 512 -ub 64 -p 64 -n 8 -r 3 "
-      "--counters none --no-db --engine default,v050 --out-dir " +
-      q(out)));
+  r = test::run_shell(
+      with_registry(std::string(test::cli_path()) +
+                    " sweep -m kimi-k2.5 --scale tiny -t 1 -d 0,64 -c 512 -ub 64 -p 64 -n 8 -r 3 "
+                    "--counters none --no-db --engine default,v050 --out-dir " +
+                    q(out)));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const fs::path run = test::only_run_dir(out);
   std::map<std::string, std::string> release_of;

@@ -32,22 +32,26 @@ int print_engines(const EngineArgs& a) {
   if (a.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const RegisteredEngine& e : engines)
-      out.push_back({{"name", e.name}, {"kind", e.kind}, {"source", e.source},
-                     {"release", e.release}, {"commit", e.commit}, {"build", e.build},
-                     {"build_flags", e.build_flags}, {"cpu_variant", e.cpu_variant},
+      out.push_back({{"name", e.name},
+                     {"kind", e.kind},
+                     {"source", e.source},
+                     {"release", e.release},
+                     {"commit", e.commit},
+                     {"build", e.build},
+                     {"build_flags", e.build_flags},
+                     {"cpu_variant", e.cpu_variant},
                      {"worker", e.worker.string()}});
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
   fmt::print("engines in {} (and this moesweep's own, 'default'):\n", registry_of(a).string());
-  fmt::print("  {:<12} {:<10} {:<8} {:<10} {:<10} {}\n", "name", "kind", "release", "commit",
-             "cpu", "build");
+  fmt::print("  {:<12} {:<10} {:<8} {:<10} {:<10} {}\n", "name", "kind", "release", "commit", "cpu",
+             "build");
   for (const RegisteredEngine& e : engines) {
     std::string build = e.build.empty() ? e.source : e.build;
     for (const std::string& f : e.build_flags) build += " " + f;
     fmt::print("  {:<12} {:<10} {:<8} {:<10} {:<10} {}\n", e.name, e.kind,
-               e.release.empty() ? "-" : e.release,
-               e.commit.empty() ? "-" : short_commit(e.commit),
+               e.release.empty() ? "-" : e.release, e.commit.empty() ? "-" : short_commit(e.commit),
                e.cpu_variant.empty() ? "-" : e.cpu_variant, build);
   }
   return 0;
@@ -76,16 +80,19 @@ void add_engine_command(CLI::App& app, CommandRunner& run) {
                     "~/.local/share/moesweep/engines)");
   };
 
-  CLI::App* add_cmd = cmd->add_subcommand("add", "build a worker against an engine and register it");
+  CLI::App* add_cmd =
+      cmd->add_subcommand("add", "build a worker against an engine and register it");
   add_cmd->add_option("name", args->name, "the engine's name in --engine and in every record")
       ->required();
-  add_cmd->add_option("--release", args->source.release,
-                      "a llama.cpp release by its npm package version (3.21.1 = v0.4.0, 3.22.1 = v0.5.0)");
+  add_cmd->add_option(
+      "--release", args->source.release,
+      "a llama.cpp release by its npm package version (3.21.1 = v0.4.0, 3.22.1 = v0.5.0)");
   add_cmd->add_flag("--from-source", args->source.from_source,
                     "compile the release natively instead of using its prebuilt libraries");
   add_cmd->add_option("--llama-cpp", args->llama_cpp, "a llama.cpp checkout on disk (a PR branch)");
-  add_cmd->add_option("--cmake-flag", args->source.build_flags,
-                      "a CMake flag for the engine's build, e.g. -DGGML_AVX512=OFF (repeatable)")
+  add_cmd
+      ->add_option("--cmake-flag", args->source.build_flags,
+                   "a CMake flag for the engine's build, e.g. -DGGML_AVX512=OFF (repeatable)")
       ->allow_extra_args(false);
   registry_option(add_cmd);
   add_cmd->callback([&run, args] { run = [args] { return add(*args); }; });
