@@ -55,9 +55,12 @@ std::vector<CacheKnee> find_knees(const std::vector<CurveSample>& curve, bool hi
 }
 
 uint64_t usable_llc_bytes(const std::vector<CacheKnee>& knees, uint64_t private_cache_bytes) {
+  const CacheKnee* biggest = nullptr;
   for (const CacheKnee& k : knees)
-    if (k.before_bytes > private_cache_bytes) return k.bytes;
-  return 0;
+    if (k.before_bytes > private_cache_bytes && k.before > 0 &&
+        (!biggest || k.after / k.before > biggest->after / biggest->before))
+      biggest = &k;
+  return biggest ? biggest->bytes : 0;
 }
 
 }  // namespace moesweep

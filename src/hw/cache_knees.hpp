@@ -36,9 +36,13 @@ inline constexpr double kSteepPerDoubling = 1.25;
 // a knee when the whole run moves by kMinKneeRatio or more.
 std::vector<CacheKnee> find_knees(const std::vector<CurveSample>& curve, bool higher_is_slower);
 
-// The usable last-level cache: the first knee whose faster side was measured
+// The usable last-level cache: of the knees whose faster side was measured
 // above `private_cache_bytes` (the per-core L2; the L2 -> L3 step starts at
-// or below it). 0 when there is none (the curve never leaves the cache).
+// or below it), the biggest step: the one out of the cache into memory. Not
+// the first: on a busy shared host the L2 -> L3 step can spill past the L2's
+// size in two small steps (1.4x each, then 7x to DRAM at 8 MiB, measured),
+// and the first of them is not the cache's end. 0 when there is none (the
+// curve never leaves the cache).
 uint64_t usable_llc_bytes(const std::vector<CacheKnee>& knees, uint64_t private_cache_bytes);
 
 }  // namespace moesweep

@@ -52,7 +52,7 @@ void print_cache_probe(const CacheProbeResult& r, bool table) {
   }
   fmt::print(
       "L3: nominal {} (hwloc), effective {} for 1 thread, {} for {} threads "
-      "(measured {}; first latency knee above the {} L2)\n",
+      "(measured {}; the biggest latency step above the {} L2)\n",
       size_text(r.nominal_l3_bytes), size_text(r.effective_l3_bytes),
       size_text(r.effective_l3_bytes_all), r.threads, r.measured_at,
       size_text(r.private_cache_bytes));
