@@ -28,8 +28,14 @@ set(_inc "${MOESWEEP_LLAMA_DIR}/include;${MOESWEEP_LLAMA_DIR}/ggml/include")
 
 # What --version and every record state about the engine: the source tree's commit and the
 # release setup wrote beside it (the npm package's release name).
-execute_process(COMMAND git -C ${MOESWEEP_LLAMA_DIR} rev-parse HEAD
-  OUTPUT_VARIABLE MOESWEEP_ENGINE_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+# A source snapshot names its commit in .source-commit (git would answer for
+# whatever repository the snapshot was unpacked inside).
+if(EXISTS "${MOESWEEP_LLAMA_DIR}/.source-commit")
+  file(STRINGS "${MOESWEEP_LLAMA_DIR}/.source-commit" MOESWEEP_ENGINE_COMMIT LIMIT_COUNT 1)
+else()
+  execute_process(COMMAND git -C ${MOESWEEP_LLAMA_DIR} rev-parse HEAD
+    OUTPUT_VARIABLE MOESWEEP_ENGINE_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+endif()
 if(NOT MOESWEEP_ENGINE_COMMIT)
   set(MOESWEEP_ENGINE_COMMIT "unknown")
 endif()
@@ -39,7 +45,13 @@ if(EXISTS "${MOESWEEP_LLAMA_DIR}/.moesweep-release")
 endif()
 set(MOESWEEP_ENGINE_BACKEND_DIR "")  # where the worker loads dynamic backends from ("" = built in)
 
-if(MOESWEEP_ENGINE STREQUAL "prebuilt")
+set(MOESWEEP_ENGINE_KIND "llama.cpp" CACHE STRING
+    "the engine's API: llama.cpp, or ik_llama.cpp (the worker only; `moesweep engine add --ik-llama`)")
+set_property(CACHE MOESWEEP_ENGINE_KIND PROPERTY STRINGS llama.cpp ik_llama.cpp)
+
+if(MOESWEEP_ENGINE_KIND STREQUAL "ik_llama.cpp")
+  include(${CMAKE_CURRENT_LIST_DIR}/EngineIk.cmake)
+elseif(MOESWEEP_ENGINE STREQUAL "prebuilt")
   include(${CMAKE_CURRENT_LIST_DIR}/EnginePrebuilt.cmake)
 elseif(MOESWEEP_ENGINE_BUILD_DIR)
   set(_engine ${MOESWEEP_ENGINE_BUILD_DIR}/engine)

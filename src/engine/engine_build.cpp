@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <thread>
 
+#include "engine/build_step.hpp"
 #include "engine/engine.hpp"
 #include "util/error.hpp"
 #include "util/paths.hpp"
@@ -76,11 +78,6 @@ bool on_path(const std::string& program) {
   return false;
 }
 
-struct AddStep {
-  std::string what;  // "fetching llama.cpp release 3.22.1"
-  std::vector<std::string> argv;
-};
-
 std::vector<std::string> configure_argv(const fs::path& tree, const fs::path& dir,
                                         const EngineSource& src) {
   std::vector<std::string> a = {"cmake",
@@ -90,11 +87,7 @@ std::vector<std::string> configure_argv(const fs::path& tree, const fs::path& di
                                 (dir / "build").string(),
                                 "-DCMAKE_BUILD_TYPE=Release",
                                 "-DMOESWEEP_BUILD_TESTS=OFF"};
-  if (on_path("ninja")) a.insert(a.begin() + 1, {"-G", "Ninja"});
-  if (on_path("ccache")) {
-    a.push_back("-DCMAKE_C_COMPILER_LAUNCHER=ccache");
-    a.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache");
-  }
+  append_generator_and_launcher(a);
   if (!src.llama_cpp.empty()) {
     a.push_back("-DMOESWEEP_ENGINE=source");
     a.push_back("-DMOESWEEP_LLAMA_DIR=" + src.llama_cpp.string());
@@ -111,8 +104,15 @@ std::vector<std::string> configure_argv(const fs::path& tree, const fs::path& di
   return a;
 }
 
-std::vector<AddStep> add_steps(const fs::path& tree, const fs::path& dir, const EngineSource& src) {
-  std::vector<AddStep> steps;
+std::string build_jobs() {
+  const char* jobs = std::getenv("MOESWEEP_JOBS");
+  return jobs && *jobs ? jobs : std::to_string(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+std::vector<BuildStep> add_steps(const fs::path& tree, const fs::path& dir,
+                                 const EngineSource& src) {
+  if (!src.ik_llama.empty()) return ik_llama_steps(tree, dir, src, build_jobs());
+  std::vector<BuildStep> steps;
   if (!src.release.empty()) {
     std::vector<std::string> fetch = {(tree / "scripts" / "engine-fetch").string(), src.release,
                                       (dir / "engine").string(), "--source"};
@@ -121,9 +121,7 @@ std::vector<AddStep> add_steps(const fs::path& tree, const fs::path& dir, const 
         {"fetching llama.cpp package " + src.release + " from the npm registry", fetch});
   }
   steps.push_back({"configuring the worker's build", configure_argv(tree, dir, src)});
-  const char* jobs = std::getenv("MOESWEEP_JOBS");
-  const std::string n =
-      jobs && *jobs ? jobs : std::to_string(std::max(1u, std::thread::hardware_concurrency()));
+  const std::string n = build_jobs();
   steps.push_back(
       {src.release.empty() || src.from_source
            ? "compiling the engine and its worker (minutes)"
@@ -133,8 +131,36 @@ std::vector<AddStep> add_steps(const fs::path& tree, const fs::path& dir, const 
 }
 
 std::string describe_source(const EngineSource& src) {
+  if (!src.ik_llama.empty()) return "ik_llama.cpp checkout " + src.ik_llama.string();
   if (!src.llama_cpp.empty()) return "checkout " + src.llama_cpp.string();
   return fmt::format("release {} ({})", src.release, src.from_source ? "from source" : "prebuilt");
+}
+
+// ik_llama.cpp is told from mainline by its iqk kernels (ggml/src/iqk).
+bool is_ik_llama(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_directory(dir / "ggml" / "src" / "iqk", ec);
+}
+
+void check_checkout(const EngineSource& src) {
+  const bool ik = !src.ik_llama.empty();
+  const fs::path& dir = ik ? src.ik_llama : src.llama_cpp;
+  if (dir.empty()) return;
+  const char* kind = ik ? "ik_llama.cpp" : "llama.cpp";
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "include" / "llama.h", ec))
+    throw UserError(
+        fmt::format("engine add: {} is not {} {} checkout (no include/llama.h)", dir.string(),
+                    ik ? "an" : "a", kind),
+        fmt::format("the top folder of {} {} source tree", ik ? "an" : "a", kind),
+        fmt::format("give the folder you cloned {} into (the branch checked out)", kind));
+  if (ik != is_ik_llama(dir))
+    throw UserError(
+        fmt::format("engine add: {} is {} checkout", dir.string(),
+                    ik ? "a mainline llama.cpp, not an ik_llama.cpp,"
+                       : "an ik_llama.cpp, not a mainline llama.cpp,"),
+        ik ? "ik_llama.cpp's source (it has ggml/src/iqk)" : "mainline llama.cpp's source",
+        ik ? "register it with --llama-cpp DIR" : "register it with --ik-llama DIR");
 }
 
 void check_source(const std::string& name, const EngineSource& src) {
@@ -142,16 +168,11 @@ void check_source(const std::string& name, const EngineSource& src) {
   if (name == kDefaultEngineName)
     throw UserError("engine add: 'default' is this moesweep's own worker", "another name",
                     "pick another name, e.g. main or pr");
-  if (src.release.empty() == src.llama_cpp.empty())
+  if (!src.release.empty() + !src.llama_cpp.empty() + !src.ik_llama.empty() != 1)
     throw UserError("engine add: say where the engine comes from",
-                    "exactly one of --release VERSION and --llama-cpp DIR",
+                    "exactly one of --release VERSION, --llama-cpp DIR and --ik-llama DIR",
                     "e.g. moesweep engine add v050 --release 3.22.1");
-  std::error_code ec;
-  if (!src.llama_cpp.empty() && !fs::is_regular_file(src.llama_cpp / "include" / "llama.h", ec))
-    throw UserError(fmt::format("engine add: {} is not a llama.cpp checkout (no include/llama.h)",
-                                src.llama_cpp.string()),
-                    "the top folder of a llama.cpp source tree",
-                    "give the folder you cloned llama.cpp into (the PR branch checked out)");
+  check_checkout(src);
   for (const std::string& f : src.build_flags)
     if (f.rfind("-D", 0) != 0 || f.find('=') == std::string::npos || f.size() > 300 ||
         f.find_first_of("\n\r\t") != std::string::npos)
@@ -160,10 +181,10 @@ void check_source(const std::string& name, const EngineSource& src) {
 }
 
 // Runs every step; on failure removes `dir` and throws with the log tail.
-void run_steps(const std::vector<AddStep>& steps, const fs::path& dir, const fs::path& registry,
+void run_steps(const std::vector<BuildStep>& steps, const fs::path& dir, const fs::path& registry,
                const std::string& name, const std::function<void(const std::string&)>& progress) {
   const fs::path log = dir / "add.log";
-  for (const AddStep& step : steps) {
+  for (const BuildStep& step : steps) {
     progress(step.what);
     const int status = run_logged(step.argv, log);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
@@ -182,6 +203,15 @@ void run_steps(const std::vector<AddStep>& steps, const fs::path& dir, const fs:
 }
 
 }  // namespace
+
+void append_generator_and_launcher(std::vector<std::string>& a) {
+  const auto cmake = std::find(a.begin(), a.end(), "cmake");  // after "env X=Y" if any
+  if (on_path("ninja") && cmake != a.end()) a.insert(cmake + 1, {"-G", "Ninja"});
+  if (on_path("ccache")) {
+    a.push_back("-DCMAKE_C_COMPILER_LAUNCHER=ccache");
+    a.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache");
+  }
+}
 
 RegisteredEngine add_engine(const fs::path& registry, const std::string& name,
                             const EngineSource& source,

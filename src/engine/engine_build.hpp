@@ -7,7 +7,9 @@
 //  - a release from the npm registry (scripts/engine-fetch, pinned by sha256
 //    in profiles/engines/node-llama-cpp.json): its prebuilt libraries, or its
 //    source compiled natively (from_source);
-//  - a llama.cpp checkout on disk (a PR branch): compiled natively, statically.
+//  - a llama.cpp checkout on disk (a PR branch): compiled natively, statically;
+//  - an ik_llama.cpp checkout: its own build's shared libraries, copied into
+//    the registry, and a worker built against its API (engine/ik_build_steps.cpp).
 // Extra CMake flags (-DGGML_AVX512=OFF, ...) reach that build and are recorded.
 #include <filesystem>
 #include <functional>
@@ -22,6 +24,7 @@ struct EngineSource {
   std::string release;                   // a package version: 3.22.1 (llama.cpp v0.5.0)
   bool from_source = false;              // compile the release instead of its prebuilt libraries
   std::filesystem::path llama_cpp;       // a checkout
+  std::filesystem::path ik_llama;        // an ik_llama.cpp checkout
   std::vector<std::string> build_flags;  // "-DNAME=VALUE"
 };
 

@@ -1,5 +1,7 @@
 #include "engine/engine_registry.hpp"
 
+#include "engine/engine_knobs.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -108,7 +110,7 @@ RegisteredEngine read_engine_file(const fs::path& file) {
   e.worker = f.text("worker");
   check_engine_name(e.name, file.string());
   if (e.worker.empty() || !e.worker.is_absolute()) f.fail("worker", "an absolute path");
-  if (e.kind != "llama.cpp") f.fail("kind", "llama.cpp");
+  if (e.kind != "llama.cpp" && e.kind != kIkLlamaKind) f.fail("kind", "llama.cpp or ik_llama.cpp");
   return e;
 }
 

@@ -17,7 +17,7 @@ inline constexpr const char* kDefaultEngineName = "default";
 
 struct RegisteredEngine {
   std::string name;
-  std::string kind = "llama.cpp";  // the engine's family: llama.cpp (ik_llama.cpp: not yet)
+  std::string kind = "llama.cpp";  // the engine's family: llama.cpp or ik_llama.cpp
   std::string source;              // "release 3.22.1 (prebuilt)", "checkout /src/llama.cpp", ...
   std::vector<std::string> build_flags;  // CMake -D flags given to `engine add`
   // From the worker's hello when it was registered.

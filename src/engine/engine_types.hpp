@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/engine_knobs.hpp"
+
 namespace moesweep {
 
 // A failure of the engine on one point (not the user's input as such): the
@@ -41,6 +43,7 @@ struct ModelLoadParams {
   std::vector<std::string> tensor_overrides;  // "regex=BUFT"
   int n_cpu_moe = 0;                          // experts of the first N layers on CPU
   std::string numa = "disabled";
+  EngineKnobs knobs;  // ik_llama.cpp only: -rtr, -mla, -amb act at load
 };
 
 struct ModelFacts {
@@ -53,6 +56,7 @@ struct ContextParams {
   int n_ctx = 4096, n_batch = 2048, n_ubatch = 512;
   std::string type_k = "f16", type_v = "f16";
   int flash_attn = -1;  // llama_flash_attn_type: -1 auto, 0 off, 1 on
+  EngineKnobs knobs;    // ik_llama.cpp only: -fmoe, -mla, -amb act on the context
 };
 
 struct ThreadSettings {

@@ -78,13 +78,34 @@ double number_field(const nlohmann::json& j, std::string_view key, std::string_v
   return v.get<double>();
 }
 
+nlohmann::json to_json(const EngineKnobs& k) {
+  return {{"fused_moe", k.fused_moe},
+          {"repack", k.repack},
+          {"mla", k.mla},
+          {"attn_max_batch", k.attn_max_batch}};
+}
+
+// "knobs" of a load or context request; absent (an older client) = none set.
+EngineKnobs knobs_from(const nlohmann::json& request, const char* what) {
+  EngineKnobs k;
+  if (!request.contains("knobs")) return k;
+  const nlohmann::json& j = request.at("knobs");
+  if (!j.is_object()) throw ProtocolError(fmt::format("{}: 'knobs' is not an object", what));
+  k.fused_moe = static_cast<int>(int_field(j, "fused_moe", -1, 1, what));
+  k.repack = static_cast<int>(int_field(j, "repack", -1, 1, what));
+  k.mla = static_cast<int>(int_field(j, "mla", -1, 3, what));
+  k.attn_max_batch = static_cast<int>(int_field(j, "attn_max_batch", -1, kIntMax, what));
+  return k;
+}
+
 nlohmann::json to_json(const ModelLoadParams& p) {
   return {{"path", p.path},
           {"load_mode", p.load_mode},
           {"n_gpu_layers", p.n_gpu_layers},
           {"tensor_overrides", p.tensor_overrides},
           {"n_cpu_moe", p.n_cpu_moe},
-          {"numa", p.numa}};
+          {"numa", p.numa},
+          {"knobs", to_json(p.knobs)}};
 }
 
 ModelLoadParams load_params_from(const nlohmann::json& j) {
@@ -96,6 +117,7 @@ ModelLoadParams load_params_from(const nlohmann::json& j) {
   p.tensor_overrides = string_list(j, "tensor_overrides", what);
   p.n_cpu_moe = static_cast<int>(int_field(j, "n_cpu_moe", 0, 4096, what));
   p.numa = string_field(j, "numa", what, 32);
+  p.knobs = knobs_from(j, what);
   return p;
 }
 
@@ -122,8 +144,9 @@ ModelFacts model_facts_from(const nlohmann::json& j) {
 }
 
 nlohmann::json to_json(const ContextParams& p) {
-  return {{"n_ctx", p.n_ctx},   {"n_batch", p.n_batch}, {"n_ubatch", p.n_ubatch},
-          {"type_k", p.type_k}, {"type_v", p.type_v},   {"flash_attn", p.flash_attn}};
+  return {{"n_ctx", p.n_ctx},         {"n_batch", p.n_batch}, {"n_ubatch", p.n_ubatch},
+          {"type_k", p.type_k},       {"type_v", p.type_v},   {"flash_attn", p.flash_attn},
+          {"knobs", to_json(p.knobs)}};
 }
 
 ContextParams context_params_from(const nlohmann::json& j) {
@@ -135,6 +158,7 @@ ContextParams context_params_from(const nlohmann::json& j) {
   p.type_k = string_field(j, "type_k", what, 32);
   p.type_v = string_field(j, "type_v", what, 32);
   p.flash_attn = static_cast<int>(int_field(j, "flash_attn", -1, 1, what));
+  p.knobs = knobs_from(j, what);
   return p;
 }
 

@@ -47,6 +47,9 @@ std::string string_field(const nlohmann::json& j, std::string_view key, std::str
 bool bool_field(const nlohmann::json& j, std::string_view key, std::string_view what);
 double number_field(const nlohmann::json& j, std::string_view key, std::string_view what);
 
+nlohmann::json to_json(const EngineKnobs& k);
+// A load or context request's "knobs" (absent: none set).
+EngineKnobs knobs_from(const nlohmann::json& request, const char* what);
 nlohmann::json to_json(const ModelLoadParams& p);
 ModelLoadParams load_params_from(const nlohmann::json& j);
 nlohmann::json to_json(const ModelFacts& f);

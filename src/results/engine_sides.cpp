@@ -22,11 +22,14 @@ std::string engine_words(const Record& r) {
   if (it == r.extra.end() || !it->is_object()) return "";
   const std::string commit = text_of(*it, "commit");
   std::string out = text_of(*it, "release");
+  if (out == "unknown") out.clear();  // a checkout without a release name: its commit says it
   if (!commit.empty()) out += (out.empty() ? "" : " ") + commit.substr(0, 10);
   const std::string variant = text_of(*it, "cpu_variant");
   if (!variant.empty()) out += fmt::format(" ({})", variant);
   const std::string build = text_of(*it, "build");
   if (build.find("planted") != std::string::npos) out += " [" + build + "]";
+  const std::string opts = text_of(*it, "opts");  // ik_llama.cpp's switches (engine_side)
+  if (!opts.empty()) out += " " + opts;
   // The name from extra.engine: engine_side() leaves it out of the key.
   const std::string name = text_of(*it, "name");
   if (!name.empty()) out = name + ": " + out;
@@ -56,7 +59,14 @@ LoadedRun engine_side(const LoadedRun& run, const std::string& name) {
   for (const Record& r : run.records) {
     if (r.params.engine != name) continue;
     side.records.push_back(r);
-    side.records.back().params.engine.clear();  // joined on every other field
+    // Joined on every other field. The engine's own switches (engine_opts) are
+    // part of what is compared, like the build: kept in the header's words.
+    Record& kept = side.records.back();
+    kept.params.engine.clear();
+    if (!kept.params.engine_opts.empty() && kept.extra.contains("engine") &&
+        kept.extra["engine"].is_object())
+      kept.extra["engine"]["opts"] = kept.params.engine_opts;
+    kept.params.engine_opts.clear();
   }
   if (side.records.empty()) {
     std::string there;

@@ -27,6 +27,9 @@ const std::vector<PointField>& point_fields() {
       // The engine build (sweep --engine, issue 19): compare joins two engines' points on the rest.
       {.member = &P::engine, .key = "engine", .json = "engine", .label = "engine", .csv = true,
        .key_only_when_set = true},
+      // ik_llama.cpp's -fmoe/-rtr/-mla/-amb: a different engine configuration, so part of the key.
+      {.member = &P::engine_opts, .key = "engine_opts", .json = "engine_opts", .label = "engine_opts",
+       .csv = true, .key_only_when_set = true},
       {.member = &P::model_path, .key = nullptr, .json = "model_path"},
       {.member = &P::model_type, .key = nullptr, .json = "model_type"},
       {.member = &P::quant, .key = "quant", .json = "quant", .label = "quant", .csv = true, .sql = true},

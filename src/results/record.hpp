@@ -19,11 +19,15 @@ namespace moesweep {
 // (tests/results/point_fields_test.cpp fails when a member has no row).
 struct PointParams {
   // model level
-  std::string model_path;          // the GGUF actually loaded
-  std::string model_name;          // twin id or file stem
-  std::string model_type;          // quant/ftype as the engine names it, e.g. "Q4_K - Small"
-  std::string quant;               // short name, e.g. "Q4_K_S"
-  std::string engine;  // sweep --engine: the registered engine build that measured it ("" = not chosen)
+  std::string model_path;  // the GGUF actually loaded
+  std::string model_name;  // twin id or file stem
+  std::string model_type;  // quant/ftype as the engine names it, e.g. "Q4_K - Small"
+  std::string quant;       // short name, e.g. "Q4_K_S"
+  std::string
+      engine;  // sweep --engine: the registered engine build that measured it ("" = not chosen)
+  // ik_llama.cpp's switches this point ran with, "fmoe=1 mla=3" (engine/engine_knobs.hpp);
+  // "" on an engine without them or when none was set
+  std::string engine_opts;
   std::string load_mode = "auto";  // the engine's: auto, none, mmap, mlock, mmap+mlock, dio
   int n_gpu_layers = -1;           // llama-bench's default (-1 = all; on a CPU build all on CPU)
   std::string tensor_overrides;    // -ot patterns, ';'-joined

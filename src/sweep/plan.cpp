@@ -2,6 +2,7 @@
 #include "engine/engine_util.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -263,13 +264,34 @@ PointParams point_params(const SweepSpec& spec, const ModelGroup& mg, const std:
 }
 
 // --engine names to workers (UserError for one that is not registered).
-std::vector<EngineChoice> resolve_engines(const std::vector<std::string>& names) {
-  if (names.empty()) return {{"", default_worker_path(), {}}};
+// ik_llama.cpp's switches go to the engines of that kind; a sweep where no
+// engine has them refuses them (UserError) instead of ignoring them.
+std::vector<EngineChoice> resolve_engines(const std::vector<std::string>& names,
+                                          const EngineKnobs& knobs) {
   std::vector<EngineChoice> out;
-  const std::filesystem::path registry = engine_registry_dir();
-  for (const std::string& name : names) {
-    const RegisteredEngine e = find_engine(registry, name);
-    out.push_back({name, e.worker, e.build_flags});
+  if (names.empty()) {
+    out.push_back({"", default_worker_path(), {}, "llama.cpp", {}});
+  } else {
+    const std::filesystem::path registry = engine_registry_dir();
+    for (const std::string& name : names) {
+      const RegisteredEngine e = find_engine(registry, name);
+      out.push_back({name, e.worker, e.build_flags, e.kind, {}});
+    }
+  }
+  bool taken = false;
+  for (EngineChoice& e : out)
+    if (e.kind == kIkLlamaKind) e.knobs = knobs, taken = true;
+  if (knobs.any() && !taken) {
+    const std::string flag = first_knob_flag(knobs);
+    throw UserError(
+        fmt::format(
+            "{} is an ik_llama.cpp setting, and none of this sweep's engines is "
+            "ik_llama.cpp ({})",
+            flag, names.empty() ? "default: llama.cpp" : fmt::format("{}", fmt::join(names, ", "))),
+        "an ik_llama.cpp engine in --engine (moesweep engine list shows each one's kind)",
+        fmt::format("register one (moesweep engine add ik --ik-llama DIR) and add it to --engine, "
+                    "or drop {}",
+                    flag));
   }
   return out;
 }
@@ -290,6 +312,7 @@ void add_points(Plan& plan) {
           for (size_t e = 0; e < plan.engines.size(); ++e) {
             PointParams params = point_params(plan.spec, mg, model_name, cg, di, ti);
             params.engine = plan.engines[e].name;
+            params.engine_opts = knobs_text(plan.engines[e].knobs);
             plan.points.push_back({index++, mi, ci, di, ti, e, std::move(params)});
           }
         }
@@ -302,7 +325,7 @@ void add_points(Plan& plan) {
 Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
   Plan plan;
   plan.spec = spec;
-  plan.engines = resolve_engines(spec.engines);
+  plan.engines = resolve_engines(spec.engines, spec.engine_knobs);
   std::vector<std::string> cotenants;
   const std::vector<ThreadSettings> threads =
       thread_settings(spec, logical_cpus, dry_run, plan.warnings, cotenants);

@@ -38,9 +38,11 @@ struct ModelGroup {
 // walks over each context point by point in ABBA order, each engine in its
 // own worker holding the model at the same time.
 struct EngineChoice {
-  std::string name;               // "" without --engine (this moesweep's own worker)
-  std::filesystem::path worker;   // its moesweep-worker
+  std::string name;                      // "" without --engine (this moesweep's own worker)
+  std::filesystem::path worker;          // its moesweep-worker
   std::vector<std::string> build_flags;  // what `engine add` built it with (records carry them)
+  std::string kind = "llama.cpp";        // llama.cpp or ik_llama.cpp
+  EngineKnobs knobs;  // the sweep's -fmoe/-rtr/-mla/-amb on an ik_llama.cpp engine; none otherwise
 };
 
 struct PlannedPoint {

@@ -191,7 +191,9 @@ std::unique_ptr<LoadedModel> SweepRunner::load_model(size_t mi, size_t e, const 
   try {
     listener_.note(fmt::format("loading {}{}", mg.load.path, on_engine(engines(), e)));
     memory.before_load();
-    auto model = std::make_unique<LoadedModel>(mg.load, engines()[e].worker);
+    ModelLoadParams load = mg.load;
+    load.knobs = engines()[e].knobs;  // ik_llama.cpp's switches, for such an engine only
+    auto model = std::make_unique<LoadedModel>(load, engines()[e].worker);
     memory.set_engine_pid(model->pid());
     memory.after_load(mg.load.path, engine_memory_figures(model->load_log()));
     return model;
@@ -335,7 +337,9 @@ void SweepRunner::open_lane(Lane& lane, const MemoryShape& shape,
   RoutingObserver* routing = traces_ && lane.engine == 0
                                  ? traces_->start(model.facts(), lane.context_index)
                                  : nullptr;  // --trace-routing: the first engine's
-  lane.ctx = std::make_unique<LiveContext>(model, cg.params, routing);
+  ContextParams params = cg.params;
+  params.knobs = engines()[lane.engine].knobs;  // ik_llama.cpp's switches, for such an engine only
+  lane.ctx = std::make_unique<LiveContext>(model, params, routing);
   lane.ctx->set_timeout(plan_.spec.point_timeout_s);
   lane.em->memory->context_created(engine_memory_figures(lane.ctx->creation_log()),
                                    context_footprint(shape, cg.params, plan_.spec.load_mode).kv);

@@ -103,6 +103,18 @@ const std::vector<SweepSetting>& sweep_settings() {
        "engine build(s) to measure every point on, comma-separated names from `moesweep engine "
        "list` (default: this moesweep's own); interleaved point by point in ABBA order",
        K::kValue, L::kEngine},
+      // ik_llama.cpp's own switches (engine/engine_knobs.hpp): they reach only the sweep's
+      // ik_llama.cpp engines, and a sweep without one refuses them
+      {"fused-moe", "--fused-moe", "-fmoe",
+       "ik_llama.cpp only: fused MoE up/gate, 0 or 1 (the engine's default: 1)", K::kValue, L::kEngine},
+      {"run-time-repack", "--run-time-repack", "-rtr",
+       "ik_llama.cpp only: repack the weights at load, 0 or 1 (1 loads without mmap)", K::kValue,
+       L::kEngine},
+      {"mla-use", "--mla-use", "-mla", "ik_llama.cpp only: MLA implementation 0-3 (default 3)",
+       K::kValue, L::kEngine},
+      {"attention-max-batch", "--attention-max-batch", "-amb",
+       "ik_llama.cpp only: attention's largest batch in MiB, 0 = no limit (default 256)", K::kValue,
+       L::kEngine},
       // run
       {"counters", "--counters", nullptr, "hardware counters: auto, perf, likwid, none", K::kValue, L::kRun},
       {"allow-oversubscribe", "--allow-oversubscribe", nullptr, "allow more threads than logical CPUs",

@@ -294,6 +294,21 @@ std::vector<std::string> engine_list(const Settings& s) {
   return names;
 }
 
+// ik_llama.cpp's switches, -1 where not given (engine/engine_knobs.hpp).
+EngineKnobs engine_knobs(const Settings& s) {
+  EngineKnobs k;
+  if (s.has("fused-moe")) k.fused_moe = s.boolean("fused-moe", false) ? 1 : 0;
+  if (s.has("run-time-repack")) k.repack = s.boolean("run-time-repack", false) ? 1 : 0;
+  if (s.has("mla-use")) {
+    k.mla = s.one_int("mla-use", 3, 0);
+    if (k.mla > 3)
+      throw UserError(fmt::format("{}: {} is not an MLA implementation", s.flag("mla-use"), k.mla),
+                      "0, 1, 2 or 3 (ik_llama.cpp's -mla)", "give -mla 0..3");
+  }
+  if (s.has("attention-max-batch")) k.attn_max_batch = s.one_int("attention-max-batch", 0, 0);
+  return k;
+}
+
 }  // namespace
 
 SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settings,
@@ -339,6 +354,7 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   spec.point_timeout_s = s.one_number("point-timeout", 1800, 0);
   spec.counters = s.has("counters") ? s.text("counters") : "auto";
   spec.engines = engine_list(s);
+  spec.engine_knobs = engine_knobs(s);
   spec.allow_oversubscribe = s.boolean("allow-oversubscribe", false);
   if (spec.n_prompt == 0 && spec.n_gen == 0) {
     throw UserError(fmt::format("{}: both --n-prompt and --n-gen are 0", origin),
@@ -433,6 +449,7 @@ nlohmann::json SweepSpec::to_json() const {
   if (!cotenant_cpus.empty()) j["cotenant_cpus"] = cotenant_cpus;
   if (point_timeout_s != SweepSpec{}.point_timeout_s) j["point_timeout_s"] = point_timeout_s;
   if (!engines.empty()) j["engines"] = engines;
+  if (engine_knobs.any()) j["engine_opts"] = knobs_text(engine_knobs);
   return j;
 }
 

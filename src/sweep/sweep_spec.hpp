@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/engine_knobs.hpp"
 #include "model/model_profile.hpp"
 #include "sweep/twin_axes.hpp"
 
@@ -71,6 +72,8 @@ struct SweepSpec {
   // engine builds to measure every point on (engine/engine_registry.hpp), in
   // ABBA order; empty = this moesweep's own worker, with no engine in the key
   std::vector<std::string> engines;
+  // ik_llama.cpp's -fmoe/-rtr/-mla/-amb, for the sweep's ik_llama.cpp engines only
+  EngineKnobs engine_knobs;
   // run
   std::string counters = "auto";
   bool allow_oversubscribe = false;

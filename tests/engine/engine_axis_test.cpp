@@ -133,7 +133,7 @@ TEST(EngineAxis, BadEngineListsAreRefusedBeforeAnythingIsWritten) {
   const fs::path registry = registry_with_same_worker();
   const fs::path out = test::scratch_dir() / "runs";
   const std::string env = "MOESWEEP_ENGINES=" + q(registry) + " " + std::string(test::cli_path());
-  for (const std::string& engines : {"default,default", "default,missing", "default,../x"}) {
+  for (const std::string engines : {"default,default", "default,missing", "default,../x"}) {
     const auto r = test::run_shell(env + " sweep -m kimi-k2.5 --scale tiny -d 0 -r 1 --no-db " +
                                    "--engine " + engines + " --out-dir " + q(out));
     EXPECT_EQ(r.exit_code, 2) << engines << r.out << r.err;
@@ -142,6 +142,28 @@ TEST(EngineAxis, BadEngineListsAreRefusedBeforeAnythingIsWritten) {
   const auto r = test::run_shell(env + " sweep -m kimi-k2.5 --scale tiny -d 0 -r 1 --no-db " +
                                  "--engine default,missing --out-dir " + q(out));
   EXPECT_NE(r.err.find("moesweep engine add missing"), std::string::npos) << r.err;
+}
+
+// ik_llama.cpp's switches need an ik_llama.cpp engine in the sweep: without
+// one they are refused (exit 2, nothing written), never silently ignored.
+TEST(EngineAxis, IkLlamaSwitchesWithoutAnIkLlamaEngineAreExitTwo) {
+  const fs::path registry = registry_with_same_worker();
+  const fs::path out = test::scratch_dir() / "runs";
+  const std::string env = "MOESWEEP_ENGINES=" + q(registry) + " " + std::string(test::cli_path());
+  for (const std::string knob : {"-fmoe 1", "-rtr 1", "-mla 2", "-amb 512", "--fused-moe 0"}) {
+    for (const std::string engines : {"", " --engine default,same"}) {
+      const auto r = test::run_shell(env + " sweep -m kimi-k2.5 --scale tiny -d 0 -r 1 --no-db " +
+                                     knob + engines + " --out-dir " + q(out));
+      EXPECT_EQ(r.exit_code, 2) << knob << engines << r.out << r.err;
+      EXPECT_NE(r.err.find("is an ik_llama.cpp setting"), std::string::npos) << knob << r.err;
+      EXPECT_NE(r.err.find("--ik-llama"), std::string::npos) << knob << r.err;
+      EXPECT_FALSE(fs::exists(out)) << knob << engines;
+    }
+  }
+  const auto r = test::run_shell(env + " sweep -m kimi-k2.5 --scale tiny -d 0 -r 1 --no-db -mla 4" +
+                                 " --out-dir " + q(out));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("0, 1, 2 or 3"), std::string::npos) << r.err;
 }
 
 TEST(EngineRegistry, ListShowsDefaultAndTheRegisteredOnesAndABrokenFileIsExitTwo) {
@@ -172,7 +194,12 @@ TEST(EngineRegistry, BadEngineSpecsAreExitTwoAndLeaveNothing) {
       {"pr --llama-cpp " + q(not_llama), "not a llama.cpp checkout"},
       {"default --release 3.22.1", "this moesweep's own worker"},
       {"../up --release 3.22.1", "not an engine name"},
-      {"pr", "exactly one of --release VERSION and --llama-cpp DIR"},
+      {"pr", "exactly one of --release VERSION, --llama-cpp DIR and --ik-llama DIR"},
+      {"pr --release 3.22.1 --ik-llama " + q(not_llama), "exactly one of"},
+      {"pr --ik-llama " + q(not_llama), "not an ik_llama.cpp checkout"},
+      // mainline given as ik_llama.cpp: told apart by ik's iqk kernels
+      {"pr --ik-llama " + q(fs::path(test::source_dir()) / "third_party" / "llama.cpp"),
+       "register it with --llama-cpp DIR"},
       {"pr --release 3.22.1 --cmake-flag GGML_AVX512=OFF", "not a CMake -DNAME=VALUE"},
       {"pr --release 9.9.9", "no pinned llama.cpp release"},
   };

@@ -2,13 +2,14 @@
 // worker against llama.cpp v0.5.0 from the npm registry (node-llama-cpp@3.22.1,
 // prebuilt) and against the pinned v0.4.0 with a planted regression (the
 // worker spins 3 ms after every generated token: -DMOESWEEP_PLANTED_TG_DELAY_US).
-// Both are registered once per build tree, under a file lock, in
-// build/test-tmp/shared-engines; each costs a worker build (minutes, once).
+// Both are registered once per build tree (engine/shared_engines.hpp); each
+// costs a worker build (minutes, once).
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "engine/shared_engines.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep {
@@ -16,27 +17,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using test::ensure_engine;
+using test::with_registry;
+
 std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
-
-fs::path shared_registry() {
-  return fs::path(test::test_tmp_dir()) / "shared-engines";
-}
-
-std::string with_registry(const std::string& command) {
-  return "MOESWEEP_ENGINES=" + q(shared_registry()) + " " + command;
-}
-
-// Registers `name` with `args` unless it is there already (one test does it).
-void ensure_engine(const std::string& name, const std::string& args) {
-  fs::create_directories(shared_registry());
-  const std::string add = std::string(test::cli_path()) + " engine add " + name + " " + args;
-  const auto r =
-      test::run_shell("flock " + q(shared_registry() / ".lock") + " sh -c " +
-                      q("test -f " + (shared_registry() / name / "engine.json").string() + " || " +
-                        with_registry(add)));
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  return test::shell_quoted(p);
 }
 
 std::vector<nlohmann::json> records_of(const fs::path& run) {

@@ -145,8 +145,8 @@ TEST(WorkerCrash, KilledMidPointFailsThatPointAndTheSweepGoesOn) {
   expect_one_failed_point(records, "SIGKILL");
   EXPECT_NE(sweep.err().find("restarting it"), std::string::npos) << sweep.err();
   // The failed point is measured again by --resume, the others are kept.
-  const test::CommandResult resumed = test::run_cli("sweep --resume '" + sweep.run.string() +
-                                                    "' --quiet");
+  const test::CommandResult resumed =
+      test::run_cli("sweep --resume '" + sweep.run.string() + "' --quiet");
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
   int ok = 0;
   for (const auto& r : records_of(sweep.run)) ok += r.value("ok", true);

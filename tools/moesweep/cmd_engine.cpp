@@ -16,6 +16,7 @@ struct EngineArgs {
   std::string name;
   EngineSource source;
   std::string llama_cpp;
+  std::string ik_llama;
   bool json = false;
 };
 
@@ -45,12 +46,12 @@ int print_engines(const EngineArgs& a) {
     return 0;
   }
   fmt::print("engines in {} (and this moesweep's own, 'default'):\n", registry_of(a).string());
-  fmt::print("  {:<12} {:<10} {:<8} {:<10} {:<10} {}\n", "name", "kind", "release", "commit", "cpu",
+  fmt::print("  {:<12} {:<13} {:<8} {:<10} {:<10} {}\n", "name", "kind", "release", "commit", "cpu",
              "build");
   for (const RegisteredEngine& e : engines) {
     std::string build = e.build.empty() ? e.source : e.build;
     for (const std::string& f : e.build_flags) build += " " + f;
-    fmt::print("  {:<12} {:<10} {:<8} {:<10} {:<10} {}\n", e.name, e.kind,
+    fmt::print("  {:<12} {:<13} {:<8} {:<10} {:<10} {}\n", e.name, e.kind,
                e.release.empty() ? "-" : e.release, e.commit.empty() ? "-" : short_commit(e.commit),
                e.cpu_variant.empty() ? "-" : e.cpu_variant, build);
   }
@@ -59,6 +60,7 @@ int print_engines(const EngineArgs& a) {
 
 int add(EngineArgs& a) {
   if (!a.llama_cpp.empty()) a.source.llama_cpp = std::filesystem::absolute(a.llama_cpp);
+  if (!a.ik_llama.empty()) a.source.ik_llama = std::filesystem::absolute(a.ik_llama);
   const RegisteredEngine e = add_engine(registry_of(a), a.name, a.source, [](const std::string& s) {
     fmt::print(stderr, "[engine add] {}\n", s);
   });
@@ -90,6 +92,8 @@ void add_engine_command(CLI::App& app, CommandRunner& run) {
   add_cmd->add_flag("--from-source", args->source.from_source,
                     "compile the release natively instead of using its prebuilt libraries");
   add_cmd->add_option("--llama-cpp", args->llama_cpp, "a llama.cpp checkout on disk (a PR branch)");
+  add_cmd->add_option("--ik-llama", args->ik_llama,
+                      "an ik_llama.cpp checkout on disk (built in DIR/build-moesweep*)");
   add_cmd
       ->add_option("--cmake-flag", args->source.build_flags,
                    "a CMake flag for the engine's build, e.g. -DGGML_AVX512=OFF (repeatable)")

@@ -17,6 +17,13 @@ struct ggml_threadpool;
 
 namespace moesweep::worker {
 
+// A ggml tensor type by the engine's own name (-ctk/-ctv's "q8_0"), as its
+// int value; UserError naming `flag` for an unknown name.
+int ggml_type_from_name(const std::string& name, const std::string& flag);
+
+// UserError when `k` sets a switch this worker's engine does not have.
+void refuse_knobs(const EngineKnobs& k);
+
 class Model {
  public:
   explicit Model(const ModelLoadParams& params);  // throws UserError / EngineError

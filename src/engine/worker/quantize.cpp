@@ -24,7 +24,9 @@ nlohmann::json quantize_reply(const nlohmann::json& req) {
   qp.allow_requantize = true;
   // Dequantized rows are F32: slabs keep that buffer small instead of a whole
   // expert tensor (384 experts x ff x hidden floats) at once.
+#ifndef MOESWEEP_ENGINE_IK_LLAMA  // ik_llama.cpp's quantizer has no such limit
   qp.max_buf_size = size_t{128} << 20;
+#endif
   const int64_t threads = wp::int_field(req, "n_threads", 0, 4096, what);
   qp.nthread =
       static_cast<int>(threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency()));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/worker/llama_backend.hpp"
+#include "engine/worker/llama_cpp/threadpool_api.hpp"
 #include "engine/worker_protocol.hpp"
 #include "ggml-alloc.h"
 #include "ggml-backend.h"

@@ -1,14 +1,17 @@
 #include "engine/worker/llama_backend.hpp"
+#include "engine/worker/llama_cpp/threadpool_api.hpp"
 
 #include <fmt/format.h>
 #include <link.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 
 #include "engine/engine_types.hpp"
 #include "engine/worker/engine_log.hpp"
+#include "engine/worker/loaded_library.hpp"
 #include "llama.h"
 #include "util/error.hpp"
 
@@ -34,26 +37,6 @@ ggml_backend_reg_t cpu_reg() {
   return reg;
 }
 
-// The path of the first loaded shared object whose file name starts with `prefix`.
-std::string loaded_library(const char* prefix) {
-  struct Search {
-    const char* prefix;
-    std::string found;
-  } search{prefix, {}};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) {
-        auto* s = static_cast<Search*>(data);
-        const char* name = info->dlpi_name ? std::strrchr(info->dlpi_name, '/') : nullptr;
-        if (name && std::strncmp(name + 1, s->prefix, std::strlen(s->prefix)) == 0) {
-          s->found = info->dlpi_name;
-          return 1;
-        }
-        return 0;
-      },
-      &search);
-  return search.found;
-}
-
 template <typename Fn>
 Fn cpu_proc(const char* name) {
   auto fn = reinterpret_cast<Fn>(ggml_backend_reg_get_proc_address(cpu_reg(), name));
@@ -64,33 +47,7 @@ Fn cpu_proc(const char* name) {
   return fn;
 }
 
-}  // namespace
-
-void init_engine_backends() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    install_engine_log();
-    // Dynamic backends live beside the prebuilt libraries; a static build has
-    // them registered already (and an empty directory name).
-    const std::string dir = backend_dir();
-    if (!dir.empty()) ggml_backend_load_all_from_path(dir.c_str());
-    llama_backend_init();
-  });
-  cpu_reg();  // throws when none loaded
-}
-
-std::string cpu_variant() {
-  const std::string lib = loaded_library("libggml-cpu-");
-  if (lib.empty()) return MOESWEEP_ENGINE_STATIC_VARIANT;  // linked in: native or portable
-  const size_t start = lib.rfind("libggml-cpu-") + std::strlen("libggml-cpu-");
-  const size_t end = lib.find(".so", start);
-  return lib.substr(start, end == std::string::npos ? std::string::npos : end - start);
-}
-
-std::string llama_library_path() {
-  return loaded_library("libllama.");
-}
-
+// The SONAME a loaded library says it is (libllama.v0.4.0.so), "" if none.
 std::string soname_of(const std::string& library) {
   struct Search {
     const std::string* path;
@@ -116,6 +73,56 @@ std::string soname_of(const std::string& library) {
       },
       &search);
   return search.soname;
+}
+
+}  // namespace
+
+void init_engine_backends() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    install_engine_log();
+    // Dynamic backends live beside the prebuilt libraries; a static build has
+    // them registered already (and an empty directory name).
+    const std::string dir = backend_dir();
+    if (!dir.empty()) ggml_backend_load_all_from_path(dir.c_str());
+    llama_backend_init();
+  });
+  cpu_reg();  // throws when none loaded
+}
+
+const char* engine_kind() {
+  return "llama.cpp";
+}
+
+std::string cpu_variant() {
+  const std::string lib = loaded_library("libggml-cpu-");
+  if (lib.empty()) return MOESWEEP_ENGINE_STATIC_VARIANT;  // linked in: native or portable
+  const size_t start = lib.rfind("libggml-cpu-") + std::strlen("libggml-cpu-");
+  const size_t end = lib.find(".so", start);
+  return lib.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+std::string llama_library_path() {
+  return loaded_library("libllama.");
+}
+
+// A prebuilt package names its release in the library's file name
+// (libllama.v0.4.0.so): the one the headers the worker was compiled with come
+// from. Another release behind that name could have another ABI.
+// Both the file's name and the SONAME inside it are checked: a library of
+// another release renamed to the expected name still says what it is.
+void check_engine_library(const std::string& library, const std::string& release) {
+  if (library.empty()) return;  // linked statically: built from the same tree
+  const std::string expected = fmt::format("libllama.{}.so", release);
+  const std::string name = std::filesystem::path(library).filename().string();
+  const std::string soname = soname_of(library);
+  if (name != expected || soname != expected) {
+    throw UserError(fmt::format("the engine library '{}' (which calls itself '{}') is not release "
+                                "{}, which this worker was built against",
+                                library, soname, release),
+                    fmt::format("{} beside the worker's engine package", expected),
+                    "run scripts/setup again (it rebuilds the worker for the package it fetched)");
+  }
 }
 
 std::vector<std::string> cpu_backend_features() {

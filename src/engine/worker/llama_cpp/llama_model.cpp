@@ -1,23 +1,16 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <filesystem>
-#include <fstream>
-
 #include "engine/worker/llama_backend.hpp"
+#include "engine/worker/llama_cpp/threadpool_api.hpp"
 #include "engine/worker/llama_model.hpp"
+#include "engine/worker/model_file.hpp"
 #include "ggml-backend.h"
 #include "llama.h"
 #include "util/error.hpp"
 
 namespace moesweep::worker {
 namespace {
-
-std::string meta_str(const llama_model* model, const std::string& key) {
-  char buf[256];
-  const int n = llama_model_meta_val_str(model, key.c_str(), buf, sizeof(buf));
-  return n < 0 ? std::string() : std::string(buf);
-}
 
 ggml_backend_buffer_type_t find_buffer_type(const std::string& name) {
   std::vector<std::string> known;
@@ -35,25 +28,19 @@ ggml_backend_buffer_type_t find_buffer_type(const std::string& name) {
                   "use CPU, or a device buffer in a build with that backend");
 }
 
-void check_gguf_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    throw UserError(fmt::format("model file '{}' does not exist", path), "a GGUF file",
-                    "check the path, or use a twin: -m kimi-k2.5 --quant Q4_K_S");
-  }
-  std::ifstream in(path, std::ios::binary);
-  char magic[4] = {};
-  in.read(magic, 4);
-  if (in.gcount() != 4 || std::string(magic, 4) != "GGUF") {
-    throw UserError(fmt::format("'{}' is not a GGUF file (bad magic)", path),
-                    "a file starting with 'GGUF'",
-                    "point -m at the .gguf (for split models, the -00001-of-000NN part)");
-  }
-}
-
 }  // namespace
 
+// The plan gives ik_llama.cpp's switches to engines of that kind only; this
+// guards other callers.
+void refuse_knobs(const EngineKnobs& k) {
+  if (k.any())
+    throw UserError(fmt::format("{} is an ik_llama.cpp setting; this engine is mainline llama.cpp",
+                                first_knob_flag(k)),
+                    "ik_llama.cpp's switches on an ik_llama.cpp engine only", "drop it");
+}
+
 Model::Model(const ModelLoadParams& p) {
+  refuse_knobs(p.knobs);
   init_engine_backends();
   check_gguf_file(p.path);
   if (p.numa != "disabled") {
@@ -92,7 +79,7 @@ Model::Model(const ModelLoadParams& p) {
   llama_model_desc(model_, desc, sizeof(desc));
   facts_.path = p.path;
   facts_.description = desc;
-  facts_.arch = meta_str(model_, "general.architecture");
+  facts_.arch = model_meta(model_, "general.architecture");
   facts_.size_bytes = llama_model_size(model_);
   facts_.n_params = llama_model_n_params(model_);
   facts_.n_layer = llama_model_n_layer(model_);

@@ -1,0 +1,102 @@
+// ik_llama.cpp as a second, independent engine (issue 19): `engine add
+// --ik-llama` builds the source snapshot in shared/engines/ (unpacked once by
+// scripts/ik-snapshot into the moesweep cache, where its build and the
+// compiler cache stay warm between checkouts), and a sweep runs the same walk,
+// the same thread switches and the same records through its worker, with its
+// own switches. Registered once per build tree under a file lock, like the
+// other real engine builds (engine_builds_test.cpp). Skipped, saying why,
+// where there is no snapshot.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "engine/shared_engines.hpp"
+#include "support/test_support.hpp"
+
+namespace moesweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+using test::ensure_engine;
+using test::with_registry;
+
+std::string q(const fs::path& p) {
+  return test::shell_quoted(p);
+}
+
+// The snapshot's checkout, "" when this machine has no snapshot (exit 3).
+std::string ik_checkout() {
+  const auto r = test::run_shell(std::string(test::source_dir()) + "/scripts/ik-snapshot");
+  if (r.exit_code == 3) return "";
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string path = r.out;
+  while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
+  return path;
+}
+
+// Portable AVX2 (GGML_NATIVE off): the build, cached across sessions, must
+// run on whichever x86-64 CPU the next session gets. Flash-attention kernels
+// for f16/q8_0 caches only (GGML_IQK_FA_ALL_QUANTS off): the test's caches are
+// f16, and the full set of iqk FA kernels is most of a cold build's time.
+void ensure_ik_engine(const std::string& checkout) {
+  ensure_engine("ik",
+                "--ik-llama " + q(checkout) +
+                    " --cmake-flag -DGGML_NATIVE=OFF --cmake-flag -DGGML_IQK_FA_ALL_QUANTS=OFF");
+}
+
+TEST(IkLlama, OneSweepRunsBothEnginesAndRecordsIkLlamasSwitches) {
+  const std::string checkout = ik_checkout();
+  if (checkout.empty()) GTEST_SKIP() << "no ik_llama.cpp snapshot (shared/engines/) here";
+  ensure_ik_engine(checkout);
+  auto r = test::run_shell(with_registry(std::string(test::cli_path()) + " engine list --json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, nlohmann::json> listed;
+  for (const auto& e : nlohmann::json::parse(r.out)) listed[e.at("name")] = e;
+  ASSERT_TRUE(listed.count("ik")) << r.out;
+  EXPECT_EQ(listed["ik"].at("kind"), "ik_llama.cpp");
+  EXPECT_EQ(listed["ik"].at("commit").get<std::string>().substr(0, 10), "8337e4cd38");
+  const fs::path out = test::scratch_dir() / "runs";
+  r = test::run_shell(with_registry(
+      std::string(test::cli_path()) +
+      " sweep -m qwen3-moe --scale tiny -t 1,2 --allow-oversubscribe -d 0,64 -c 512 -ub 64 "
+      "-p 64 -n 8 -r 2 -fmoe 1 -amb 128 --counters none --no-db --engine default,ik --out-dir " +
+      q(out)));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const fs::path run = test::only_run_dir(out);
+  std::map<std::string, int> points;
+  std::set<int> ik_threads;
+  for (const std::string& line : test::read_lines(run / "records.jsonl")) {
+    const nlohmann::json rec = nlohmann::json::parse(line);
+    const std::string engine = rec.at("engine");
+    ++points[engine];
+    EXPECT_GT(rec.at("speed_tg").get<double>(), 0) << line;
+    if (engine == "ik") {
+      EXPECT_EQ(rec.at("extra").at("engine").at("kind"), "ik_llama.cpp") << line;
+      EXPECT_EQ(rec.at("engine_opts"), "fmoe=1 amb=128") << line;
+      ik_threads.insert(rec.at("n_threads").get<int>());
+    } else {
+      EXPECT_EQ(rec.value("engine_opts", ""), "") << line;  // mainline has no such switches
+    }
+  }
+  EXPECT_EQ(points["ik"], 4);  // 2 depths x 2 thread counts, threads switched on the live context
+  EXPECT_EQ(points["default"], 4);
+  EXPECT_EQ(ik_threads, (std::set<int>{1, 2}));
+  std::ifstream in(run / "tables.md");
+  const std::string tables((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // ik against default joined point by point although ik ran with its own switches.
+  const size_t side = tables.find("### ik against default");
+  ASSERT_NE(side, std::string::npos) << tables;
+  EXPECT_NE(tables.find("fmoe=1 amb=128", side), std::string::npos) << tables;
+  size_t rows = 0;
+  for (size_t at = tables.find("\n| ", side);
+       at != std::string::npos && at < tables.find("## memory"); at = tables.find("\n| ", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, 1u + 4u) << tables;  // the header and one row per point of one engine
+}
+
+}  // namespace
+}  // namespace moesweep

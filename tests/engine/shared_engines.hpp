@@ -1,0 +1,37 @@
+#pragma once
+// Real engine builds the tests share (engine_builds_test.cpp, ik_engine_test.cpp):
+// registered once per build tree, under a file lock, in
+// build/test-tmp/shared-engines; each costs a build the first time only.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "support/test_support.hpp"
+
+namespace moesweep::test {
+
+inline std::string shell_quoted(const std::filesystem::path& p) {
+  return "'" + p.string() + "'";
+}
+
+inline std::filesystem::path shared_registry() {
+  return std::filesystem::path(test_tmp_dir()) / "shared-engines";
+}
+
+// `command` with MOESWEEP_ENGINES pointing at the shared registry.
+inline std::string with_registry(const std::string& command) {
+  return "MOESWEEP_ENGINES=" + shell_quoted(shared_registry()) + " " + command;
+}
+
+// Registers `name` with `engine add` arguments `args` unless it is there already.
+inline void ensure_engine(const std::string& name, const std::string& args) {
+  std::filesystem::create_directories(shared_registry());
+  const std::string add = std::string(cli_path()) + " engine add " + name + " " + args;
+  const std::string registered = (shared_registry() / name / "engine.json").string();
+  const auto r = run_shell("flock " + shell_quoted(shared_registry() / ".lock") + " sh -c " +
+                           shell_quoted("test -f " + registered + " || " + with_registry(add)));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+}  // namespace moesweep::test
