@@ -28,9 +28,10 @@ std::vector<BuildStep> ik_llama_steps(const fs::path& tree, const fs::path& dir,
   const fs::path ik = fs::absolute(src.ik_llama);
   const fs::path build = ik_build_dir(ik, src.build_flags);
   const fs::path lib = dir / "engine" / "lib";
-  // ccache keys paths relative to the checkout (CCACHE_BASEDIR).
-  const std::vector<std::string> env = {"env", "CCACHE_BASEDIR=" + ik.string(),
-                                        "CCACHE_NOHASHDIR=1"};
+  // ccache keys paths relative to the checkout (CCACHE_BASEDIR); one engine
+  // add at a time builds in a checkout's build folder (flock, util-linux).
+  const std::vector<std::string> env = {"flock", (ik / ".moesweep-build.lock").string(), "env",
+                                        "CCACHE_BASEDIR=" + ik.string(), "CCACHE_NOHASHDIR=1"};
   std::vector<std::string> configure = env;
   configure.insert(configure.end(),
                    {"cmake", "-S", ik.string(), "-B", build.string(), "-DCMAKE_BUILD_TYPE=Release",
