@@ -65,7 +65,7 @@ RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
 }
 
 const std::vector<EngineChoice>& SweepRunner::engines() const {
-  static const std::vector<EngineChoice> own = {{"", default_worker_path(), {}}};
+  static const std::vector<EngineChoice> own = {{"", default_worker_path(), {}, "llama.cpp", {}}};
   return plan_.engines.empty() ? own : plan_.engines;
 }
 
@@ -302,7 +302,11 @@ void SweepRunner::run_context(size_t mi, size_t ci, std::vector<EngineModel>& mo
   std::vector<Lane> lanes(models.size());
   const LoadedModel* first = nullptr;
   for (size_t e = 0; e < lanes.size(); ++e) {
-    lanes[e] = {mi, ci, e, &models[e], points_of(mi, ci, e)};
+    lanes[e].model_index = mi;
+    lanes[e].context_index = ci;
+    lanes[e].engine = e;
+    lanes[e].em = &models[e];
+    lanes[e].points = points_of(mi, ci, e);
     if (!models[e].model) {
       fail_points(lanes[e].points, "the engine worker could not be restarted", out);
       lanes[e].done = true;
