@@ -77,11 +77,12 @@ std::string pair_table(const LoadedRun& run, const std::string& a, const std::st
     table.add_row(std::move(row));
   }
   std::string out = fmt::format("### {} against {}\n\n", b, a);
-  out += fmt::format("{}\n\n{}", c.base_engine, c.new_engine == c.base_engine ? "" : c.new_engine);
+  // One line per engine build (a Markdown list); one when both say the same.
+  out += "- " + c.base_engine + "\n";
+  if (c.new_engine != c.base_engine) out += "- " + c.new_engine + "\n";
   out += fmt::format(
-      "\n\nt/s means; test: {} at alpha {} (slower/faster: significant and at least {:.0f}%; "
-      "small: "
-      "significant, under it; ~: noise).\n\n",
+      "\nt/s means; test: {} at alpha {} (slower/faster: significant and at least {:.0f}%; "
+      "small: significant, under it; ~: noise).\n\n",
       "Welch t below 4 samples a side, Mann-Whitney U from 4", CompareOptions{}.alpha,
       CompareOptions{}.threshold * 100);
   return out + table.render() + "\n";
