@@ -38,12 +38,23 @@ std::string engine_words(const Record& r) {
 
 }  // namespace
 
+// In the order of --engine: the plan numbers each cell's engines in that order
+// (records arrive in the order their last repetitions finish, which the turns mix).
 std::vector<std::string> engines_in(const LoadedRun& run) {
+  std::vector<std::pair<int, std::string>> first;  // lowest point index, name
+  for (const Record& r : run.records) {
+    if (r.params.engine.empty()) continue;
+    auto it = std::find_if(first.begin(), first.end(),
+                           [&](const auto& f) { return f.second == r.params.engine; });
+    if (it == first.end())
+      first.emplace_back(r.point_index, r.params.engine);
+    else
+      it->first = std::min(it->first, r.point_index);
+  }
+  std::stable_sort(first.begin(), first.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> names;
-  for (const Record& r : run.records)
-    if (!r.params.engine.empty() &&
-        std::find(names.begin(), names.end(), r.params.engine) == names.end())
-      names.push_back(r.params.engine);
+  for (const auto& f : first) names.push_back(f.second);
   return names;
 }
 

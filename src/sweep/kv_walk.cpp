@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <optional>
 
 #include "sweep/point_watch.hpp"
@@ -56,64 +57,85 @@ bool ci_target_met(const SweepSpec& spec, const Record& rec) {
   return true;
 }
 
-struct Measured {
+}  // namespace
+
+// The point being measured. Its repetitions are steps of their own, so that
+// engines taking turns over one context interleave repetition by repetition
+// (A1 B1 B2 A2 ...): a load that comes and goes then falls on both engines'
+// samples of a point alike.
+struct PointInProgress {
+  const PlannedPoint* point = nullptr;
+  size_t index = 0;        // in the walk's points
+  bool keep_fill = false;  // leave the last timed PP in the cache as the fill to N_KV + PP
+  bool kept_fill = false;  // ... and it did
   Record rec;
-  bool kept_fill = false;  // the last timed PP stayed in the cache
+  std::unique_ptr<counters::CounterSession> tg_session, pp_session;
+  std::optional<PointWatch> watch;  // issue 23: co-tenant, noise (steal, others' CPU) and energy
+  int rep = 0;
 };
 
-// All repetitions of one point at its depth (the cache holds exactly N_KV).
-// keep_fill: leave the last timed PP in the cache as the fill to N_KV + PP.
-// nullopt when stopped by the user.
-std::optional<Measured> measure_point(const WalkInputs& in, const PlannedPoint& point,
-                                      bool keep_fill) {
+namespace {
+
+std::unique_ptr<PointInProgress> start_point(const WalkInputs& in, const PlannedPoint& point,
+                                             size_t index, bool keep_fill) {
+  auto r = std::make_unique<PointInProgress>();
+  r->point = &point;
+  r->index = index;
+  r->keep_fill = keep_fill;
+  r->rec.point_index = point.index;
+  r->rec.params = point.params;
+  const std::string region = fmt::format("p{}", point.index);
+  r->tg_session = in.counters.session("tg", region + "-tg");
+  r->pp_session = in.counters.session("pp", region + "-pp");
+  r->watch.emplace(point.params, in.spec.cotenant_cpus, in.engine_pid);
+  return r;
+}
+
+// One repetition at the point's depth (the cache holds exactly N_KV): TG,
+// then PP, each rewound (or the last PP kept as the next depth's fill).
+void measure_repetition(const WalkInputs& in, PointInProgress& r) {
   const SweepSpec& spec = in.spec;
+  const PlannedPoint& point = *r.point;
   const int depth = point.params.n_kv;
   const int n_prompt = in.group.n_prompt;
-  Measured m;
-  m.rec.point_index = point.index;
-  m.rec.params = point.params;
-  const std::string region = fmt::format("p{}", point.index);
-  auto tg_session = in.counters.session("tg", region + "-tg");
-  auto pp_session = in.counters.session("pp", region + "-pp");
-  // issue 23 hook: co-tenant started, noise (steal, others' CPU time) and energy read
-  PointWatch watch(point.params, spec.cotenant_cpus, in.engine_pid);
-  int rep = 0;
-  do {
-    if (in.stop.load()) return std::nullopt;
-    if (spec.n_gen > 0) {
-      watch.phase_begin("tg");
-      tg_session->start();
-      const double s = in.ctx.generate(slice(in.tokens, tg_offset(in), spec.n_gen), depth);
-      tg_session->stop(s, spec.n_gen);
-      watch.phase_end("tg");
-      in.ctx.rewind_to(depth);
-      m.rec.tg.seconds.push_back(s);
-      m.rec.tg.tokens_per_s.push_back(spec.n_gen / s);
-      in.listener.sample({point.index, &point.params, "tg", rep, s, spec.n_gen});
-    }
-    if (n_prompt > 0) {
-      watch.phase_begin("pp");
-      pp_session->start();
-      const double s = in.ctx.prefill(slice(in.tokens, depth, n_prompt), depth);
-      pp_session->stop(s, n_prompt);
-      watch.phase_end("pp");
-      m.rec.pp.seconds.push_back(s);
-      m.rec.pp.tokens_per_s.push_back(n_prompt / s);
-      m.kept_fill = keep_fill && !needs_another_repetition(spec, m.rec, rep + 1);
-      if (!m.kept_fill) in.ctx.rewind_to(depth);
-      in.listener.sample({point.index, &point.params, "pp", rep, s, n_prompt});
-    }
-    ++rep;
-  } while (needs_another_repetition(spec, m.rec, rep));
-  m.rec.pp.counters = pp_session->result();
-  m.rec.tg.counters = tg_session->result();
-  watch.finish(m.rec);  // co-tenant stopped; noise, its facts and the phases' energy recorded
-  check_cache(in, depth + (m.kept_fill ? n_prompt : 0));
-  m.rec.repetitions = {rep, spec.target_ci_pct,
-                       spec.target_ci_pct <= 0 || ci_target_met(spec, m.rec)};
-  m.rec.pp.summarize();
-  m.rec.tg.summarize();
-  return m;
+  if (spec.n_gen > 0) {
+    r.watch->phase_begin("tg");
+    r.tg_session->start();
+    const double s = in.ctx.generate(slice(in.tokens, tg_offset(in), spec.n_gen), depth);
+    r.tg_session->stop(s, spec.n_gen);
+    r.watch->phase_end("tg");
+    in.ctx.rewind_to(depth);
+    r.rec.tg.seconds.push_back(s);
+    r.rec.tg.tokens_per_s.push_back(spec.n_gen / s);
+    in.listener.sample({point.index, &point.params, "tg", r.rep, s, spec.n_gen});
+  }
+  if (n_prompt > 0) {
+    r.watch->phase_begin("pp");
+    r.pp_session->start();
+    const double s = in.ctx.prefill(slice(in.tokens, depth, n_prompt), depth);
+    r.pp_session->stop(s, n_prompt);
+    r.watch->phase_end("pp");
+    r.rec.pp.seconds.push_back(s);
+    r.rec.pp.tokens_per_s.push_back(n_prompt / s);
+    r.kept_fill = r.keep_fill && !needs_another_repetition(spec, r.rec, r.rep + 1);
+    if (!r.kept_fill) in.ctx.rewind_to(depth);
+    in.listener.sample({point.index, &point.params, "pp", r.rep, s, n_prompt});
+  }
+  ++r.rep;
+}
+
+// The point's record once its last repetition is in.
+Record finish_point(const WalkInputs& in, PointInProgress& r) {
+  const SweepSpec& spec = in.spec;
+  r.rec.pp.counters = r.pp_session->result();
+  r.rec.tg.counters = r.tg_session->result();
+  r.watch->finish(r.rec);  // co-tenant stopped; noise, its facts and the phases' energy recorded
+  check_cache(in, r.point->params.n_kv + (r.kept_fill ? in.group.n_prompt : 0));
+  r.rec.repetitions = {r.rep, spec.target_ci_pct,
+                       spec.target_ci_pct <= 0 || ci_target_met(spec, r.rec)};
+  r.rec.pp.summarize();
+  r.rec.tg.summarize();
+  return std::move(r.rec);
 }
 
 // Untimed fill (or rewind) to `depth`, on the current threads.
@@ -158,16 +180,12 @@ size_t KvWalk::next_wanted(size_t from) const {
   return from;
 }
 
+KvWalk::~KvWalk() = default;
+
 // Points are depth-major (position / threads = depth index). A fill goes
 // straight to the next wanted depth: the same tokens at the same positions as
 // a fill through every depth in between, so the cache holds the same.
-bool KvWalk::step(const PointDone& done) {
-  const size_t i = next_wanted(next_);
-  if (i >= points_.size()) return false;
-  if (in_.stop.load()) {
-    stopped_ = true;
-    return false;
-  }
+void KvWalk::begin_point(size_t i) {
   const PlannedPoint& point = *points_[i];
   const size_t di = i / n_threads_;
   const int depth = in_.group.depths[di];
@@ -187,15 +205,26 @@ bool KvWalk::step(const PointDone& done) {
     warmed_ = true;
     in_.counters.threads_changed(in_.ctx.pid());
   }
-  std::optional<Measured> m = measure_point(in_, point, pp_is_next_fill && last_at_depth);
-  if (!m) {
-    stopped_ = true;
+  current_ = start_point(in_, point, i, pp_is_next_fill && last_at_depth);
+}
+
+bool KvWalk::step(const PointDone& done) {
+  const size_t i = current_ ? current_->index : next_wanted(next_);
+  if (i >= points_.size()) return false;
+  if (in_.stop.load()) {
+    stopped_ = true;  // a point in progress is dropped, as an interrupted one
     return false;
   }
-  if (m->kept_fill) filled_ = depth + n_prompt;
+  if (!current_) begin_point(i);
+  measure_repetition(in_, *current_);
+  if (needs_another_repetition(in_.spec, current_->rec, current_->rep)) return true;
+  Record rec = finish_point(in_, *current_);
+  if (current_->kept_fill) filled_ = current_->point->params.n_kv + in_.group.n_prompt;
   if (in_.in_progress) *in_.in_progress = nullptr;
-  next_ = i + 1;
-  done(point, std::move(m->rec));
+  next_ = current_->index + 1;
+  const PlannedPoint& point = *current_->point;
+  current_.reset();
+  done(point, std::move(rec));
   return true;
 }
 

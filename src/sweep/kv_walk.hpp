@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "counters/counter_backend.hpp"
@@ -50,21 +51,26 @@ using PointDone = std::function<void(const PlannedPoint&, Record&&)>;
 bool run_kv_walk(const WalkInputs& in, const std::vector<const PlannedPoint*>& points,
                  const std::function<bool(const PlannedPoint&)>& wanted, const PointDone& done);
 
-// The same walk one point at a time, so that the walks of several engines
-// over one context can take turns (sweep --engine a,b: ABBA, runner.cpp).
-// run_kv_walk is `while (walk.step(done))`.
+struct PointInProgress;  // kv_walk.cpp
+
+// The same walk one repetition at a time, so that the walks of several
+// engines over one context can take turns repetition by repetition (sweep
+// --engine a,b: ABBA, runner.cpp). run_kv_walk is `while (walk.step(done))`.
 class KvWalk {
  public:
   KvWalk(const WalkInputs& in, std::vector<const PlannedPoint*> points,
          std::function<bool(const PlannedPoint&)> wanted);
-  // Fills to the next wanted point's depth, measures it and hands it to
-  // `done`. False when no wanted point is left, or when stopped by the user
-  // (then stopped() is true).
+  ~KvWalk();
+  // One repetition of the point in progress; the first one fills to the next
+  // wanted point's depth first, the last hands the point to `done`. False
+  // when no wanted point is left, or when stopped by the user (then
+  // stopped() is true).
   bool step(const PointDone& done);
   bool stopped() const { return stopped_; }
 
  private:
   size_t next_wanted(size_t from) const;
+  void begin_point(size_t index);
   WalkInputs in_;
   std::vector<const PlannedPoint*> points_;
   std::function<bool(const PlannedPoint&)> wanted_;
@@ -74,6 +80,7 @@ class KvWalk {
   int current_thread_ = -1;
   bool warmed_ = false;
   bool stopped_ = false;
+  std::unique_ptr<PointInProgress> current_;
 };
 
 }  // namespace moesweep

@@ -400,7 +400,7 @@ nlohmann::json Plan::summary() const {
     for (const EngineChoice& e : engines) names.push_back(e.name);
     j["engines"] = names;
     j["engine_order"] =
-        "interleaved point by point in ABBA order; every engine's worker holds the model at once "
+        "interleaved repetition by repetition in ABBA order; every engine's worker holds the model at once "
         "(shared page cache with mmap)";
   }
   return j;

@@ -35,7 +35,7 @@ struct ModelGroup {
 
 // An engine build the points are measured on (sweep --engine a,b). Every
 // point is planned once per engine; the runner interleaves the engines'
-// walks over each context point by point in ABBA order, each engine in its
+// walks over each context repetition by repetition in ABBA order, each engine in its
 // own worker holding the model at the same time.
 struct EngineChoice {
   std::string name;                      // "" without --engine (this moesweep's own worker)

@@ -282,7 +282,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
 }
 
 // One context of a loaded model, walked by every engine. The engines take
-// turns point by point in ABBA order (A B, B A, A B, ...), so drift over the
+// turns repetition by repetition in ABBA order (A B, B A, A B, ...), so drift over the
 // run falls on every engine alike. An engine error fails the rest of that
 // engine's context; an engine crash fails the point in progress, then its
 // worker is restarted, the model reloaded and its walk goes on.

@@ -101,7 +101,7 @@ const std::vector<SweepSetting>& sweep_settings() {
       // engines (issue 19)
       {"engine", "--engine", nullptr,
        "engine build(s) to measure every point on, comma-separated names from `moesweep engine "
-       "list` (default: this moesweep's own); interleaved point by point in ABBA order",
+       "list` (default: this moesweep's own); interleaved repetition by repetition in ABBA order",
        K::kValue, L::kEngine},
       // ik_llama.cpp's own switches (engine/engine_knobs.hpp): they reach only the sweep's
       // ik_llama.cpp engines, and a sweep without one refuses them

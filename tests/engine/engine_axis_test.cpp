@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -71,6 +72,23 @@ TEST(EngineAxis, EveryPointOnEveryEngineInAbbaOrderWithTheEngineInKeyAndRecord) 
   EXPECT_EQ(order,
             (std::vector<std::string>{"default", "same", "same", "default", "default", "same"}));
   EXPECT_EQ(depths, (std::vector<int>{0, 0, 64, 64, 128, 128}));
+  // The turns are per repetition: the TG samples run A B | B A | A B ... with
+  // each engine's repetitions 0, 1, 2 of a point in a row of its own turns.
+  std::vector<std::string> turns;
+  std::map<std::string, std::vector<int>> reps;
+  for (const std::string& line : test::read_lines(run / "samples.jsonl")) {
+    const nlohmann::json sample = nlohmann::json::parse(line);
+    if (sample.at("phase") != "tg") continue;
+    const std::string key = sample.at("key");
+    const std::string engine = key.find(";engine=same;") != std::string::npos ? "same" : "default";
+    turns.push_back(engine);
+    reps[engine].push_back(sample.at("rep").get<int>());
+  }
+  ASSERT_EQ(turns.size(), 18u);  // 3 depths x 3 repetitions x 2 engines
+  for (size_t t = 0; t < turns.size(); ++t)
+    EXPECT_EQ(turns[t], (t % 4 == 0 || t % 4 == 3) ? "default" : "same") << "turn " << t;
+  EXPECT_EQ(reps["default"], (std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1, 2}));
+  EXPECT_EQ(reps["same"], reps["default"]);
   // Six distinct points, three per engine, each its own point of the plan.
   std::set<std::pair<std::string, int>> cells;
   std::set<int> points;
