@@ -7,10 +7,10 @@
 
 #include "commands.hpp"
 #include "hw/build_info.hpp"
-#include "machine_here.hpp"
 #include "report/run_tables.hpp"
 #include "results/run_source.hpp"
 #include "sweep/run_session.hpp"
+#include "sweep/this_machine.hpp"
 #include "sweep_progress.hpp"
 #include "sweep_trace.hpp"
 
