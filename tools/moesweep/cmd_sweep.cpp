@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "analysis/run_dir_traces.hpp"
 #include "commands.hpp"
 #include "hw/build_info.hpp"
 #include "report/run_tables.hpp"
@@ -19,7 +20,6 @@
 #include "sweep_options.hpp"
 #include "sweep_progress.hpp"
 #include "sweep_shard.hpp"
-#include "sweep_trace.hpp"
 #include "util/error.hpp"
 #include "util/stop_signal.hpp"
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "analysis/run_dir_traces.hpp"
 #include "commands.hpp"
 #include "hw/build_info.hpp"
 #include "report/run_tables.hpp"
@@ -12,7 +13,6 @@
 #include "sweep/run_session.hpp"
 #include "sweep/this_machine.hpp"
 #include "sweep_progress.hpp"
-#include "sweep_trace.hpp"
 
 namespace moesweep::cli {
 namespace {
