@@ -18,6 +18,23 @@
 namespace moesweep::cli {
 namespace {
 
+// serve-bench's words: progress and each request on stderr, each workload's
+// tables on stdout as it finishes.
+class ServeBenchPrinter : public ServeBenchListener {
+ public:
+  void note(const std::string& line) override { fmt::print(stderr, "[serve-bench] {}\n", line); }
+  void workload_done(const std::string& tables) override {
+    fmt::print("{}", tables);
+    std::fflush(stdout);
+  }
+  void end(const RunMeta& meta, RunStatus) override {
+    fmt::print(stderr, "[serve-bench] run directory {}\n", meta.run_dir);
+  }
+  void server_lost(const std::string& message) override {
+    fmt::print(stderr, "moesweep: error: {}\n", message);
+  }
+};
+
 struct ServeBenchCli {
   TwinOptions twin;
   std::string quant = "Q4_K_S";
@@ -69,7 +86,8 @@ int run(ServeBenchCli& o) {
   check_serve_bench_options(o.bench);  // before the twin is built: flags, timeouts, -c fits
   if (o.bench.url.empty()) o.bench.gguf = model_path(o);
   const StopOnSignal stop;  // Ctrl-C: the request in flight ends, the run is kept
-  return run_serve_bench(o.bench, StopOnSignal::requested);
+  ServeBenchPrinter printer;
+  return run_serve_bench(o.bench, StopOnSignal::requested, printer);
 }
 
 }  // namespace
