@@ -45,6 +45,7 @@ int64_t flag_int(const std::vector<std::string>& args, std::initializer_list<con
 
 struct Session {
   const ServeBenchOptions& o;
+  ServeBenchListener& out;
   RunDirectory dir;
   RunMeta meta;  // meta.json ("kind": "serve"); the serve facts in meta.other
   ServerProcess server;
@@ -74,7 +75,8 @@ struct Session {
 };
 
 ServerAddress start_server(Session& s, bool (*interrupted)()) {
-  const auto bin = find_llama_server(s.o.server_bin);
+  const auto bin =
+      find_llama_server(s.o.server_bin, [&s](const std::string& line) { s.out.note(line); });
   const int port = free_loopback_port();
   const auto args = llama_server_args(s.o, s.config(), port);
   s.settings = server_settings(args);
@@ -82,28 +84,28 @@ ServerAddress start_server(Session& s, bool (*interrupted)()) {
                             {"log", s.log_name()},    {"config", s.config().label()},
                             {"settings", s.settings}, {"started_s", s.since_start()}};
   s.server.start(bin, args, s.dir.file(s.log_name()));
-  fmt::print(stderr, "[serve-bench] llama-server pid {} on 127.0.0.1:{} (log {})\n", s.server.pid(),
-             port, s.dir.file(s.log_name()).string());
+  s.out.note(fmt::format("llama-server pid {} on 127.0.0.1:{} (log {})", s.server.pid(), port,
+                         s.dir.file(s.log_name()).string()));
   const double ready =
       s.server.wait_ready(port, std::chrono::seconds(s.o.ready_timeout_s), interrupted);
   s.meta.other["server"]["ready_s"] = ready;
   s.meta.other["server"]["pid"] = s.server.pid();
   s.meta.other["servers"][s.config_index] = s.meta.other["server"];
   s.dir.write_meta(s.meta);  // the pid, for whoever must find the server
-  fmt::print(stderr, "[serve-bench] ready in {:.1f} s\n", ready);
+  s.out.note(fmt::format("ready in {:.1f} s", ready));
   return {"127.0.0.1", port};
 }
 
-void keep(Session& s, const WorkloadRun& run, const ServerAddress& addr,
-          const std::string& status) {
+void keep(Session& s, const WorkloadRun& run, const ServerAddress& addr, RunStatus status) {
   std::vector<nlohmann::json> rows;
   for (const auto& rec : run.requests) rows.push_back(s.tag(request_json(run.workload.name, rec)));
   const nlohmann::json summary = s.tag(workload_summary(run));
   s.meta.other["workloads"].push_back(summary);
   if (!s.o.no_db)
-    store_serve_workload(s.o.db,
-                         {s.dir.run_id(), s.o.name, s.dir.path().string(), status, to_json(s.meta)},
-                         addr.text(), s.o.gguf, summary, rows);
+    store_serve_workload(
+        s.o.db,
+        {s.dir.run_id(), s.o.name, s.dir.path().string(), run_status_name(status), to_json(s.meta)},
+        addr.text(), s.o.gguf, summary, rows);
 }
 
 // cold-start: the server restarted twice, first with the model dropped from
@@ -130,7 +132,7 @@ WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
       note["dropped"] = why.empty();
       if (!why.empty()) {
         note["why_not"] = why;
-        fmt::print(stderr, "[serve-bench] cold start is not cold: {}\n", why);
+        s.out.note("cold start is not cold: " + why);
       }
     }
     note["resident_at_start"] = page_cache_fraction(parts);
@@ -172,10 +174,10 @@ std::unique_ptr<ServeClient> connect(Session& s, const ServerAddress& addr, RunH
   s.meta.other["api"] = api_name(s.api);
   s.meta.other["prompt_tokens_exact"] = client->exact_tokens();
   if (!client->exact_tokens())
-    fmt::print(stderr,
-               "[serve-bench] --api {}: no /tokenize, so prompt lengths are approximate "
-               "(prompt_tokens counts words; the server's usage.prompt_tokens is recorded)\n",
-               api_name(s.api));
+    s.out.note(fmt::format(
+        "--api {}: no /tokenize, so prompt lengths are approximate (prompt_tokens counts words; "
+        "the server's usage.prompt_tokens is recorded)",
+        api_name(s.api)));
   if (s.o.twin) hooks.steer_token = client->tokenize(" the").at(0);
   s.meta.other["steer_token"] = hooks.steer_token;
   return client;
@@ -186,8 +188,8 @@ std::unique_ptr<ServeClient> connect(Session& s, const ServerAddress& addr, RunH
 void run_config(Session& s, RunHooks& hooks, std::string& current, Totals& t,
                 bool (*interrupted)()) {
   if (s.configs.size() > 1)
-    fmt::print(stderr, "[serve-bench] server configuration {}/{}: {}\n", s.config_index + 1,
-               s.configs.size(), s.config().label());
+    s.out.note(fmt::format("server configuration {}/{}: {}", s.config_index + 1, s.configs.size(),
+                           s.config().label()));
   ServerAddress addr = s.o.url.empty() ? start_server(s, interrupted) : parse_server_url(s.o.url);
   auto client = connect(s, addr, hooks);
   const std::string server_note =
@@ -202,13 +204,15 @@ void run_config(Session& s, RunHooks& hooks, std::string& current, Totals& t,
         "## {} ({}{})\n\n{}{}\n{}\n", w.name, w.kind, server_note,
         client->exact_tokens() ? "" : "prompt lengths approximate (words, no /tokenize)\n\n",
         request_table(run), summary_text(workload_summary(run)));
-    fmt::print("{}", text);
-    std::fflush(stdout);
+    s.out.workload_done(text);
     t.tables += text;
     t.failed += run.failed();
     t.stopped = t.stopped || run.interrupted;
     t.gone = s.server_gone();
-    keep(s, run, addr, t.stopped ? "interrupted" : t.failed ? "points_failed" : "complete");
+    keep(s, run, addr,
+         t.stopped  ? RunStatus::kInterrupted
+         : t.failed ? RunStatus::kPointsFailed
+                    : RunStatus::kComplete);
     if (!t.gone.empty()) break;
   }
   if (!t.gone.empty()) return;
@@ -245,6 +249,10 @@ void fail(Session& s, const std::string& error) {
     s.dir.write_meta(s.meta);
   } catch (const std::exception&) {  // a full disk, say: the error itself still stands
   }
+  try {
+    s.out.end(s.meta, RunStatus::kFailed);
+  } catch (const std::exception&) {  // the listener's own failure must not hide the error
+  }
 }
 
 // The run's files, its final status and the exit code.
@@ -255,13 +263,13 @@ int finish(Session& s, const Totals& t, bool stopped) {
                              : RunStatus::kComplete;
   s.dir.write_meta(s.meta);
   write_file_atomically(s.dir.file("summary.json"), s.meta.other["workloads"].dump(2) + "\n");
-  fmt::print(stderr, "[serve-bench] run directory {}\n", s.dir.path().string());
+  s.out.end(s.meta, s.meta.status);
   if (!t.gone.empty()) {
-    fmt::print(stderr,
-               "moesweep: error: {} during the run; {} requests failed; its log's last lines:\n{}"
-               "  expected: a server that stays up for the whole workload\n"
-               "  fix: read {} (out of memory? killed?); the failed requests are recorded\n",
-               t.gone, t.failed, s.server.log_tail(8), s.dir.file(s.log_name()).string());
+    s.out.server_lost(
+        fmt::format("{} during the run; {} requests failed; its log's last lines:\n{}"
+                    "  expected: a server that stays up for the whole workload\n"
+                    "  fix: read {} (out of memory? killed?); the failed requests are recorded",
+                    t.gone, t.failed, s.server.log_tail(8), s.dir.file(s.log_name()).string()));
     return exit_code::kPointsFailed;
   }
   if (stopped) return exit_code::kInterrupted;
@@ -331,9 +339,11 @@ std::vector<std::string> llama_server_args(const ServeBenchOptions& o, const Ser
   return args;
 }
 
-int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)()) {
+int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)(),
+                    ServeBenchListener& listener) {
   check_serve_bench_options(o);
-  Session s{o, RunDirectory::create(o.out_dir, o.name), {}, {}, {}, server_configs(o.axes)};
+  Session s{
+      o, listener, RunDirectory::create(o.out_dir, o.name), {}, {}, {}, server_configs(o.axes)};
   nlohmann::json configs = nlohmann::json::array();
   for (const ServerConfig& c : s.configs) configs.push_back(c.label());
   s.meta.kind = "serve";
@@ -347,6 +357,7 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)()) {
                   {"servers", nlohmann::json::array()},
                   {"workloads", nlohmann::json::array()}};
   s.dir.write_meta(s.meta);
+  listener.begin(s.meta);
   RunHooks hooks;
   hooks.interrupted = interrupted;
   hooks.server_gone = [&s] { return s.server_gone(); };
@@ -355,10 +366,10 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)()) {
   hooks.on_request = [&s, &current](const RequestRecord& rec) {
     s.jsonl->append_line(
         s.tag(request_json(current, rec)).dump());  // as it happens: a kill keeps it
-    fmt::print(stderr, "[serve-bench] {:<12} {}\n", rec.r.task,
-               rec.r.ok ? fmt::format("TTFT {:.1f} ms, E2E {:.1f} ms, cache_n {}", rec.r.ttft_ms,
-                                      rec.r.e2e_ms, rec.r.cache_n)
-                        : "FAILED: " + rec.r.error);
+    s.out.note(fmt::format("{:<12} {}", rec.r.task,
+                           rec.r.ok ? fmt::format("TTFT {:.1f} ms, E2E {:.1f} ms, cache_n {}",
+                                                  rec.r.ttft_ms, rec.r.e2e_ms, rec.r.cache_n)
+                                    : "FAILED: " + rec.r.error));
   };
   Totals t;
   try {

@@ -1,10 +1,12 @@
 #pragma once
 // One serve-bench run: a run directory, llama-server started and stopped
-// here (or a --url server), each workload run and recorded (table printed,
-// requests.jsonl, summary.json, tables.md, server.log, the SQLite store).
+// here (or a --url server), each workload run and recorded (its table to the
+// listener, requests.jsonl, summary.json, tables.md, server.log, the SQLite
+// store).
 #include <string>
 #include <vector>
 
+#include "results/sink.hpp"
 #include "serve/server_config.hpp"
 #include "serve/workload.hpp"
 
@@ -42,7 +44,20 @@ inline constexpr int kMaxTimeoutS = 7 * 24 * 3600;
 // that do not fit the server's slots (-c / --parallel). UserError (exit 2).
 void check_serve_bench_options(const ServeBenchOptions& o);
 
+// What a run tells its caller; serve-bench's library code never prints, the
+// CLI's listener does. The RunListener events: begin (meta.json "running"),
+// note (each line of progress and each finished request, for stderr), end on
+// every way out with the final status (an error: failed, meta.json's error).
+// And two of serve-bench's own: a workload's tables once it is done (for
+// stdout), and the server gone during the run (the error, its log's tail).
+class ServeBenchListener : public RunListener {
+ public:
+  virtual void workload_done(const std::string& /*tables*/) {}
+  virtual void server_lost(const std::string& /*message*/) {}
+};
+
 // Exit code: 0, 3 (requests failed or the server ended), 130 (interrupted).
-int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)());
+int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)(),
+                    ServeBenchListener& listener);
 
 }  // namespace moesweep

@@ -236,8 +236,8 @@ nlohmann::json serve_comparison_json(const ServeComparison& c) {
   return j;
 }
 
-int compare_serve_command(const std::string& base, const std::string& fresh,
-                          const CompareOptions& options, bool json) {
+ServeComparison compare_serve_dirs(const std::string& base, const std::string& fresh,
+                                   const CompareOptions& options) {
   const bool b = is_serve_run(base), n = is_serve_run(fresh);
   if (b != n) {
     throw UserError(
@@ -247,19 +247,16 @@ int compare_serve_command(const std::string& base, const std::string& fresh,
         "cache hits against S_PP and S_TG)",
         "compare a serve-bench run with another serve-bench run");
   }
-  const ServeComparison c =
-      compare_serve_runs(load_serve_run(base), load_serve_run(fresh), options);
-  fmt::print(
-      "{}", json ? serve_comparison_json(c).dump(2) + "\n" : serve_comparison_markdown(c, options));
-  std::fflush(stdout);
-  if (c.groups.empty()) {
-    throw UserError(
-        fmt::format("'{}' and '{}' have no server configuration and workload in common", base,
-                    fresh),
-        "serve-bench runs of the same workloads (and -t/-c/--parallel/--cache-ram values)",
-        "rerun with the same --workload and server axes as the base");
-  }
-  return c.regressions > 0 ? exit_code::kRegression : exit_code::kOk;
+  return compare_serve_runs(load_serve_run(base), load_serve_run(fresh), options);
+}
+
+void check_serve_common_ground(const ServeComparison& c, const std::string& base,
+                               const std::string& fresh) {
+  if (!c.groups.empty()) return;
+  throw UserError(
+      fmt::format("'{}' and '{}' have no server configuration and workload in common", base, fresh),
+      "serve-bench runs of the same workloads (and -t/-c/--parallel/--cache-ram values)",
+      "rerun with the same --workload and server axes as the base");
 }
 
 }  // namespace moesweep

@@ -56,9 +56,13 @@ ServeComparison compare_serve_runs(const ServeRun& base, const ServeRun& fresh,
 std::string serve_comparison_markdown(const ServeComparison& c, const CompareOptions& options);
 nlohmann::json serve_comparison_json(const ServeComparison& c);
 
-// The whole command for serve runs: refuses a serve run beside a sweep run,
-// prints, returns 0 or exit_code::kRegression; UserError with nothing in common.
-int compare_serve_command(const std::string& base, const std::string& fresh,
-                          const CompareOptions& options, bool json);
+// `compare` of two serve-bench run directories (BASE, NEW as typed);
+// UserError (exit 2) when one is a serve run and the other a sweep run.
+ServeComparison compare_serve_dirs(const std::string& base, const std::string& fresh,
+                                   const CompareOptions& options);
+// UserError when the runs share no server configuration and workload: called
+// once the comparison is printed, whose lists show what each run has.
+void check_serve_common_ground(const ServeComparison& c, const std::string& base,
+                               const std::string& fresh);
 
 }  // namespace moesweep

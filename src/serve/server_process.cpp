@@ -38,14 +38,14 @@ std::filesystem::path own_dir() {
 // the release's source the first time serve-bench needs one: with the source
 // tree of this build at hand, that is scripts/setup --server (what it builds
 // is where MOESWEEP_SERVER_FALLBACK points). False when that is not possible.
-bool build_llama_server_here() {
+bool build_llama_server_here(const std::function<void(const std::string&)>& note) {
   const std::filesystem::path setup = std::filesystem::path(MOESWEEP_SOURCE_DIR) / "scripts/setup";
   if (!executable(setup) || std::getenv("MOESWEEP_NO_SERVER_BUILD")) return false;
-  fmt::print(stderr,
-             "[serve-bench] llama-server is not built yet: building it now from the engine's "
-             "source ({} --server; about 20 minutes on 2 cores, once; ccache makes a rebuild "
-             "seconds)\n",
-             setup.string());
+  if (note)
+    note(fmt::format(
+        "llama-server is not built yet: building it now from the engine's source ({} --server; "
+        "about 20 minutes on 2 cores, once; ccache makes a rebuild seconds)",
+        setup.string()));
   std::fflush(stderr);
   const std::string command = "'" + setup.string() + "' --server >&2";
   return std::system(command.c_str()) == 0;
@@ -53,7 +53,8 @@ bool build_llama_server_here() {
 
 }  // namespace
 
-std::filesystem::path find_llama_server(const std::string& flag_value) {
+std::filesystem::path find_llama_server(const std::string& flag_value,
+                                        const std::function<void(const std::string&)>& note) {
   std::vector<std::filesystem::path> tried;
   auto consider = [&](const std::filesystem::path& p) {
     if (p.empty()) return false;
@@ -70,7 +71,7 @@ std::filesystem::path find_llama_server(const std::string& flag_value) {
     if (consider(env)) return env;
   if (consider(own_dir() / "llama-server")) return own_dir() / "llama-server";
   if (consider(MOESWEEP_SERVER_FALLBACK)) return MOESWEEP_SERVER_FALLBACK;
-  if (build_llama_server_here() && executable(MOESWEEP_SERVER_FALLBACK))
+  if (build_llama_server_here(note) && executable(MOESWEEP_SERVER_FALLBACK))
     return MOESWEEP_SERVER_FALLBACK;
   std::string list;
   for (const auto& p : tried) list += (list.empty() ? "" : ", ") + p.string();

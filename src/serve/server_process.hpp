@@ -7,15 +7,18 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace moesweep {
 
 // llama-server: --server-bin, else $MOESWEEP_LLAMA_SERVER, else next to this
-// binary, else the engine build this binary was linked against. UserError
-// when none exists.
-std::filesystem::path find_llama_server(const std::string& flag_value);
+// binary, else the engine build this binary was linked against, else built
+// now from the engine's source (`note` says so first: it takes minutes).
+// UserError when none exists.
+std::filesystem::path find_llama_server(const std::string& flag_value,
+                                        const std::function<void(const std::string&)>& note = {});
 
 // A loopback port nobody listens on right now (the kernel's pick).
 int free_loopback_port();

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "counters/counter_backend.hpp"
+#include "results/run_tables.hpp"
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/run_directory.hpp"
@@ -55,12 +56,8 @@ struct RunRequest {
   std::function<void(Plan&, const std::optional<RunMeta>& resumed_meta)> adjust_plan;
 };
 
-// What tables.md and sweep-bench/ hold, rendered from the run's records.
-struct RunTables {
-  std::string markdown;                                    // tables.md after its title
-  std::vector<std::pair<std::string, std::string>> files;  // sweep-bench/<name> -> text
-  nlohmann::json noise = nlohmann::json::object();         // meta.json's "noise"
-};
+// tables.md and sweep-bench/ rendered from the run's records (the caller
+// passes src/report's render_run_tables).
 using TablesRenderer = std::function<RunTables(const std::vector<Record>&)>;
 
 // Writes tables.md (titled) and sweep-bench/ into a run directory, replacing

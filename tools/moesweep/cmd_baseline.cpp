@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "machine_here.hpp"
 #include "results/baseline_store.hpp"
+#include "sweep/this_machine.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::cli {

@@ -6,11 +6,9 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "results/baseline_store.hpp"
 #include "results/compare.hpp"
 #include "results/compare_format.hpp"
-#include "results/engine_sides.hpp"
-#include "results/run_source.hpp"
+#include "results/compare_sides.hpp"
 #include "results/sqlite_store.hpp"
 #include "serve/serve_compare.hpp"
 #include "util/error.hpp"
@@ -44,38 +42,13 @@ double parse_threshold_percent(std::string text) {
                   "a number from 0 to 100, e.g. 5", "pass --threshold 5 for a 5% minimum effect");
 }
 
-// BASE as given, or, when it is a store of per-class baselines
-// (results/baselines/ci), the class folder of NEW's machine class.
-std::string base_for(const CompareArgs& a, const LoadedRun& fresh) {
-  if (!is_baseline_store(a.base)) return a.base;
-  const MachineClass machine = fresh.meta ? machine_class_of(*fresh.meta) : MachineClass{};
-  if (!machine.known) {
-    throw UserError(
-        fmt::format("'{}' has no meta.json, so its machine class is unknown", a.fresh),
-        fmt::format("a run directory, whose class picks the baseline in '{}'", a.base),
-        fmt::format("name the run directory, or one class folder of '{}' as BASE", a.base));
-  }
-  if (auto found = find_baseline_class(a.base, machine)) return found->dir.string();
-  const auto classes = baseline_classes(a.base);
-  // Allowed to cross classes and there is only one: use it (the report says so at the top).
-  if (a.allow_environment_change && classes.size() == 1) return classes[0].dir.string();
-  return require_baseline_class(a.base, machine).string();  // throws, naming the classes
-}
-
-// BASE and NEW, or with --engines A,B the two engines of the one run BASE.
-std::pair<LoadedRun, LoadedRun> load_sides(const CompareArgs& a) {
-  if (a.engines.empty()) {
-    if (a.fresh.empty())
-      throw UserError("compare: only one run given", "BASE and NEW, or one run and --engines A,B",
-                      "name the run to check, or two engines of the run with --engines");
-    LoadedRun fresh = load_run(a.fresh, a.db);
-    LoadedRun base = load_run(base_for(a, fresh), a.db);
-    return {std::move(base), std::move(fresh)};
-  }
-  if (!a.fresh.empty())
-    throw UserError("--engines with two runs", "one run: compare RUN --engines BASE,NEW",
-                    "give the one run (sweep --engine a,b) whose two engines to compare");
-  return engine_pair(load_run(a.base, a.db), a.engines);
+int compare_serve(const CompareArgs& a, const CompareOptions& options) {
+  const ServeComparison c = compare_serve_dirs(a.base, a.fresh, options);
+  fmt::print("{}", a.json ? serve_comparison_json(c).dump(2) + "\n"
+                          : serve_comparison_markdown(c, options));
+  std::fflush(stdout);
+  check_serve_common_ground(c, a.base, a.fresh);
+  return c.regressions > 0 ? exit_code::kRegression : exit_code::kOk;
 }
 
 int run_compare(const CompareArgs& a) {
@@ -98,8 +71,9 @@ int run_compare(const CompareArgs& a) {
   }
   options.allow_environment_change = a.allow_environment_change;
   if (is_serve_run(a.base) || is_serve_run(a.fresh))  // issue 12: serve-bench runs
-    return compare_serve_command(a.base, a.fresh, options, a.json);
-  const auto [base, fresh] = load_sides(a);
+    return compare_serve(a, options);
+  const auto [base, fresh] =
+      load_compare_sides({a.base, a.fresh, a.engines, a.db, a.allow_environment_change});
   for (const LoadedRun* run : {&base, &fresh})
     for (const std::string& note : run->notes) fmt::print(stderr, "[compare] note: {}\n", note);
   const Comparison c = compare_runs(base, fresh, options);

@@ -9,13 +9,14 @@
 #include <fstream>
 
 #include "commands.hpp"
-#include "fleet_report.hpp"
+#include "report/fleet_files.hpp"
 #include "report/fleet_table.hpp"
+#include "report/run_tables.hpp"
 #include "report/sweep_tables.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
-#include "run_tables.hpp"
 #include "sweep/merge_runs.hpp"
+#include "sweep/run_session.hpp"
 #include "sweep/run_storage.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
@@ -85,7 +86,10 @@ int run_merge(const MergeOptions& opts) {
   // The hardware table: one row per machine class (a single row without a fleet).
   const std::string table = fleet_table(members);
   fmt::print("{}", table);
-  if (fleet) write_fleet_files(opts.out, check.plan_id, fleet_index, members);
+  if (fleet) {
+    const std::string warning = write_fleet_files(opts.out, check.plan_id, fleet_index, members);
+    if (!warning.empty()) fmt::print(stderr, "moesweep: warning: {}\n", warning);
+  }
   if (!all_complete) {
     fmt::print(stderr,
                "[merge] {}: the merged run lacks, repeats or failed points (exit 3); re-run the "

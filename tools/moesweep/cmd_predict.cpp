@@ -2,10 +2,9 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "model/quant_types.hpp"
 #include "predict/decode_prediction.hpp"
 #include "predict/fleet_fit.hpp"
-#include "predict_l3.hpp"
+#include "predict_print.hpp"
 #include "report/fleet_calibration.hpp"
 #include "report/predict_table.hpp"
 #include "util/error.hpp"
@@ -15,23 +14,6 @@
 namespace moesweep::cli {
 
 namespace {
-
-void print_model(const PredictInputs& o, const Prediction& p) {
-  const ModelCost& m = p.model;
-  fmt::print("model:    {}: {:.0f} B params, {:.1f} B active per token\n", m.label,
-             m.total_params / 1e9, m.active_params / 1e9);
-  fmt::print("weights in memory: {:.0f} GB", m.total_bytes / 1e9);
-  if (p.hardware.memory_gb > 0)
-    fmt::print(" ({} in {:.0f} GB)",
-               m.total_bytes / 1e9 < p.hardware.memory_gb ? "fits" : "does NOT fit",
-               p.hardware.memory_gb);
-  fmt::print("\nbytes per decoded token: {:.2f} GB", m.bytes_per_token / 1e9);
-  if (!o.model.empty())
-    fmt::print(" (weights {:.2f} GB + KV {:.3f} GB at depth {}, {} cache)",
-               (m.bytes_per_token - m.kv_bytes) / 1e9, m.kv_bytes / 1e9, o.depth, o.cache_type);
-  else
-    fmt::print(" (weights only: no shape, so no KV estimate)");
-}
 
 struct CalibrateArgs {
   std::string fleet;  // --calibrate FLEET
@@ -88,30 +70,7 @@ int run_predict(PredictInputs o, const std::string& trace, const CalibrateArgs& 
     return print_comparison(o, use_fit ? fitted : std::nullopt);
   Prediction p = predict_decode(o);
   if (use_fit) p.calibration = fitted;
-  fmt::print("hardware: {} - {:.1f} GB/s ({})\n", p.hardware.name, p.bandwidth_gbps,
-             p.bandwidth_source);
-  print_model(o, p);
-  fmt::print("\ndecode upper bound (roofline): {:.2f} tok/s\n", p.bound_tps);
-  if (!trace.empty())  // the same roofline with the routing trace's L3 term
-    print_l3_term({trace, o.model, o.quant, find_quant_type(o.quant).approx_bpw / 8,
-                   p.model.kv_bytes, static_cast<double>(p.hardware.l3_total_bytes()),
-                   p.hardware.cores, p.hardware.l3_domains, p.bandwidth_gbps});
-  if (p.calibration) {
-    fmt::print("efficiency {:.0f}% of the roofline, from {}\n", 100 * p.calibration->efficiency,
-               p.calibration->source);
-    fmt::print("expected decode: {:.2f} tok/s\n", *p.expected_tps);
-  } else {
-    fmt::print(
-        "efficiency: not calibrated (no measured runs here, no reference runs in the profile)\n");
-  }
-  fmt::print("{}", cost_lines(p));
-  if (o.target_tps > 0) {
-    fmt::print(
-        "for {:.2f} tok/s: {:.0f} GB/s at the roofline, {:.0f} GB/s at {:.0f}% efficiency; "
-        "{:.0f} GB of memory for the weights\n",
-        o.target_tps, p.required_gbps_at_roofline, p.required_gbps_at_efficiency,
-        100 * p.target_efficiency, p.model.total_bytes / 1e9);
-  }
+  print_prediction(o, p, trace);
   return 0;
 }
 

@@ -3,8 +3,6 @@
 // profiles/workloads, printing the seeds' per-request table.
 #include <fmt/format.h>
 
-#include <atomic>
-#include <csignal>
 #include <memory>
 
 #include "commands.hpp"
@@ -15,20 +13,27 @@
 #include "twin_options.hpp"
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
+#include "util/stop_signal.hpp"
 
 namespace moesweep::cli {
 namespace {
 
-std::atomic<bool> g_stop{false};
-
-void on_serve_interrupt(int) {
-  g_stop.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once (the server dies with us)
-}
-
-bool interrupted() {
-  return g_stop.load();
-}
+// serve-bench's words: progress and each request on stderr, each workload's
+// tables on stdout as it finishes.
+class ServeBenchPrinter : public ServeBenchListener {
+ public:
+  void note(const std::string& line) override { fmt::print(stderr, "[serve-bench] {}\n", line); }
+  void workload_done(const std::string& tables) override {
+    fmt::print("{}", tables);
+    std::fflush(stdout);
+  }
+  void end(const RunMeta& meta, RunStatus) override {
+    fmt::print(stderr, "[serve-bench] run directory {}\n", meta.run_dir);
+  }
+  void server_lost(const std::string& message) override {
+    fmt::print(stderr, "moesweep: error: {}\n", message);
+  }
+};
 
 struct ServeBenchCli {
   TwinOptions twin;
@@ -80,16 +85,9 @@ int run(ServeBenchCli& o) {
     o.bench.workloads.push_back(load_workload(w));
   check_serve_bench_options(o.bench);  // before the twin is built: flags, timeouts, -c fits
   if (o.bench.url.empty()) o.bench.gguf = model_path(o);
-  g_stop = false;
-  std::signal(SIGINT, on_serve_interrupt);
-  std::signal(SIGTERM, on_serve_interrupt);
-  struct Restore {
-    ~Restore() {
-      std::signal(SIGINT, SIG_DFL);
-      std::signal(SIGTERM, SIG_DFL);
-    }
-  } restore;
-  return run_serve_bench(o.bench, interrupted);
+  const StopOnSignal stop;  // Ctrl-C: the request in flight ends, the run is kept
+  ServeBenchPrinter printer;
+  return run_serve_bench(o.bench, StopOnSignal::requested, printer);
 }
 
 }  // namespace

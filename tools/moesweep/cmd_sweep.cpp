@@ -5,84 +5,26 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
 #include <filesystem>
 #include <set>
 
+#include "analysis/run_dir_traces.hpp"
 #include "commands.hpp"
-#include "engine/engine_util.hpp"
 #include "hw/build_info.hpp"
-#include "machine_here.hpp"
+#include "report/run_tables.hpp"
 #include "report/sweep_tables.hpp"
-#include "run_tables.hpp"
-#include "sweep/cotenant.hpp"
-#include "sweep/memory_plan.hpp"
 #include "sweep/run_session.hpp"
+#include "sweep/shard_plan.hpp"
+#include "sweep/this_machine.hpp"
+#include "sweep_dry_run.hpp"
 #include "sweep_options.hpp"
 #include "sweep_progress.hpp"
 #include "sweep_shard.hpp"
-#include "sweep_trace.hpp"
 #include "util/error.hpp"
+#include "util/stop_signal.hpp"
 
 namespace moesweep::cli {
 namespace {
-
-std::atomic<bool> g_stop{false};
-
-extern "C" void on_interrupt(int) {
-  g_stop.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once
-}
-
-int print_dry_run(const Plan& plan, const std::string& origin) {
-  const nlohmann::json s = plan.summary();
-  fmt::print("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)\n",
-             origin, s["points"].get<int>(), s["model_loads"].get<int>(), s["contexts"].get<int>(),
-             s["thread_switches"].get<int>());
-  if (s.contains("engines"))
-    fmt::print("engines {}: {}\n", fmt::join(s["engines"].get<std::vector<std::string>>(), ", "),
-               s["engine_order"].get<std::string>());
-  const uint64_t available = available_memory_bytes();
-  for (const ModelGroup& mg : plan.models) {
-    fmt::print("model {}{}{}\n", model_display_name(mg, plan.spec), knobs_text(mg.knobs),
-               mg.choice.file.empty() ? " (twin, built on first use)" : "");
-    const MemoryShape shape = memory_shape_of(mg, plan.spec);
-    for (const ContextGroup& cg : mg.contexts) {
-      fmt::print("  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}{}\n",
-                 cg.params.n_ctx, cg.params.n_batch, cg.params.n_ubatch, cg.params.type_k,
-                 cg.params.type_v, flash_attn_name(cg.params.flash_attn), fmt::join(cg.depths, ","),
-                 cg.n_prompt, plan.spec.n_gen, plan.spec.repetitions,
-                 plan.spec.target_ci_pct > 0
-                     ? fmt::format("..{} until the 95% CI is within {}%", plan.spec.max_repetitions,
-                                   plan.spec.target_ci_pct)
-                     : "",
-                 cg.invalid_reason.empty() ? "" : "  INVALID: " + cg.invalid_reason);
-      std::vector<std::string> threads;
-      for (size_t i = 0; i < cg.threads.size(); ++i) {
-        const ThreadSettings& t = cg.threads[i];
-        const std::string cotenant = i < cg.cotenants.size() ? cg.cotenants[i] : "";
-        threads.push_back(fmt::format("{}/{}{}{}", t.n_threads, t.n_threads_batch,
-                                      t.cpu_mask.empty() ? "" : "@" + t.cpu_mask,
-                                      cotenant.empty() ? "" : "+" + cotenant_label(cotenant)));
-      }
-      fmt::print("    threads (gen/batch): {}\n", fmt::join(threads, " "));
-      const Footprint need = context_footprint(shape, cg.params, mg.load.load_mode);
-      const std::string problem = footprint_problem(need, available, false);
-      fmt::print("    memory ({}): {}{}\n", shape.model_source, footprint_text(need),
-                 problem.empty() ? "" : "\n    DOES NOT FIT: " + problem);
-    }
-  }
-  for (const std::string& w : plan.warnings) fmt::print("warning: {}\n", w);
-  fmt::print("cost: {} timed tokens + {} fill tokens", s["timed_tokens"].get<int64_t>(),
-             s["fill_tokens"].get<int64_t>());
-  const auto estimate = estimate_seconds(plan);
-  if (estimate)
-    fmt::print(", about {:.0f} s at the speeds of earlier runs of these models\n", *estimate);
-  else
-    fmt::print("; no earlier run of these models to estimate the time from\n");
-  return exit_code::kOk;
-}
 
 // Flags typed beside --resume that the resumed run would not use.
 std::vector<std::string> flags_ignored_on_resume(const CLI::App& cmd) {
@@ -137,60 +79,26 @@ RunRequest request_from(const SweepOptions& opts, const CLI::App& cmd) {
   return req;
 }
 
-// A shard run (issue 13): the shard file's settings, or its unfinished run
-// under --out-dir, with the plan cut down to the shard's points.
-RunRequest shard_request_from(const SweepOptions& opts, const CLI::App& cmd,
-                              const std::string& shard_arg, bool* already_complete) {
-  refuse_sweep_flags_with_shard(opts);
-  const ShardStart st = shard_start(shard_arg, opts.out_dir);
-  for (const std::string& why : st.skipped)
-    fmt::print(stderr, "[sweep] passed over a run that does not read: {}\n", why);
-  RunRequest req = request_from(opts, cmd);
-  req.resume.clear();
-  req.ignored_on_resume.clear();
-  req.settings = st.file.settings;
-  req.origin = fmt::format("shard {}/{} of plan {}", st.file.index, st.file.count, st.file.plan_id);
-  *already_complete = st.earlier_complete;
-  if (!st.earlier_run.empty() && !st.earlier_complete) {
-    req.resume = st.earlier_run;
-    fmt::print(stderr, "[sweep] continuing {} in {}\n", req.origin, st.earlier_run.string());
-  }
-  const ShardRef shard = shard_meta(st.file);
-  req.shard = shard;
-  req.adjust_plan = [shard](Plan& plan, const std::optional<RunMeta>& resumed_meta) {
-    const bool own = resumed_meta && resumed_meta->shard;
-    restrict_to_shard(plan, shard_from_meta(own ? *resumed_meta->shard : shard));
-  };
-  return req;
-}
-
 // Measures with Ctrl-C (and SIGTERM) turned into a clean stop.
 RunOutcome measure(RunSession& session) {
-  g_stop = false;
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
-  RunOutcome outcome;
+  const StopOnSignal stop;
   try {
-    outcome = session.run(g_stop);
+    return session.run(stop.flag());
   } catch (const std::exception&) {
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
     fmt::print(stderr,
                "[sweep] stopped by the error below; once it is fixed, continue with: "
                "moesweep sweep --resume {}\n",
                session.dir().path().string());
     throw;
   }
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-  return outcome;
 }
 
 int run_sweep(const SweepOptions& opts, const CLI::App& cmd, const std::string& shard_arg) {
   bool shard_complete = false;
+  if (!shard_arg.empty()) refuse_sweep_flags_with_shard(opts);
   RunRequest request = shard_arg.empty()
                            ? request_from(opts, cmd)
-                           : shard_request_from(opts, cmd, shard_arg, &shard_complete);
+                           : shard_request(request_from(opts, cmd), shard_arg, &shard_complete);
   if (shard_complete) {
     fmt::print(stderr, "[sweep] {} is complete already; nothing to run\n", request.origin);
     return exit_code::kOk;

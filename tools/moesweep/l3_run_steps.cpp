@@ -5,14 +5,14 @@
 #include <algorithm>
 #include <atomic>
 
+#include "analysis/run_dir_traces.hpp"
 #include "commands.hpp"
 #include "hw/build_info.hpp"
-#include "machine_here.hpp"
+#include "report/run_tables.hpp"
 #include "results/run_source.hpp"
-#include "run_tables.hpp"
 #include "sweep/run_session.hpp"
+#include "sweep/this_machine.hpp"
 #include "sweep_progress.hpp"
-#include "sweep_trace.hpp"
 
 namespace moesweep::cli {
 namespace {

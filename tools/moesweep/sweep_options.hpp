@@ -19,7 +19,7 @@ struct SweepOptions {
   bool dry_run = false;
   bool quiet = false;
   bool no_db = false;
-  // --trace-routing (cmd_sweep.cpp, sweep_trace.hpp)
+  // --trace-routing (cmd_sweep.cpp, analysis/run_dir_traces.hpp)
   bool trace_routing = false;
   double keep_pp = 0.90;  // sweet spot: fraction of the best S_PP to keep
   double keep_tg = 0.90;

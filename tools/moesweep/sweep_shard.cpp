@@ -2,15 +2,10 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
-#include <cstdlib>
-
-#include "hw/build_info.hpp"
-#include "hw/hardware_profile.hpp"
-#include "machine_here.hpp"
+#include "sweep/shard_resume.hpp"
+#include "sweep/this_machine.hpp"
 #include "util/error.hpp"
-#include "util/json_file.hpp"
 
 namespace moesweep::cli {
 
@@ -33,91 +28,35 @@ void refuse_sweep_flags_with_shard(const SweepOptions& opts) {
       "change the sweep with `moesweep plan` (new shard files), or drop those flags");
 }
 
-namespace {
-
-// How the machine an earlier run measured on differs from this one, by its
-// meta.json: the machine class, and the node's CPU model, hardware profile
-// and CPU count (facts a run lacks are not compared). Empty: same hardware.
-std::vector<std::string> hardware_differences(const RunMeta& meta, const std::string& machine_here,
-                                              const NodeFacts& node_here) {
-  std::vector<std::string> out;
-  const std::string machine = meta.machine_class ? machine_class_id(*meta.machine_class) : "";
-  if (machine != machine_here)
-    out.push_back(fmt::format("machine class {} -> {}", machine, machine_here));
-  if (!meta.node) return out;
-  const NodeFacts& node = *meta.node;
-  if (!node.cpu_model.empty() && node.cpu_model != node_here.cpu_model)
-    out.push_back(fmt::format("cpu_model \"{}\" -> \"{}\"", node.cpu_model, node_here.cpu_model));
-  if (!node.hardware_profile.empty() && node.hardware_profile != node_here.hardware_profile)
-    out.push_back(fmt::format("hardware_profile \"{}\" -> \"{}\"", node.hardware_profile,
-                              node_here.hardware_profile));
-  if (node.logical_cpus > 0 && node.logical_cpus != node_here.logical_cpus)
-    out.push_back(fmt::format("logical_cpus {} -> {}", node.logical_cpus, node_here.logical_cpus));
-  return out;
-}
-
-// The run under `dir`, when its meta.json reads; else why not (in `skipped`).
-std::optional<RunMeta> readable_run(const std::filesystem::path& dir,
-                                    std::vector<std::string>& skipped) {
-  try {
-    return read_run_meta_if_present(dir);
-  } catch (const UserError& e) {  // a broken run is not ours to continue
-    skipped.push_back(e.problem());
-    return std::nullopt;
+// A shard run (issue 13): the shard file's settings, or its unfinished run
+// under --out-dir, with the plan cut down to the shard's points.
+RunRequest shard_request(RunRequest req, const std::string& shard_arg, bool* already_complete) {
+  const ShardStart st = shard_start(read_shard_file(resolve_shard_arg(shard_arg)), req.out_dir,
+                                    machine_class_id(this_machine_class()), node_facts());
+  for (const std::string& why : st.skipped)
+    fmt::print(stderr, "[sweep] passed over a run that does not read: {}\n", why);
+  for (const RunOnOtherHardware& other : st.left_alone)
+    fmt::print(stderr,
+               "[sweep] not continuing shard {}/{} in {}: it was measured on other hardware "
+               "({}); starting a fresh run and leaving that one untouched\n",
+               st.file.index, st.file.count, other.run.string(),
+               fmt::join(other.differences, "; "));
+  req.resume.clear();
+  req.ignored_on_resume.clear();
+  req.settings = st.file.settings;
+  req.origin = fmt::format("shard {}/{} of plan {}", st.file.index, st.file.count, st.file.plan_id);
+  *already_complete = st.earlier_complete;
+  if (!st.earlier_run.empty() && !st.earlier_complete) {
+    req.resume = st.earlier_run;
+    fmt::print(stderr, "[sweep] continuing {} in {}\n", req.origin, st.earlier_run.string());
   }
-}
-
-}  // namespace
-
-ShardStart shard_start(const std::string& arg, const std::filesystem::path& out_dir) {
-  ShardStart s;
-  s.file = read_shard_file(resolve_shard_arg(arg));
-  const std::string machine = machine_class_id(this_machine_class());
-  const NodeFacts node_here = node_facts();
-  std::error_code ec;
-  if (!std::filesystem::is_directory(out_dir, ec)) return s;
-  std::string newest;  // run directories start with their time stamp
-  for (const auto& e : std::filesystem::directory_iterator(out_dir, ec)) {
-    if (!e.is_directory(ec)) continue;
-    const std::optional<RunMeta> meta = readable_run(e.path(), s.skipped);
-    if (!meta || !meta->shard || meta->shard->plan_id != s.file.plan_id ||
-        meta->shard->index != s.file.index)
-      continue;
-    // A re-queued array task on another node type: that run's numbers are
-    // another machine's, so this one starts afresh and leaves it as it is.
-    const auto differences = hardware_differences(*meta, machine, node_here);
-    if (!differences.empty()) {
-      fmt::print(stderr,
-                 "[sweep] not continuing shard {}/{} in {}: it was measured on other hardware "
-                 "({}); starting a fresh run and leaving that one untouched\n",
-                 s.file.index, s.file.count, e.path().string(), fmt::join(differences, "; "));
-      continue;
-    }
-    const std::string name = e.path().filename().string();
-    if (name < newest) continue;
-    newest = name;
-    s.earlier_run = e.path();
-    s.earlier_complete = meta->status == RunStatus::kComplete;
-  }
-  return s;
-}
-
-NodeFacts node_facts() {
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  const CpuInfo cpu = cpu_info();
-  NodeFacts facts;
-  facts.host = host;
-  facts.cpu_model = cpu.model_name;
-  facts.logical_cpus = cpu.logical_cpus;
-  facts.hardware_profile = match_hardware_profile(cpu.model_name).name;
-  nlohmann::json slurm = nlohmann::json::object();
-  for (const char* var :
-       {"SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_JOB_NODELIST",
-        "SLURM_CLUSTER_NAME", "SLURM_JOB_PARTITION", "SLURM_RESTART_COUNT"})
-    if (const char* v = std::getenv(var)) slurm[var] = v;
-  if (!slurm.empty()) facts.other["slurm"] = slurm;
-  return facts;
+  const ShardRef shard = shard_meta(st.file);
+  req.shard = shard;
+  req.adjust_plan = [shard](Plan& plan, const std::optional<RunMeta>& resumed_meta) {
+    const bool own = resumed_meta && resumed_meta->shard;
+    restrict_to_shard(plan, shard_from_meta(own ? *resumed_meta->shard : shard));
+  };
+  return req;
 }
 
 }  // namespace moesweep::cli

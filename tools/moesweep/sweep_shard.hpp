@@ -1,14 +1,11 @@
 #pragma once
-// What `moesweep sweep --shard` adds to a sweep (issue 13): the shard file's
-// settings, the earlier run of the same shard to continue (a re-queued array
-// task), and the node's facts for meta.json.
+// What `moesweep sweep --shard` adds to a sweep's parsing (issue 13): the
+// flag, the flags it refuses beside it, and the request it makes; where a
+// shard run starts is decided in src/sweep/shard_resume.hpp.
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
-#include <filesystem>
 #include <string>
 
-#include "sweep/shard_plan.hpp"
+#include "sweep/run_session.hpp"
 #include "sweep_options.hpp"
 
 namespace moesweep::cli {
@@ -18,23 +15,11 @@ void add_shard_option(CLI::App& cmd, std::string& shard);
 // --shard would be ignored, so it is refused (exit 2).
 void refuse_sweep_flags_with_shard(const SweepOptions& opts);
 
-struct ShardStart {
-  ShardFile file;
-  std::filesystem::path earlier_run;  // empty: none under --out-dir
-  bool earlier_complete = false;
-  std::vector<std::string> skipped;  // broken run directories passed over, and why
-};
-
-// --shard FILE or DIR (index from SLURM_ARRAY_TASK_ID); looks under out_dir
-// for a run of the same plan, shard and hardware to continue; a run of the
-// shard measured on other hardware (machine class, or meta.json node's CPU
-// model, hardware profile, CPU count) is named on stderr and left untouched;
-// a run directory whose meta.json does not read (broken, hand-edited) is
-// passed over, named in `skipped`.
-ShardStart shard_start(const std::string& arg, const std::filesystem::path& out_dir);
-
-// meta.json's "node": host, CPU model, logical CPUs, the hardware profile
-// matched, and the Slurm job ids when run under Slurm.
-NodeFacts node_facts();
+// A shard run (issue 13): `req` (the sweep's request from its other flags)
+// with the shard file's settings, or continuing the shard's unfinished run
+// under req.out_dir (src/sweep/shard_resume.hpp), and the plan cut down to
+// the shard's points. Says on stderr which run it continues or passes over.
+// *already_complete: the shard's run there is complete (nothing to run).
+RunRequest shard_request(RunRequest req, const std::string& shard_arg, bool* already_complete);
 
 }  // namespace moesweep::cli

@@ -1,11 +1,11 @@
-#include "sweep_trace.hpp"
+#include "analysis/run_dir_traces.hpp"
 
 #include <fmt/format.h>
 
 #include "engine/engine.hpp"
 #include "model/gguf_inspect.hpp"
 
-namespace moesweep::cli {
+namespace moesweep {
 
 RunDirRoutingTraces::~RunDirRoutingTraces() {
   try {
@@ -41,4 +41,4 @@ void RunDirRoutingTraces::finish() {
   trace_.reset();
 }
 
-}  // namespace moesweep::cli
+}  // namespace moesweep

@@ -9,7 +9,7 @@
 #include "analysis/routing_trace.hpp"
 #include "sweep/runner.hpp"
 
-namespace moesweep::cli {
+namespace moesweep {
 
 class RunDirRoutingTraces : public RoutingTraceFactory {
  public:
@@ -26,4 +26,4 @@ class RunDirRoutingTraces : public RoutingTraceFactory {
   std::vector<std::filesystem::path> written_;
 };
 
-}  // namespace moesweep::cli
+}  // namespace moesweep

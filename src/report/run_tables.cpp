@@ -1,10 +1,10 @@
-#include "run_tables.hpp"
+#include "report/run_tables.hpp"
 
 #include "report/engine_table.hpp"
 #include "report/memory_table.hpp"
 #include "report/sweep_tables.hpp"
 
-namespace moesweep::cli {
+namespace moesweep {
 
 RunTables render_run_tables(const std::vector<Record>& records, const SweetSpotOptions& keep) {
   RunTables t;
@@ -19,4 +19,4 @@ RunTables render_run_tables(const std::vector<Record>& records, const SweetSpotO
   return t;
 }
 
-}  // namespace moesweep::cli
+}  // namespace moesweep

@@ -1,0 +1,35 @@
+#include "hw/machine_report.hpp"
+
+#include "engine/engine.hpp"
+
+namespace moesweep {
+
+MachineReport describe_machine(const std::string& profile) {
+  MachineReport r;
+  r.cpu = cpu_info();
+  r.engine = engine_facts();
+  r.topology = probe_topology();
+  r.profile =
+      profile.empty() ? match_hardware_profile(r.cpu.model_name) : load_hardware_profile(profile);
+  r.bandwidth = load_cached_bandwidth();
+  r.cache = load_cached_cache_probe();
+  return r;
+}
+
+nlohmann::json to_json(const MachineReport& r) {
+  nlohmann::json j = {{"cpu",
+                       {{"model_name", r.cpu.model_name},
+                        {"vendor", r.cpu.vendor},
+                        {"family", r.cpu.family},
+                        {"model", r.cpu.model},
+                        {"hypervisor", r.cpu.hypervisor}}},
+                      {"cpu_features", r.engine.cpu_features},
+                      {"engine", engine_json(r.engine)},
+                      {"topology", to_json(r.topology)},
+                      {"hardware_profile", to_json(r.profile)}};
+  if (r.bandwidth) j["bandwidth"] = to_json(*r.bandwidth);
+  if (r.cache) j["cache"] = to_json(*r.cache);
+  return j;
+}
+
+}  // namespace moesweep

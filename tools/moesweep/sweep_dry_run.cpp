@@ -1,0 +1,63 @@
+#include "sweep_dry_run.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/engine_util.hpp"
+#include "sweep/cotenant.hpp"
+#include "sweep/memory_plan.hpp"
+#include "sweep/run_storage.hpp"
+#include "util/error.hpp"
+
+namespace moesweep::cli {
+
+int print_dry_run(const Plan& plan, const std::string& origin) {
+  const nlohmann::json s = plan.summary();
+  fmt::print("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)\n",
+             origin, s["points"].get<int>(), s["model_loads"].get<int>(), s["contexts"].get<int>(),
+             s["thread_switches"].get<int>());
+  if (s.contains("engines"))
+    fmt::print("engines {}: {}\n", fmt::join(s["engines"].get<std::vector<std::string>>(), ", "),
+               s["engine_order"].get<std::string>());
+  const uint64_t available = available_memory_bytes();
+  for (const ModelGroup& mg : plan.models) {
+    fmt::print("model {}{}{}\n", model_display_name(mg, plan.spec), knobs_text(mg.knobs),
+               mg.choice.file.empty() ? " (twin, built on first use)" : "");
+    const MemoryShape shape = memory_shape_of(mg, plan.spec);
+    for (const ContextGroup& cg : mg.contexts) {
+      fmt::print("  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}{}\n",
+                 cg.params.n_ctx, cg.params.n_batch, cg.params.n_ubatch, cg.params.type_k,
+                 cg.params.type_v, flash_attn_name(cg.params.flash_attn), fmt::join(cg.depths, ","),
+                 cg.n_prompt, plan.spec.n_gen, plan.spec.repetitions,
+                 plan.spec.target_ci_pct > 0
+                     ? fmt::format("..{} until the 95% CI is within {}%", plan.spec.max_repetitions,
+                                   plan.spec.target_ci_pct)
+                     : "",
+                 cg.invalid_reason.empty() ? "" : "  INVALID: " + cg.invalid_reason);
+      std::vector<std::string> threads;
+      for (size_t i = 0; i < cg.threads.size(); ++i) {
+        const ThreadSettings& t = cg.threads[i];
+        const std::string cotenant = i < cg.cotenants.size() ? cg.cotenants[i] : "";
+        threads.push_back(fmt::format("{}/{}{}{}", t.n_threads, t.n_threads_batch,
+                                      t.cpu_mask.empty() ? "" : "@" + t.cpu_mask,
+                                      cotenant.empty() ? "" : "+" + cotenant_label(cotenant)));
+      }
+      fmt::print("    threads (gen/batch): {}\n", fmt::join(threads, " "));
+      const Footprint need = context_footprint(shape, cg.params, mg.load.load_mode);
+      const std::string problem = footprint_problem(need, available, false);
+      fmt::print("    memory ({}): {}{}\n", shape.model_source, footprint_text(need),
+                 problem.empty() ? "" : "\n    DOES NOT FIT: " + problem);
+    }
+  }
+  for (const std::string& w : plan.warnings) fmt::print("warning: {}\n", w);
+  fmt::print("cost: {} timed tokens + {} fill tokens", s["timed_tokens"].get<int64_t>(),
+             s["fill_tokens"].get<int64_t>());
+  const auto estimate = estimate_seconds(plan);
+  if (estimate)
+    fmt::print(", about {:.0f} s at the speeds of earlier runs of these models\n", *estimate);
+  else
+    fmt::print("; no earlier run of these models to estimate the time from\n");
+  return exit_code::kOk;
+}
+
+}  // namespace moesweep::cli
