@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.hpp"
+#include "engine/engine_file.hpp"
 #include "util/error.hpp"
 #include "util/json_fields.hpp"
 #include "util/json_file.hpp"
@@ -99,26 +100,33 @@ RegisteredEngine default_engine_with_facts() {
 
 }  // namespace
 
-RegisteredEngine read_engine_file(const fs::path& file) {
-  const nlohmann::json j = read_json_file(file, "engine file", kMaxEngineFileBytes);
-  const JsonFields f(j, file.string());
+RegisteredEngine engine_from_json(const nlohmann::json& j, const std::string& origin) {
+  const JsonFields f(j, origin);
   const int64_t schema = f.integer("schema", 1, 1000, 0);
   if (schema != kEngineFileSchema)
     f.fail("schema", fmt::format("{} (this moesweep's engine file version)", kEngineFileSchema));
   RegisteredEngine e;
   read_rows(f, e, engine_rows());
   e.worker = f.text("worker");
-  check_engine_name(e.name, file.string());
+  check_engine_name(e.name, origin);
   if (e.worker.empty() || !e.worker.is_absolute()) f.fail("worker", "an absolute path");
   if (e.kind != "llama.cpp" && e.kind != kIkLlamaKind) f.fail("kind", "llama.cpp or ik_llama.cpp");
   return e;
 }
 
-void write_engine_file(const fs::path& file, const RegisteredEngine& engine) {
+nlohmann::json to_json(const RegisteredEngine& engine) {
   nlohmann::json j = {{"schema", kEngineFileSchema}};
   write_rows(engine, engine_rows(), j);
   j["worker"] = engine.worker.string();
-  write_file_atomically(file, j.dump(2) + "\n");
+  return j;
+}
+
+RegisteredEngine read_engine_file(const fs::path& file) {
+  return engine_from_json(read_json_file(file, "engine file", kMaxEngineFileBytes), file.string());
+}
+
+void write_engine_file(const fs::path& file, const RegisteredEngine& engine) {
+  write_file_atomically(file, to_json(engine).dump(2) + "\n");
 }
 
 std::vector<RegisteredEngine> list_engines(const fs::path& registry) {
