@@ -40,7 +40,7 @@ TEST(EngineFile, EachWrongFieldIsAUserErrorNamingTheFileAndField) {
       {R"({"schema": 1, "name": 5, "worker": "/w"})", "name"},
       {R"({"schema": 1, "name": "../x", "worker": "/w"})", "not an engine name"},
       {R"({"schema": 1, "name": "a", "worker": "bin/w"})", "worker"},
-      {R"({"schema": 1, "name": "a", "worker": "/w", "kind": "ik_llama.cpp"})", "kind"},
+      {R"({"schema": 1, "name": "a", "worker": "/w", "kind": "vllm"})", "kind"},
       {R"({"schema": 1, "name": "a", "worker": "/w", "build_flags": "-DX"})", "build_flags"},
   };
   for (const auto& [text, field] : cases) {
