@@ -7,10 +7,9 @@
 // copies (cmake/EngineIk.cmake).
 #include <fmt/format.h>
 
-#include <functional>
-
 #include "engine/build_step.hpp"
 #include "engine/engine_build.hpp"
+#include "util/hash.hpp"
 
 namespace moesweep {
 namespace fs = std::filesystem;
@@ -19,8 +18,8 @@ fs::path ik_build_dir(const fs::path& checkout, const std::vector<std::string>& 
   if (build_flags.empty()) return checkout / "build-moesweep";
   std::string joined;
   for (const std::string& f : build_flags) joined += f + '\n';
-  return checkout /
-         fmt::format("build-moesweep-{:08x}", std::hash<std::string>{}(joined)&0xffffffffu);
+  // sha256: the same flags name the same folder with any compiler and library
+  return checkout / ("build-moesweep-" + sha256_hex(joined).substr(0, 8));
 }
 
 std::vector<BuildStep> ik_llama_steps(const fs::path& tree, const fs::path& dir,
