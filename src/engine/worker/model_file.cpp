@@ -32,4 +32,16 @@ std::string model_meta(const llama_model* model, const std::string& key) {
   return n < 0 ? std::string() : std::string(buf);
 }
 
+ModelFacts model_facts_of(const llama_model* model, const std::string& path) {
+  char desc[256];
+  llama_model_desc(model, desc, sizeof(desc));
+  ModelFacts f;
+  f.path = path;
+  f.description = desc;
+  f.arch = model_meta(model, "general.architecture");
+  f.size_bytes = llama_model_size(model);
+  f.n_params = llama_model_n_params(model);
+  return f;
+}
+
 }  // namespace moesweep::worker

@@ -75,13 +75,7 @@ Model::Model(const ModelLoadParams& p) {
                     "the file may be truncated or corrupt (compare its sha256), or from a newer "
                     "engine; MOESWEEP_ENGINE_LOG=info shows the engine's reason");
   }
-  char desc[256];
-  llama_model_desc(model_, desc, sizeof(desc));
-  facts_.path = p.path;
-  facts_.description = desc;
-  facts_.arch = model_meta(model_, "general.architecture");
-  facts_.size_bytes = llama_model_size(model_);
-  facts_.n_params = llama_model_n_params(model_);
+  facts_ = model_facts_of(model_, p.path);
   facts_.n_layer = llama_model_n_layer(model_);
   facts_.n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model_));
   facts_.n_ctx_train = llama_model_n_ctx_train(model_);
