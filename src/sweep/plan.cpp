@@ -208,7 +208,7 @@ void add_contexts(ModelGroup& mg, const SweepSpec& spec, const std::vector<Threa
       for (const std::string& tv : spec.type_v)
         for (int fa : spec.flash_attn) {
           ContextGroup cg;
-          cg.params = {z.n_ctx, z.n_batch, z.n_ubatch, tk, tv, fa};
+          cg.params = {z.n_ctx, z.n_batch, z.n_ubatch, tk, tv, fa, {}};
           cg.n_prompt = spec.n_prompt > 0 ? spec.n_prompt : z.n_ubatch;
           cg.depths = spec.depths_for(z.n_ctx, z.n_ubatch);
           cg.threads = threads;
@@ -264,13 +264,21 @@ PointParams point_params(const SweepSpec& spec, const ModelGroup& mg, const std:
 }
 
 // --engine names to workers (UserError for one that is not registered).
+}  // namespace
+
+EngineChoice own_engine_choice() {
+  return {"", default_worker_path(), {}, "llama.cpp", {}};
+}
+
+namespace {
+
 // ik_llama.cpp's switches go to the engines of that kind; a sweep where no
 // engine has them refuses them (UserError) instead of ignoring them.
 std::vector<EngineChoice> resolve_engines(const std::vector<std::string>& names,
                                           const EngineKnobs& knobs) {
   std::vector<EngineChoice> out;
   if (names.empty()) {
-    out.push_back({"", default_worker_path(), {}, "llama.cpp", {}});
+    out.push_back(own_engine_choice());
   } else {
     const std::filesystem::path registry = engine_registry_dir();
     for (const std::string& name : names) {
@@ -356,8 +364,9 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
       mg.block = block;
       mg.l3_ways = ways;
       mg.mem_bw_percent = bw;
-      mg.load = {choice.file,           spec.load_mode, spec.n_gpu_layers,
-                 spec.tensor_overrides, cpu_moe,        spec.numa};
+      mg.load = {
+          choice.file, spec.load_mode, spec.n_gpu_layers, spec.tensor_overrides, cpu_moe, spec.numa,
+          {}};
       add_contexts(mg, spec, threads, cotenants, valid_contexts, last_reason);
       plan.models.push_back(std::move(mg));
     }
@@ -400,7 +409,8 @@ nlohmann::json Plan::summary() const {
     for (const EngineChoice& e : engines) names.push_back(e.name);
     j["engines"] = names;
     j["engine_order"] =
-        "interleaved repetition by repetition in ABBA order; every engine's worker holds the model at once "
+        "interleaved repetition by repetition in ABBA order; every engine's worker holds the model "
+        "at once "
         "(shared page cache with mmap)";
   }
   return j;

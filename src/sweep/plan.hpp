@@ -45,6 +45,9 @@ struct EngineChoice {
   EngineKnobs knobs;  // the sweep's -fmoe/-rtr/-mla/-amb on an ik_llama.cpp engine; none otherwise
 };
 
+// This moesweep's own worker, the engine of a sweep without --engine.
+EngineChoice own_engine_choice();
+
 struct PlannedPoint {
   int index = 0;
   size_t model = 0, context = 0, depth = 0, thread = 0;  // indices into the plan

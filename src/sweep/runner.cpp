@@ -65,7 +65,7 @@ RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
 }
 
 const std::vector<EngineChoice>& SweepRunner::engines() const {
-  static const std::vector<EngineChoice> own = {{"", default_worker_path(), {}, "llama.cpp", {}}};
+  static const std::vector<EngineChoice> own = {own_engine_choice()};
   return plan_.engines.empty() ? own : plan_.engines;
 }
 
