@@ -18,6 +18,7 @@
 
 #include "engine/build_step.hpp"
 #include "engine/engine.hpp"
+#include "engine/exec_tool.hpp"
 #include "util/error.hpp"
 #include "util/paths.hpp"
 
@@ -131,6 +132,7 @@ std::vector<BuildStep> add_steps(const fs::path& tree, const fs::path& dir,
 }
 
 std::string describe_source(const EngineSource& src) {
+  if (!src.exec.empty()) return "external tool " + src.exec.string();
   if (!src.ik_llama.empty()) return "ik_llama.cpp checkout " + src.ik_llama.string();
   if (!src.llama_cpp.empty()) return "checkout " + src.llama_cpp.string();
   return fmt::format("release {} ({})", src.release, src.from_source ? "from source" : "prebuilt");
@@ -168,10 +170,17 @@ void check_source(const std::string& name, const EngineSource& src) {
   if (name == kDefaultEngineName)
     throw UserError("engine add: 'default' is this moesweep's own worker", "another name",
                     "pick another name, e.g. main or pr");
-  if (!src.release.empty() + !src.llama_cpp.empty() + !src.ik_llama.empty() != 1)
+  if (!src.release.empty() + !src.llama_cpp.empty() + !src.ik_llama.empty() + !src.exec.empty() !=
+      1)
     throw UserError("engine add: say where the engine comes from",
-                    "exactly one of --release VERSION, --llama-cpp DIR and --ik-llama DIR",
+                    "exactly one of --release VERSION, --llama-cpp DIR, --ik-llama DIR and "
+                    "--exec PATH",
                     "e.g. moesweep engine add v050 --release 3.22.1");
+  if (!src.exec.empty() && !src.build_flags.empty())
+    throw UserError("engine add: --cmake-flag with --exec",
+                    "no build flags for a tool moesweep "
+                    "does not build",
+                    "build the tool with those flags yourself; drop --cmake-flag");
   check_checkout(src);
   for (const std::string& f : src.build_flags)
     if (f.rfind("-D", 0) != 0 || f.find('=') == std::string::npos || f.size() > 300 ||
@@ -202,6 +211,40 @@ void run_steps(const std::vector<BuildStep>& steps, const fs::path& dir, const f
   }
 }
 
+// The engine's new registry folder; UserError when the name is taken.
+fs::path claim_engine_dir(const fs::path& registry, const std::string& name) {
+  std::error_code ec;
+  fs::create_directories(registry, ec);
+  const fs::path dir = registry / name;
+  if (!fs::create_directory(dir, ec)) {
+    const bool done = fs::is_regular_file(dir / "engine.json", ec);
+    throw UserError(fmt::format("engine add: {} {}", dir.string(),
+                                done ? "is registered already"
+                                     : "exists (an add in progress, or one that was interrupted)"),
+                    "a new engine name",
+                    fmt::format("pick another name, or run: moesweep engine remove {}", name));
+  }
+  return dir;
+}
+
+// Nothing to build: the tool's path, which tool, and what its --version says.
+RegisteredEngine add_exec_engine(const fs::path& registry, const std::string& name,
+                                 const EngineSource& source) {
+  const fs::path exe = fs::absolute(source.exec).lexically_normal();
+  const ExecTool tool = detect_exec_tool(exe, source.exec_tool);
+  RegisteredEngine e;
+  e.name = name;
+  e.kind = kExecEngineKind;
+  e.source = describe_source(source);
+  e.exec = exe;
+  e.exec_tool = exec_tool_name(tool);
+  const ExecVersion version = exec_version(exe);  // llama-bench has no --version: its rows say
+  e.release = version.release;
+  e.commit = version.commit;
+  write_engine_file(claim_engine_dir(registry, name) / "engine.json", e);
+  return e;
+}
+
 }  // namespace
 
 void append_generator_and_launcher(std::vector<std::string>& a) {
@@ -217,22 +260,14 @@ RegisteredEngine add_engine(const fs::path& registry, const std::string& name,
                             const EngineSource& source,
                             const std::function<void(const std::string&)>& progress) {
   check_source(name, source);
+  if (!source.exec.empty()) return add_exec_engine(registry, name, source);
   const fs::path tree = source_tree_dir();
   if (tree.empty())
     throw UserError("engine add: the moesweep source tree this binary was built from is gone",
                     "the checkout with CMakeLists.txt and scripts/",
                     "run the moesweep of a checkout");
+  const fs::path dir = claim_engine_dir(registry, name);
   std::error_code ec;
-  fs::create_directories(registry, ec);
-  const fs::path dir = registry / name;
-  if (!fs::create_directory(dir, ec)) {
-    const bool done = fs::is_regular_file(dir / "engine.json", ec);
-    throw UserError(fmt::format("engine add: {} {}", dir.string(),
-                                done ? "is registered already"
-                                     : "exists (an add in progress, or one that was interrupted)"),
-                    "a new engine name",
-                    fmt::format("pick another name, or run: moesweep engine remove {}", name));
-  }
   if (!std::getenv("CCACHE_BASEDIR")) setenv("CCACHE_BASEDIR", tree.c_str(), 0);
   run_steps(add_steps(tree, dir, source), dir, registry, name, progress);
   RegisteredEngine e;

@@ -9,7 +9,9 @@
 //    source compiled natively (from_source);
 //  - a llama.cpp checkout on disk (a PR branch): compiled natively, statically;
 //  - an ik_llama.cpp checkout: its own build's shared libraries, copied into
-//    the registry, and a worker built against its API (engine/ik_build_steps.cpp).
+//    the registry, and a worker built against its API (engine/ik_build_steps.cpp);
+//  - another program's llama-sweep-bench or llama-bench binary (exec): nothing
+//    is built; a sweep runs it and ingests its output (engine/exec_tool.hpp).
 // Extra CMake flags (-DGGML_AVX512=OFF, ...) reach that build and are recorded.
 #include <filesystem>
 #include <functional>
@@ -25,6 +27,8 @@ struct EngineSource {
   bool from_source = false;              // compile the release instead of its prebuilt libraries
   std::filesystem::path llama_cpp;       // a checkout
   std::filesystem::path ik_llama;        // an ik_llama.cpp checkout
+  std::filesystem::path exec;            // another program's llama-sweep-bench or llama-bench
+  std::string exec_tool;                 // which of the two; "" = told by the file name
   std::vector<std::string> build_flags;  // "-DNAME=VALUE"
 };
 

@@ -11,6 +11,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/engine_file.hpp"
+#include "engine/exec_tool.hpp"
 #include "util/error.hpp"
 #include "util/json_fields.hpp"
 #include "util/json_file.hpp"
@@ -108,9 +109,17 @@ RegisteredEngine engine_from_json(const nlohmann::json& j, const std::string& or
   RegisteredEngine e;
   read_rows(f, e, engine_rows());
   e.worker = f.text("worker");
+  e.exec = f.text("exec");
+  e.exec_tool = f.text("exec_tool");
   check_engine_name(e.name, origin);
+  if (e.kind == kExecEngineKind) {
+    if (e.exec.empty() || !e.exec.is_absolute()) f.fail("exec", "an absolute path");
+    if (!exec_tool_from_name(e.exec_tool)) f.fail("exec_tool", "llama-sweep-bench or llama-bench");
+    return e;
+  }
   if (e.worker.empty() || !e.worker.is_absolute()) f.fail("worker", "an absolute path");
-  if (e.kind != "llama.cpp" && e.kind != kIkLlamaKind) f.fail("kind", "llama.cpp or ik_llama.cpp");
+  if (e.kind != "llama.cpp" && e.kind != kIkLlamaKind)
+    f.fail("kind", "llama.cpp, ik_llama.cpp or exec");
   return e;
 }
 
@@ -118,6 +127,8 @@ nlohmann::json to_json(const RegisteredEngine& engine) {
   nlohmann::json j = {{"schema", kEngineFileSchema}};
   write_rows(engine, engine_rows(), j);
   j["worker"] = engine.worker.string();
+  if (!engine.exec.empty()) j["exec"] = engine.exec.string();
+  if (!engine.exec_tool.empty()) j["exec_tool"] = engine.exec_tool;
   return j;
 }
 

@@ -14,15 +14,21 @@
 namespace moesweep {
 
 inline constexpr const char* kDefaultEngineName = "default";
+// The kind of an engine that is another program's benchmark binary
+// (engine add --exec, engine/exec_tool.hpp): no worker of ours.
+inline constexpr const char* kExecEngineKind = "exec";
 
 struct RegisteredEngine {
   std::string name;
-  std::string kind = "llama.cpp";  // the engine's family: llama.cpp or ik_llama.cpp
+  std::string kind = "llama.cpp";  // the engine's family: llama.cpp, ik_llama.cpp or exec
   std::string source;              // "release 3.22.1 (prebuilt)", "checkout /src/llama.cpp", ...
   std::vector<std::string> build_flags;  // CMake -D flags given to `engine add`
   // From the worker's hello when it was registered.
   std::string release, commit, build, cpu_variant;
-  std::filesystem::path worker;  // its moesweep-worker binary
+  std::filesystem::path worker;  // its moesweep-worker binary ("" for kind exec)
+  // kind exec: the tool's binary and which tool it is (llama-sweep-bench, llama-bench)
+  std::filesystem::path exec;
+  std::string exec_tool;
 };
 
 // $MOESWEEP_ENGINES, else $XDG_DATA_HOME/moesweep/engines, else

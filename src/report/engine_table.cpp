@@ -82,7 +82,8 @@ std::string pair_table(const LoadedRun& run, const std::string& a, const std::st
   if (c.new_engine != c.base_engine) out += "- " + c.new_engine + "\n";
   out += fmt::format(
       "\nt/s means; test: {} at alpha {} (slower/faster: significant and at least {:.0f}%; "
-      "small: significant, under it; ~: noise).\n\n",
+      "small: significant, under it; ~: noise; n/a: under 2 samples on a side, as from "
+      "llama-sweep-bench, which times each depth once).\n\n",
       "Welch t below 4 samples a side, Mann-Whitney U from 4", CompareOptions{}.alpha,
       CompareOptions{}.threshold * 100);
   return out + table.render() + "\n";

@@ -28,6 +28,8 @@ std::string engine_words(const Record& r) {
   if (!variant.empty()) out += fmt::format(" ({})", variant);
   const std::string build = text_of(*it, "build");
   if (build.find("planted") != std::string::npos) out += " [" + build + "]";
+  const std::string tool = text_of(*it, "tool");  // engine add --exec: another program's output
+  if (!tool.empty()) out += fmt::format("{}{} (ingested)", out.empty() ? "" : " ", tool);
   const std::string opts = text_of(*it, "opts");  // ik_llama.cpp's switches (engine_side)
   if (!opts.empty()) out += " " + opts;
   // The name from extra.engine: engine_side() leaves it out of the key.

@@ -267,7 +267,7 @@ PointParams point_params(const SweepSpec& spec, const ModelGroup& mg, const std:
 }  // namespace
 
 EngineChoice own_engine_choice() {
-  return {"", default_worker_path(), {}, "llama.cpp", {}};
+  return {"", default_worker_path(), {}, "llama.cpp", {}, {}, {}, {}, {}};
 }
 
 namespace {
@@ -283,7 +283,8 @@ std::vector<EngineChoice> resolve_engines(const std::vector<std::string>& names,
     const std::filesystem::path registry = engine_registry_dir();
     for (const std::string& name : names) {
       const RegisteredEngine e = find_engine(registry, name);
-      out.push_back({name, e.worker, e.build_flags, e.kind, {}});
+      out.push_back(
+          {name, e.worker, e.build_flags, e.kind, {}, e.exec, e.exec_tool, e.release, e.commit});
     }
   }
   bool taken = false;

@@ -41,8 +41,14 @@ struct EngineChoice {
   std::string name;                      // "" without --engine (this moesweep's own worker)
   std::filesystem::path worker;          // its moesweep-worker
   std::vector<std::string> build_flags;  // what `engine add` built it with (records carry them)
-  std::string kind = "llama.cpp";        // llama.cpp or ik_llama.cpp
+  std::string kind = "llama.cpp";        // llama.cpp, ik_llama.cpp or exec
   EngineKnobs knobs;  // the sweep's -fmoe/-rtr/-mla/-amb on an ik_llama.cpp engine; none otherwise
+  // kind exec (engine add --exec): another program's benchmark binary, run once
+  // per context and thread setting, its output ingested (engine/exec_tool.hpp);
+  // no worker. Its release and commit as `engine add` read them.
+  std::filesystem::path exec;
+  std::string exec_tool, release, commit;
+  bool is_exec() const { return !exec.empty(); }
 };
 
 // This moesweep's own worker, the engine of a sweep without --engine.

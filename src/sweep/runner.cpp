@@ -12,6 +12,7 @@
 #include "model/gguf_sanity.hpp"
 #include "model/kv_cache.hpp"
 #include "model/twin_builder.hpp"
+#include "sweep/exec_block.hpp"
 #include "sweep/kv_walk.hpp"
 #include "sweep/memory_plan.hpp"
 #include "sweep/memory_watch.hpp"
@@ -33,6 +34,23 @@ nlohmann::json facts_json(const ModelFacts& f) {
           {"n_vocab", f.n_vocab},
           {"n_ctx_train", f.n_ctx_train},
           {"sha256", model_fingerprint(f.path)}};
+}
+
+// A model's facts from its file, for a sweep where no worker of ours loads
+// it (every engine an external tool).
+ModelFacts model_facts_of_file(const std::string& path) {
+  const GgufInspection m = inspect_gguf(path);
+  ModelFacts f;
+  f.path = path;
+  f.arch = m.arch;
+  f.file_type = m.file_type;
+  f.description = fmt::format("{} {}", m.arch, m.file_type);
+  f.size_bytes = m.file_bytes;
+  f.n_params = m.params;
+  f.n_layer = static_cast<int>(m.n_layer);
+  f.n_vocab = static_cast<int>(m.n_vocab);
+  f.n_ctx_train = static_cast<int>(m.n_ctx_train);
+  return f;
 }
 
 }  // namespace
@@ -75,12 +93,19 @@ void SweepRunner::emit(Record&& rec, RunOutcome& out) {
   const EngineChoice* choice = &engines().front();
   for (const EngineChoice& e : engines())
     if (e.name == rec.params.engine) choice = &e;
-  const EngineFacts& engine = engine_facts(choice->worker);
-  rec.extra["engine"] = {{"kind", engine.kind.empty() ? "llama.cpp" : engine.kind},
-                         {"release", engine.release},
-                         {"commit", engine.commit},
-                         {"build", engine.build},
-                         {"cpu_variant", engine.cpu_variant}};
+  if (choice->is_exec()) {  // another program: what `engine add` read from it, nothing more
+    rec.extra["engine"] = {{"kind", choice->kind},
+                           {"tool", choice->exec_tool},
+                           {"release", choice->release},
+                           {"commit", choice->commit}};
+  } else {
+    const EngineFacts& engine = engine_facts(choice->worker);
+    rec.extra["engine"] = {{"kind", engine.kind.empty() ? "llama.cpp" : engine.kind},
+                           {"release", engine.release},
+                           {"commit", engine.commit},
+                           {"build", engine.build},
+                           {"cpu_variant", engine.cpu_variant}};
+  }
   if (!choice->name.empty()) {
     rec.extra["engine"]["name"] = choice->name;
     rec.extra["engine"]["build_flags"] = choice->build_flags;
@@ -172,6 +197,7 @@ struct SweepRunner::Lane {
   const PlannedPoint* in_progress = nullptr;  // measured, or its depth being filled
   bool context_made = false;                  // in the current attempt
   bool done = false;
+  size_t exec_thread = 0;  // an exec engine's next thread setting (one run of its tool each)
 };
 
 namespace {
@@ -236,6 +262,10 @@ bool SweepRunner::load_models(size_t mi, std::vector<EngineModel>& models, Memor
   bool any = false;
   for (size_t e = 0; e < n; ++e) {
     models[e].memory = std::make_unique<MemoryWatch>(0);  // the engine worker's, once it runs
+    if (engines()[e].is_exec()) {  // another program loads it once per run of the tool
+      any = true;
+      continue;
+    }
     models[e].model = load_model(mi, e, shape, *models[e].memory, out);
     any = any || models[e].model;
   }
@@ -267,7 +297,7 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
   const LoadedModel* first = nullptr;
   for (const EngineModel& em : models)
     if (!first && em.model) first = em.model.get();
-  const ModelFacts& f = first->facts();
+  const ModelFacts f = first ? first->facts() : model_facts_of_file(mg.load.path);
   if (annotator_) annotator_->set_model(f.path);
   out.models.push_back(facts_json(f));
   listener_.model(out.models.back());
@@ -307,6 +337,7 @@ void SweepRunner::run_context(size_t mi, size_t ci, std::vector<EngineModel>& mo
     lanes[e].engine = e;
     lanes[e].em = &models[e];
     lanes[e].points = points_of(mi, ci, e);
+    if (engines()[e].is_exec()) continue;  // no worker: one run of the tool per step
     if (!models[e].model) {
       fail_points(lanes[e].points, "the engine worker could not be restarted", out);
       lanes[e].done = true;
@@ -314,13 +345,13 @@ void SweepRunner::run_context(size_t mi, size_t ci, std::vector<EngineModel>& mo
       first = models[e].model.get();
     }
   }
-  if (!first) return;
   int max_depth = 0;
   for (int d : cg.depths) max_depth = std::max(max_depth, d);
   // [0, deepest + PP) is the prompt stream; the TG tokens come after it.
   const auto tokens =
-      random_tokens(plan_.spec.token_seed, first->facts().n_vocab,
-                    static_cast<size_t>(max_depth + cg.n_prompt + plan_.spec.n_gen));
+      first ? random_tokens(plan_.spec.token_seed, first->facts().n_vocab,
+                            static_cast<size_t>(max_depth + cg.n_prompt + plan_.spec.n_gen))
+            : std::vector<int32_t>{};
   for (size_t round = 0;; ++round) {
     bool stepped = false;
     for (size_t k = 0; k < lanes.size(); ++k) {
@@ -357,6 +388,7 @@ void SweepRunner::open_lane(Lane& lane, const MemoryShape& shape,
 void SweepRunner::step_lane(Lane& lane, const MemoryShape& shape,
                             const std::vector<int32_t>& tokens, const std::atomic<bool>& stop,
                             RunOutcome& out) {
+  if (engines()[lane.engine].is_exec()) return step_exec_lane(lane, stop, out);
   try {
     if (!lane.walk) open_lane(lane, shape, tokens, stop);
     // Taking turns: the counters follow the engine whose turn it is.
@@ -407,6 +439,36 @@ void SweepRunner::lane_crashed(Lane& lane, const EngineCrash& e, RunOutcome& out
     lane.em->model.reset();  // the model's later contexts fail this engine's points
     lane.done = true;
   }
+}
+
+}  // namespace moesweep
+
+namespace moesweep {
+
+// An exec engine's turn: one run of its tool, for the wanted points of the
+// lane's next thread setting (sweep/exec_block.hpp). Its samples reach the
+// listener like the worker's, after the run.
+void SweepRunner::step_exec_lane(Lane& lane, const std::atomic<bool>& stop, RunOutcome& out) {
+  const ModelGroup& mg = plan_.models[lane.model_index];
+  const ContextGroup& cg = mg.contexts[lane.context_index];
+  for (; lane.exec_thread < cg.threads.size(); ++lane.exec_thread) {
+    ExecBlock block{engines()[lane.engine], cg, plan_.spec, mg.load.path, lane.exec_thread, {}};
+    for (const PlannedPoint* p : lane.points)
+      if (p->thread == lane.exec_thread && wanted(*p)) block.points.push_back(p);
+    if (block.points.empty()) continue;
+    listener_.note(fmt::format("running {} ({} points){}", engines()[lane.engine].exec_tool,
+                               block.points.size(), on_engine(engines(), lane.engine)));
+    for (Record& rec : run_exec_block(block, stop)) {
+      for (auto [phase, result] : {std::pair{"pp", &rec.pp}, std::pair{"tg", &rec.tg}})
+        for (size_t i = 0; i < result->seconds.size(); ++i)
+          listener_.sample({rec.point_index, &rec.params, phase, static_cast<int>(i),
+                            result->seconds[i], phase[0] == 'p' ? rec.params.pp : rec.params.tg});
+      emit(std::move(rec), out);
+    }
+    ++lane.exec_thread;
+    return;
+  }
+  lane.done = true;
 }
 
 }  // namespace moesweep

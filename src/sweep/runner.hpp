@@ -71,6 +71,7 @@ class SweepRunner {
                  const std::atomic<bool>& stop);
   void step_lane(Lane& lane, const MemoryShape& shape, const std::vector<int32_t>& tokens,
                  const std::atomic<bool>& stop, RunOutcome& out);
+  void step_exec_lane(Lane& lane, const std::atomic<bool>& stop, RunOutcome& out);
   void lane_crashed(Lane& lane, const EngineCrash& crash, RunOutcome& out);
   void fail_crashed(const PlannedPoint& point, const EngineCrash& crash, RunOutcome& out);
   std::vector<const PlannedPoint*> points_of(size_t model_index, std::optional<size_t> context,

@@ -212,7 +212,7 @@ TEST(EngineRegistry, BadEngineSpecsAreExitTwoAndLeaveNothing) {
       {"pr --llama-cpp " + q(not_llama), "not a llama.cpp checkout"},
       {"default --release 3.22.1", "this moesweep's own worker"},
       {"../up --release 3.22.1", "not an engine name"},
-      {"pr", "exactly one of --release VERSION, --llama-cpp DIR and --ik-llama DIR"},
+      {"pr", "exactly one of --release VERSION, --llama-cpp DIR, --ik-llama DIR and --exec PATH"},
       {"pr --release 3.22.1 --ik-llama " + q(not_llama), "exactly one of"},
       {"pr --ik-llama " + q(not_llama), "not an ik_llama.cpp checkout"},
       // mainline given as ik_llama.cpp: told apart by ik's iqk kernels

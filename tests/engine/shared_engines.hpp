@@ -12,7 +12,9 @@
 namespace moesweep::test {
 
 inline std::string shell_quoted(const std::filesystem::path& p) {
-  return "'" + p.string() + "'";
+  std::string quoted = "'";  // not "'" + p.string(): GCC 12 warns (-Wrestrict) on that inlined
+  quoted += p.string();
+  return quoted += "'";
 }
 
 inline std::filesystem::path shared_registry() {

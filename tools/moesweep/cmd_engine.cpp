@@ -41,7 +41,9 @@ int print_engines(const EngineArgs& a) {
                      {"build", e.build},
                      {"build_flags", e.build_flags},
                      {"cpu_variant", e.cpu_variant},
-                     {"worker", e.worker.string()}});
+                     {"worker", e.worker.string()},
+                     {"exec", e.exec.string()},
+                     {"exec_tool", e.exec_tool}});
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
@@ -50,6 +52,7 @@ int print_engines(const EngineArgs& a) {
              "build");
   for (const RegisteredEngine& e : engines) {
     std::string build = e.build.empty() ? e.source : e.build;
+    if (!e.exec_tool.empty()) build = e.exec_tool + " " + e.exec.string();
     for (const std::string& f : e.build_flags) build += " " + f;
     fmt::print("  {:<12} {:<13} {:<8} {:<10} {:<10} {}\n", e.name, e.kind,
                e.release.empty() ? "-" : e.release, e.commit.empty() ? "-" : short_commit(e.commit),
@@ -64,6 +67,14 @@ int add(EngineArgs& a) {
   const RegisteredEngine e = add_engine(registry_of(a), a.name, a.source, [](const std::string& s) {
     fmt::print(stderr, "[engine add] {}\n", s);
   });
+  if (e.kind == kExecEngineKind) {
+    fmt::print(
+        "registered engine '{}': {} {} (release {}, commit {}); a sweep runs it and ingests "
+        "its output\n",
+        e.name, e.exec_tool, e.exec.string(), e.release.empty() ? "unknown" : e.release,
+        e.commit.empty() ? "unknown" : short_commit(e.commit));
+    return 0;
+  }
   fmt::print("registered engine '{}': {} {} ({}), CPU variant {}\n  worker: {}\n", e.name, e.kind,
              e.release, short_commit(e.commit), e.cpu_variant, e.worker.string());
   return 0;
@@ -94,6 +105,12 @@ void add_engine_command(CLI::App& app, CommandRunner& run) {
   add_cmd->add_option("--llama-cpp", args->llama_cpp, "a llama.cpp checkout on disk (a PR branch)");
   add_cmd->add_option("--ik-llama", args->ik_llama,
                       "an ik_llama.cpp checkout on disk (built in DIR/build-moesweep*)");
+  add_cmd->add_option("--exec", args->source.exec,
+                      "another program's llama-sweep-bench or llama-bench: run over the plan, its "
+                      "output ingested");
+  add_cmd->add_option("--exec-tool", args->source.exec_tool,
+                      "which tool --exec is when its file name does not say: llama-sweep-bench or "
+                      "llama-bench");
   add_cmd
       ->add_option("--cmake-flag", args->source.build_flags,
                    "a CMake flag for the engine's build, e.g. -DGGML_AVX512=OFF (repeatable)")
