@@ -9,6 +9,7 @@
 
 #include "engine/exec_tool.hpp"
 #include "util/error.hpp"
+#include "util/json_file.hpp"
 #include "util/json_fields.hpp"
 
 namespace moesweep {
@@ -23,7 +24,7 @@ constexpr size_t kMaxSamples = 10000;
 std::optional<nlohmann::json> json_line(const std::string& line) {
   const size_t start = line.find_first_not_of(" \t\r");
   if (start == std::string::npos || line[start] != '{') return std::nullopt;
-  nlohmann::json j = nlohmann::json::parse(line.substr(start), nullptr, false);
+  nlohmann::json j = parse_json_or_discarded(std::string_view(line).substr(start));
   if (j.is_discarded() || !j.is_object()) return std::nullopt;  // a log line starting with '{'
   return j;
 }
