@@ -23,6 +23,14 @@ namespace {
 class ServeBenchPrinter : public ServeBenchListener {
  public:
   void note(const std::string& line) override { fmt::print(stderr, "[serve-bench] {}\n", line); }
+  void request(const nlohmann::json& r) override {
+    const std::string how =
+        r.value("ok", false)
+            ? fmt::format("TTFT {:.1f} ms, E2E {:.1f} ms, cache_n {}", r.value("ttft_ms", 0.0),
+                          r.value("e2e_ms", 0.0), r.value("cache_n", 0))
+            : "FAILED: " + r.value("error", std::string());
+    fmt::print(stderr, "[serve-bench] {:<12} {}\n", r.value("task", std::string()), how);
+  }
   void workload_done(const std::string& tables) override {
     fmt::print("{}", tables);
     std::fflush(stdout);
