@@ -97,6 +97,12 @@ void RunSession::open() {
     for (RunListener* l : extra_) life_->listen(*l);
   });
   life_->begin();
+  // What to do about counters this machine withholds (a sysctl, a
+  // capability): said once per run to whoever listens, not once per point.
+  const nlohmann::json& advice = life_->meta().other["counters"]["advice"];
+  if (advice.is_array())
+    for (const nlohmann::json& line : advice)
+      if (line.is_string()) life_->listeners().note("counters: " + line.get<std::string>());
 }
 
 RunOutcome RunSession::run(const std::atomic<bool>& stop) {
