@@ -6,7 +6,7 @@
 
 #include "hw/topology.hpp"
 #include "model/gguf_inspect.hpp"
-#include "sweep/run_directory.hpp"
+#include "sweep/run_lifecycle.hpp"
 #include "sweep/spec_limits.hpp"
 #include "util/error.hpp"
 
@@ -63,20 +63,22 @@ TraceModel trace_header(const GgufInspection& inspection, const TraceRequest& r)
   return facts;
 }
 
-// Made once the trace is taken: a refused or failed trace leaves no directory.
+// Made once the trace is taken: a refused or failed trace leaves no
+// directory; one that cannot be written there says "failed" in meta.json.
 std::filesystem::path write_trace_run(const TraceRequest& r, const TraceRunDone& done,
                                       uint64_t* bytes) {
-  RunDirectory dir = RunDirectory::create(r.out_dir, r.name);
-  const std::filesystem::path file = dir.file("routing.trace.zst");
-  *bytes = write_routing_trace(done.result.trace, file);
-  RunMeta meta;
+  RunLifecycle run(RunDirectory::create(r.out_dir, r.name));
+  RunMeta& meta = run.meta();
   meta.kind = "routing-trace";
-  meta.run_id = dir.run_id();
   meta.name = r.name;
-  meta.status = RunStatus::kComplete;
-  meta.other = trace_summary_json(done.result, r.run, *bytes);
   meta.other["model"] = to_json(done.model);
-  dir.write_meta(meta);
+  run.begin();
+  const std::filesystem::path file = run.dir().file("routing.trace.zst");
+  run.guarded([&] {
+    *bytes = write_routing_trace(done.result.trace, file);
+    meta.other.update(trace_summary_json(done.result, r.run, *bytes));
+    run.end(RunStatus::kComplete);
+  });
   return file;
 }
 

@@ -59,11 +59,4 @@ std::vector<std::string> likwid_advice(const std::string& installed_version,
       installed_version, cpu.model_name, cpu.family, cpu.model, needed_version)};
 }
 
-void print_advice_once(const std::vector<std::string>& lines) {
-  static std::atomic<bool> printed{false};
-  if (lines.empty() || printed.exchange(true)) return;
-  std::fflush(stdout);
-  for (const std::string& line : lines) fmt::print(stderr, "moesweep: counters: {}\n", line);
-}
-
 }  // namespace moesweep::counters

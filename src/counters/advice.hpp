@@ -1,6 +1,8 @@
 #pragma once
 // "What you can do" when counters are unavailable: the sysctl, the capability,
-// the likwid version, a machine with a PMU. Said once per process, not per point.
+// the likwid version, a machine with a PMU. A backend's describe()["advice"];
+// a sweep's session says it once per run as a note to its listeners, and
+// `moesweep counters` prints it in its report (this library never prints).
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,9 +29,5 @@ std::vector<std::string> likwid_advice(const std::string& installed_version,
 
 // -1, 0, 1 comparing dotted versions numerically ("5.2" < "5.5.0").
 int compare_versions(const std::string& a, const std::string& b);
-
-// Prints the lines on stderr the first time it is called with any; later calls
-// do nothing, so a sweep over 100 points says it once.
-void print_advice_once(const std::vector<std::string>& lines);
 
 }  // namespace moesweep::counters

@@ -28,13 +28,10 @@ std::unique_ptr<CounterBackend> choose_auto(const CounterOptions& options) {
       likwid->set_why("auto: perf_event has no hardware counters here, likwid's perfmon does");
       return likwid;
     }
-    std::vector<std::string> advice = perf->advice();
-    for (const auto& line : likwid->advice()) advice.push_back(line);
     perf->set_why(fmt::format(
         "auto: no hardware counters reachable (perf_event: see metrics; likwid: {}); using "
         "perf_event for the software events",
         likwid->unavailable_reason()));
-    if (options.print_advice) print_advice_once(advice);
     return perf;
   }
   perf->set_why("auto: under likwid-perfctr -m (marker regions); perf_event for software events");
@@ -49,13 +46,9 @@ std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice,
   if (choice == "none") {
     backend = make_none_backend();
   } else if (choice == "perf") {
-    auto perf = std::make_unique<PerfBackend>(options);
-    if (options.print_advice) print_advice_once(perf->advice());
-    backend = std::move(perf);
+    backend = std::make_unique<PerfBackend>(options);
   } else if (choice == "likwid") {
-    auto likwid = std::make_unique<LikwidBackend>(options);
-    if (options.print_advice) print_advice_once(likwid->advice());
-    backend = std::move(likwid);
+    backend = std::make_unique<LikwidBackend>(options);
   } else if (choice == "auto") {
     backend = choose_auto(options);
   } else {

@@ -48,7 +48,6 @@ struct CounterOptions {
   std::filesystem::path sysfs_root = "/sys";
   std::filesystem::path cpuinfo = "/proc/cpuinfo";
   std::filesystem::path profile_dir;  // empty: profiles/counters of the shipped data
-  bool print_advice = true;           // describe()["advice"] on stderr, once per process
 };
 std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice,
                                                      const CounterOptions& options);

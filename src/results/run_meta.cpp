@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 #include "util/error.hpp"
 #include "util/json_fields.hpp"
 #include "util/json_file.hpp"
@@ -183,9 +185,9 @@ MergeFacts merge_from(const JsonFields& f) {
 }
 
 void read_status(const JsonFields& f, RunMeta& m) {
-  const std::string status = f.text("status", "running");
+  const std::string status = f.text("status", run_status_name(RunStatus::kRunning));
   const auto parsed = parse_run_status(status);
-  if (!parsed) f.fail("status", "running, complete, points_failed, interrupted or failed");
+  if (!parsed) f.fail("status", run_status_names());
   m.status = *parsed;
   if (std::find(std::begin(kKinds), std::end(kKinds), m.kind) == std::end(kKinds))
     f.fail("kind", "sweep, merged, serve or routing-trace (a newer moesweep may write others)");
@@ -244,10 +246,18 @@ const char* run_status_name(RunStatus s) {
 }
 
 std::optional<RunStatus> parse_run_status(std::string_view name) {
-  for (RunStatus s : {RunStatus::kRunning, RunStatus::kComplete, RunStatus::kInterrupted,
-                      RunStatus::kPointsFailed, RunStatus::kFailed})
+  for (RunStatus s : kRunStatuses)
     if (name == run_status_name(s)) return s;
   return std::nullopt;
+}
+
+std::string run_status_names() {
+  std::string out;
+  for (size_t i = 0; i < std::size(kRunStatuses); ++i) {
+    if (i > 0) out += i + 1 == std::size(kRunStatuses) ? " or " : ", ";
+    out += run_status_name(kRunStatuses[i]);
+  }
+  return out;
 }
 
 int64_t RunMeta::planned_points() const {

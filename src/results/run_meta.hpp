@@ -39,9 +39,15 @@ inline constexpr int kMaxShardCount = 100000;
 // running, then complete, points_failed (finished, some points failed),
 // interrupted (Ctrl-C; resumable) or failed (an error stopped it; resumable
 // once fixed).
+// The one place a status is spelled is run_status_name().
 enum class RunStatus { kRunning, kComplete, kInterrupted, kPointsFailed, kFailed };
+inline constexpr RunStatus kRunStatuses[] = {RunStatus::kRunning, RunStatus::kComplete,
+                                             RunStatus::kInterrupted, RunStatus::kPointsFailed,
+                                             RunStatus::kFailed};
 const char* run_status_name(RunStatus s);
 std::optional<RunStatus> parse_run_status(std::string_view name);
+// "running, complete, interrupted, points_failed or failed" (for messages).
+std::string run_status_names();
 
 // build.engine: the engine build the run measured, as its worker reported it
 // (engine/engine_types.hpp's EngineFacts is the live one).

@@ -12,9 +12,9 @@ namespace {
 // Round 1 (schema 1) recorded a run stopped by an error as "interrupted"
 // with its "error"; round 2 says "failed" (Ctrl-C alone stays interrupted).
 void schema1_to_2(nlohmann::json& j) {
-  if (j.value("status", nlohmann::json()) == "interrupted" && j.contains("error") &&
-      j["error"].is_string() && !j["error"].get<std::string>().empty())
-    j["status"] = "failed";
+  if (j.value("status", nlohmann::json()) == run_status_name(RunStatus::kInterrupted) &&
+      j.contains("error") && j["error"].is_string() && !j["error"].get<std::string>().empty())
+    j["status"] = run_status_name(RunStatus::kFailed);
 }
 
 // Round 2 (schema 2) wrote no kind for sweeps and merged runs, no run id or

@@ -28,6 +28,10 @@ void ListenerSet::point(const Record& record) {
   for (RunListener* l : listeners_) l->point(record);
 }
 
+void ListenerSet::request(const nlohmann::json& record) {
+  for (RunListener* l : listeners_) l->request(record);
+}
+
 void ListenerSet::end(const RunMeta& meta, RunStatus status) {
   std::exception_ptr first;
   for (RunListener* l : listeners_) {

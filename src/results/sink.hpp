@@ -9,6 +9,8 @@
 //   sample every timed repetition as it is measured;
 //   point  every finished point, ok or failed: durable before it returns
 //          (flush, fsync or commit), so a killed run loses no finished point;
+//   request  serve-bench: every finished request (its requests.jsonl line),
+//          durable before it returns, as a point is;
 //   end    once, on every way out (complete, Ctrl-C, an error).
 // Every event has an empty default: a listener overrides what it needs.
 #include <nlohmann/json.hpp>
@@ -43,6 +45,7 @@ class RunListener {
   virtual void model(const nlohmann::json& /*facts*/) {}
   virtual void sample(const SampleEvent& /*sample*/) {}
   virtual void point(const Record& /*record*/) {}
+  virtual void request(const nlohmann::json& /*record*/) {}
   virtual void end(const RunMeta& /*meta*/, RunStatus /*status*/) {}
 };
 
@@ -56,6 +59,7 @@ class ListenerSet : public RunListener {
   void model(const nlohmann::json& facts) override;
   void sample(const SampleEvent& sample) override;
   void point(const Record& record) override;
+  void request(const nlohmann::json& record) override;
   // Every listener gets its end even when one throws (a full disk under the
   // database must not leave meta.json "running"); the first error is rethrown.
   void end(const RunMeta& meta, RunStatus status) override;

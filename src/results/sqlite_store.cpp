@@ -105,14 +105,15 @@ void SqliteStore::begin_run(const RunMeta& meta) {
   SqliteTransaction tx(*db_);
   auto upsert = db_->prepare(
       "INSERT INTO runs (run_id, name, run_dir, status, started_at, meta_json) "
-      "VALUES (?1, ?2, ?3, 'running', ?4, ?5) "
-      "ON CONFLICT(run_id) DO UPDATE SET status = 'running', finished_at = NULL, "
+      "VALUES (?1, ?2, ?3, ?6, ?4, ?5) "
+      "ON CONFLICT(run_id) DO UPDATE SET status = ?6, finished_at = NULL, "
       "run_dir = excluded.run_dir, meta_json = excluded.meta_json");
   upsert.bind(1, meta.run_id)
       .bind(2, meta.name)
       .bind(3, meta.run_dir)
       .bind(4, utc_now())
-      .bind(5, to_json(meta).dump());
+      .bind(5, to_json(meta).dump())
+      .bind(6, run_status_name(RunStatus::kRunning));  // a resumed run runs again
   upsert.run();
   auto clear = db_->prepare("DELETE FROM environment WHERE run_id = ?1");
   clear.bind(1, meta.run_id).run();

@@ -15,7 +15,7 @@
 #include "serve/serve_output.hpp"
 #include "serve/server_process.hpp"
 #include "serve/workload_runner.hpp"
-#include "sweep/run_directory.hpp"
+#include "sweep/run_lifecycle.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 
@@ -43,13 +43,23 @@ int64_t flag_int(const std::vector<std::string>& args, std::initializer_list<con
   return fallback;
 }
 
+// requests.jsonl: every request's line as it finishes.
+class RequestLog : public RunListener {
+ public:
+  explicit RequestLog(const std::filesystem::path& path) : out_(path) {}
+  void request(const nlohmann::json& record) override { out_.append_line(record.dump()); }
+
+ private:
+  DurableAppender out_;
+};
+
 struct Session {
   const ServeBenchOptions& o;
   ServeBenchListener& out;
-  RunDirectory dir;
-  RunMeta meta;  // meta.json ("kind": "serve"); the serve facts in meta.other
+  RunLifecycle& run;  // the directory, its lock, meta.json and the listeners' endings
+  RunMeta& meta;      // run.meta(): "kind": "serve", the serve facts in meta.other
+  const RunDirectory& dir;
   ServerProcess server;
-  std::unique_ptr<DurableAppender> jsonl;
   std::vector<ServerConfig> configs;
   size_t config_index = 0;
   nlohmann::json settings = nlohmann::json::object();  // what the current server was given
@@ -91,7 +101,7 @@ ServerAddress start_server(Session& s, bool (*interrupted)()) {
   s.meta.other["server"]["ready_s"] = ready;
   s.meta.other["server"]["pid"] = s.server.pid();
   s.meta.other["servers"][s.config_index] = s.meta.other["server"];
-  s.dir.write_meta(s.meta);  // the pid, for whoever must find the server
+  s.run.save_meta();  // the pid, for whoever must find the server
   s.out.note(fmt::format("ready in {:.1f} s", ready));
   return {"127.0.0.1", port};
 }
@@ -219,7 +229,7 @@ void run_config(Session& s, RunHooks& hooks, std::string& current, Totals& t,
   s.server.stop();
   if (s.o.url.empty()) {  // for the record: each server was gone before the next started
     s.meta.other["servers"][s.config_index]["stopped_s"] = s.since_start();
-    s.dir.write_meta(s.meta);
+    s.run.save_meta();
   }
 }
 
@@ -239,31 +249,13 @@ void run_configs(Session& s, RunHooks& hooks, std::string& current, Totals& t,
   }
 }
 
-// An error after the run directory exists (a --url that does not answer, a
-// server that never gets ready): meta.json says "failed" with the reason, as a
-// sweep's does, instead of "running"; the requests recorded so far stay.
-void fail(Session& s, const std::string& error) {
-  s.meta.status = RunStatus::kFailed;
-  s.meta.error = error;
-  try {
-    s.dir.write_meta(s.meta);
-  } catch (const std::exception&) {  // a full disk, say: the error itself still stands
-  }
-  try {
-    s.out.end(s.meta, RunStatus::kFailed);
-  } catch (const std::exception&) {  // the listener's own failure must not hide the error
-  }
-}
-
 // The run's files, its final status and the exit code.
 int finish(Session& s, const Totals& t, bool stopped) {
   write_file_atomically(s.dir.file("tables.md"), t.tables);
-  s.meta.status = stopped    ? RunStatus::kInterrupted
-                  : t.failed ? RunStatus::kPointsFailed
-                             : RunStatus::kComplete;
-  s.dir.write_meta(s.meta);
   write_file_atomically(s.dir.file("summary.json"), s.meta.other["workloads"].dump(2) + "\n");
-  s.out.end(s.meta, s.meta.status);
+  s.run.end(stopped    ? RunStatus::kInterrupted
+            : t.failed ? RunStatus::kPointsFailed
+                       : RunStatus::kComplete);
   if (!t.gone.empty()) {
     s.out.server_lost(
         fmt::format("{} during the run; {} requests failed; its log's last lines:\n{}"
@@ -342,44 +334,38 @@ std::vector<std::string> llama_server_args(const ServeBenchOptions& o, const Ser
 int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)(),
                     ServeBenchListener& listener) {
   check_serve_bench_options(o);
-  Session s{
-      o, listener, RunDirectory::create(o.out_dir, o.name), {}, {}, {}, server_configs(o.axes)};
+  RunLifecycle run(RunDirectory::create(o.out_dir, o.name));
+  Session s{o, listener, run, run.meta(), run.dir(), {}, server_configs(o.axes)};
   nlohmann::json configs = nlohmann::json::array();
   for (const ServerConfig& c : s.configs) configs.push_back(c.label());
   s.meta.kind = "serve";
-  s.meta.run_id = s.dir.run_id();
   s.meta.name = o.name;
-  s.meta.run_dir = s.dir.path().string();
-  s.meta.status = RunStatus::kRunning;
   s.meta.other = {{"model", o.gguf},
                   {"url", o.url},
                   {"server_configs", configs},
                   {"servers", nlohmann::json::array()},
                   {"workloads", nlohmann::json::array()}};
-  s.dir.write_meta(s.meta);
-  listener.begin(s.meta);
+  // requests.jsonl, a line per request as it finishes (a kill keeps it),
+  // then the caller's listener
+  run.guarded([&] { run.listen(std::make_unique<RequestLog>(run.dir().file("requests.jsonl"))); });
+  run.listen(listener);
+  // An error from here on (a --url that does not answer, a server that never
+  // gets ready) leaves meta.json "failed" with the reason, never "running";
+  // the requests recorded so far stay.
+  run.begin();
   RunHooks hooks;
   hooks.interrupted = interrupted;
   hooks.server_gone = [&s] { return s.server_gone(); };
-  s.jsonl = std::make_unique<DurableAppender>(s.dir.file("requests.jsonl"));
   std::string current;  // the workload running, for its requests' lines
-  hooks.on_request = [&s, &current](const RequestRecord& rec) {
-    s.jsonl->append_line(
-        s.tag(request_json(current, rec)).dump());  // as it happens: a kill keeps it
-    s.out.note(fmt::format("{:<12} {}", rec.r.task,
-                           rec.r.ok ? fmt::format("TTFT {:.1f} ms, E2E {:.1f} ms, cache_n {}",
-                                                  rec.r.ttft_ms, rec.r.e2e_ms, rec.r.cache_n)
-                                    : "FAILED: " + rec.r.error));
-  };
   Totals t;
-  try {
-    run_configs(s, hooks, current, t, interrupted);
-  } catch (const std::exception& e) {
-    fail(s, e.what());
-    throw;
-  }
+  hooks.on_request = [&s, &current](const RequestRecord& rec) {
+    s.run.listeners().request(s.tag(request_json(current, rec)));
+  };
+  run.guarded([&] { run_configs(s, hooks, current, t, interrupted); });
   s.config_index = std::min(s.config_index, s.configs.size() - 1);  // log_name() in finish
-  return finish(s, t, t.stopped || interrupted());
+  int code = exit_code::kOk;
+  run.guarded([&] { code = finish(s, t, t.stopped || interrupted()); });
+  return code;
 }
 
 }  // namespace moesweep

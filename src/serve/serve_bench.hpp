@@ -46,8 +46,9 @@ void check_serve_bench_options(const ServeBenchOptions& o);
 
 // What a run tells its caller; serve-bench's library code never prints, the
 // CLI's listener does. The RunListener events: begin (meta.json "running"),
-// note (each line of progress and each finished request, for stderr), end on
-// every way out with the final status (an error: failed, meta.json's error).
+// note (each line of progress, for stderr), request (each finished request,
+// the line requests.jsonl got), end on every way out with the final status
+// (an error: failed, meta.json's error).
 // And two of serve-bench's own: a workload's tables once it is done (for
 // stdout), and the server gone during the run (the error, its log's tail).
 class ServeBenchListener : public RunListener {

@@ -41,10 +41,18 @@ std::vector<int> own_list(const std::string& key, const std::string& text, int l
 }  // namespace
 
 const std::vector<ServerAxis>& server_axes() {
-  static const std::vector<ServerAxis> axes = {{"threads", "-t", "--threads", "t"},
-                                               {"ctx-size", "-c", "--ctx-size", "c"},
-                                               {"parallel", "--parallel", "-np", "np"},
-                                               {"cache-ram", "--cache-ram", "-cram", "cram"}};
+  // clang-format off
+  static const std::vector<ServerAxis> axes = {
+      {"threads", "-t", "--threads", "t", "-t, e.g. 1,2 or 1-4", true, 0, 0},
+      {"ctx-size", "-c", "--ctx-size", "c",
+       "-c, e.g. 4096,8192 (default: sized for the workloads)", true, 0, 0},
+      {"parallel", "--parallel", "-np", "np",
+       "slots (--parallel), e.g. 1,4 (default: the workloads' most clients)", false, 1, 512},
+      // MiB; -1 = no limit, 0 = no prompt cache in RAM (llama-server's meaning)
+      {"cache-ram", "--cache-ram", "-cram", "cram",
+       "prompt-cache RAM limit in MiB (--cache-ram; -1 no limit, 0 off)", false, -1, 1 << 24},
+  };
+  // clang-format on
   return axes;
 }
 
@@ -59,19 +67,19 @@ std::vector<std::string> spellings(const std::string& key) {
 
 ServerAxisValues parse_server_axes(const std::map<std::string, std::string>& given) {
   ServerAxisValues out;
-  // threads and ctx-size are the sweep's own settings: its parser, its bounds.
+  // The sweep's own settings (threads, ctx-size): its parser, its bounds.
   std::map<std::string, nlohmann::json> sweep_keys;
-  for (const char* key : {"threads", "ctx-size"})
-    if (given.count(key)) sweep_keys[key] = given.at(key);
-  if (!sweep_keys.empty()) {
-    const SweepSpec spec = spec_from_settings(sweep_keys, "serve-bench");
-    if (sweep_keys.count("threads")) out["threads"] = spec.threads;
-    if (sweep_keys.count("ctx-size")) out["ctx-size"] = spec.n_ctx;
+  for (const ServerAxis& a : server_axes()) {
+    if (!given.count(a.key)) continue;
+    if (a.sweep_setting)
+      sweep_keys[a.key] = given.at(a.key);
+    else
+      out[a.key] = own_list(a.key, given.at(a.key), a.lo, a.hi);
   }
-  if (given.count("parallel")) out["parallel"] = own_list("parallel", given.at("parallel"), 1, 512);
-  // MiB; -1 = no limit, 0 = no prompt cache in RAM (llama-server's meaning).
-  if (given.count("cache-ram"))
-    out["cache-ram"] = own_list("cache-ram", given.at("cache-ram"), -1, 1 << 24);
+  if (sweep_keys.empty()) return out;
+  const SweepSpec spec = spec_from_settings(sweep_keys, "serve-bench");
+  if (sweep_keys.count("threads")) out["threads"] = spec.threads;
+  if (sweep_keys.count("ctx-size")) out["ctx-size"] = spec.n_ctx;
   return out;
 }
 

@@ -12,11 +12,16 @@
 
 namespace moesweep {
 
+// The one list of the server axes: serve-bench's options, their parsing, the
+// llama-server flags, the labels and the recorded settings all come from it.
 struct ServerAxis {
   const char* key;          // the serve-bench flag's long name = the key in records
   const char* server_flag;  // what llama-server is given (-t, -c, --parallel, --cache-ram)
   const char* other_flag;   // llama-server's other spelling of it (a conflict after -- too)
   const char* label;        // short name in configuration labels
+  const char* help;         // serve-bench's help, after "server axis: llama-server "
+  bool sweep_setting;       // the sweep's own setting (its spelling, lists, bounds)
+  int lo = 0, hi = 0;       // bounds of a list of the server's own (not a sweep setting)
 };
 // threads, ctx-size, parallel, cache-ram in that order.
 const std::vector<ServerAxis>& server_axes();

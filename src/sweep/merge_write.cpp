@@ -6,6 +6,7 @@
 
 #include "results/file_sinks.hpp"
 #include "sweep/merge_runs.hpp"
+#include "sweep/run_lifecycle.hpp"
 #include "util/error.hpp"
 #include "util/json_fields.hpp"
 #include "util/json_file.hpp"
@@ -26,13 +27,6 @@ void create_empty_dir(const std::filesystem::path& out) {
     throw UserError(fmt::format("cannot create {}: {}", out.string(), ec.message()),
                     "a directory this user can write", "choose another --out");
   }
-}
-
-std::string now_text() {
-  const std::time_t now = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
-  return buf;
 }
 
 MergeFacts merge_facts(const MergeCheck& check, const MergeGroup& g,
@@ -114,20 +108,16 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
                          const std::vector<ShardRun>& runs, const std::filesystem::path& out,
                          const std::string& run_id, RunListener* extra) {
   create_empty_dir(out);
-  const ShardRun& first = runs[group.runs.front()];
-  RunMeta meta = first.meta;  // settings, spec, build, machine class, node of shard 0
+  RunLifecycle run(RunDirectory::adopt(out, run_id));
+  RunMeta& meta = run.meta();
+  meta = runs[group.runs.front()].meta;  // settings, spec, build, machine class, node of shard 0
   meta.shard.reset();
   meta.resumed_at.clear();
   meta.error.clear();
   meta.command_line.clear();
   for (const char* k : {"outcome", "noise"}) meta.other.erase(k);
-  const bool clean = group.complete() && group.failed == 0;
   meta.kind = "merged";
-  meta.run_id = run_id;
-  meta.run_dir = out.string();
-  meta.started_at = now_text();
-  meta.finished_at.clear();
-  meta.status = clean ? RunStatus::kComplete : RunStatus::kPointsFailed;
+  meta.started_at.clear();  // begin() stamps the merge's own
   meta.hosts = group.hosts;
   meta.merge = merge_facts(check, group, runs);
   meta.other["outcome"] = {{"ok_points", static_cast<int>(group.records.size()) - group.failed},
@@ -135,23 +125,21 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
                            {"missing_points", group.missing.size()},
                            {"planned_points", check.planned}};
   if (meta.name.empty()) meta.name = check.name;
-  write_run_meta(out, meta);
-
-  ListenerSet sinks;
-  sinks.push(std::make_unique<JsonlSink>(out / "records.jsonl"));
-  sinks.push(std::make_unique<CsvSink>(out / "records.csv"));
-  sinks.begin(meta);
-  if (extra) extra->begin(meta);
-  for (Record r : group.records) {
-    r.run_id = run_id;
-    sinks.point(r);
-    if (extra) extra->point(r);
-  }
-  sinks.end(meta, meta.status);
-  if (extra) extra->end(meta, meta.status);
-  copy_samples(group, runs, out);
-  meta.finished_at = now_text();
-  write_run_meta(out, meta);
+  run.guarded([&] {
+    run.listen(std::make_unique<JsonlSink>(out / "records.jsonl"));
+    run.listen(std::make_unique<CsvSink>(out / "records.csv"));
+    if (extra) run.listen(*extra);
+  });
+  run.begin();
+  run.guarded([&] {
+    for (Record r : group.records) {
+      r.run_id = run_id;
+      run.listeners().point(r);
+    }
+    copy_samples(group, runs, out);
+    run.end(group.complete() && group.failed == 0 ? RunStatus::kComplete
+                                                  : RunStatus::kPointsFailed);
+  });
   return meta;
 }
 

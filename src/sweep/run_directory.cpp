@@ -100,6 +100,13 @@ RunDirectory RunDirectory::open(const std::filesystem::path& dir) {
   return rd;
 }
 
+RunDirectory RunDirectory::adopt(const std::filesystem::path& dir, const std::string& run_id) {
+  RunDirectory rd;
+  rd.dir_ = dir;
+  rd.run_id_ = run_id;
+  return rd;
+}
+
 void RunDirectory::write_meta(const RunMeta& meta) const {
   write_run_meta(dir_, meta);
 }

@@ -21,6 +21,8 @@ class RunDirectory {
   static constexpr size_t kMaxNameLength = 200;  // NAME_MAX 255 less the time stamp
   // Creates a new directory under `root` (default results/runs).
   static RunDirectory create(const std::filesystem::path& root, const std::string& name);
+  // A new, empty directory the caller made and named (merge's --out), as run `run_id`.
+  static RunDirectory adopt(const std::filesystem::path& dir, const std::string& run_id);
   // Reopens an existing run (resume).
   static RunDirectory open(const std::filesystem::path& dir);
 

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <ctime>
-
 #include "engine/engine.hpp"
 #include "hw/build_info.hpp"
 #include "results/file_sinks.hpp"
@@ -13,42 +11,6 @@
 #include "util/json_file.hpp"
 
 namespace moesweep {
-namespace {
-
-std::string timestamp_now() {
-  std::time_t now = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
-  return buf;
-}
-
-// meta.json as the run goes: "running" at the start, the models as they load
-// (so a run killed midway still names, and can resume against, what it
-// measured), the final state at the end. The session fills in the rest
-// (outcome, error) before the end.
-class MetaWriter : public RunListener {
- public:
-  MetaWriter(const RunDirectory& dir, RunMeta& meta) : dir_(dir), meta_(meta) {}
-  void begin(const RunMeta&) override { dir_.write_meta(meta_); }
-  void model(const nlohmann::json& facts) override {
-    RunModelFacts model = model_facts_from_json(facts, "the engine's model facts");
-    for (const RunModelFacts& m : meta_.models)
-      if (m.path == model.path) return;
-    meta_.models.push_back(std::move(model));
-    dir_.write_meta(meta_);
-  }
-  void end(const RunMeta&, RunStatus status) override {
-    meta_.status = status;
-    meta_.finished_at = timestamp_now();
-    dir_.write_meta(meta_);
-  }
-
- private:
-  const RunDirectory& dir_;
-  RunMeta& meta_;
-};
-
-}  // namespace
 
 int exit_code_for(RunStatus status) {
   switch (status) {
@@ -87,19 +49,16 @@ RunSession::RunSession(RunRequest request) : request_(std::move(request)) {
   database_ = run_database(request_.database, resumed_ ? &meta_ : nullptr);
 }
 
-// The last way out: a caller that opened the run and left without run()
-// finishing it (an exception of its own) still leaves no "running" behind.
-RunSession::~RunSession() {
-  if (open_) fail("the sweep stopped before its run finished");
-}
+// The lifecycle's destructor ends a run left open "failed".
+RunSession::~RunSession() = default;
 
 void RunSession::start_meta(const counters::CounterBackend& counters) {
   if (!resumed_) {
     meta_ = RunMeta{};
     meta_.kind = "sweep";
-    meta_.run_id = dir_->run_id();
+    meta_.run_id = life_->dir().run_id();
     meta_.name = plan_.spec.name;
-    meta_.started_at = timestamp_now();
+    meta_.started_at = run_timestamp_now();
     meta_.command_line = request_.command_line;
     meta_.settings = settings_;
     meta_.other["spec"] = plan_.spec.to_json();
@@ -109,12 +68,12 @@ void RunSession::start_meta(const counters::CounterBackend& counters) {
     meta_.node = request_.node;
     meta_.shard = request_.shard;
   }
-  meta_.run_dir = dir_->path().string();
+  meta_.run_dir = life_->dir().path().string();
   meta_.has_database = true;
   meta_.database = database_ ? std::optional<std::string>(database_->string()) : std::nullopt;
   meta_.status = RunStatus::kRunning;
   meta_.other["counters"] = counters.describe();
-  if (resumed_) meta_.resumed_at.push_back(timestamp_now());
+  if (resumed_) meta_.resumed_at.push_back(run_timestamp_now());
   meta_.error.clear();  // a resumed failed run: that error is behind it
 }
 
@@ -125,72 +84,56 @@ void RunSession::open() {
   if (resumed_) check_models_unchanged(meta_);
   counters_ = counters::make_counter_backend(plan_.spec.counters);
   std::unique_ptr<RunListener> db = database_ ? std::make_unique<SqliteSink>(*database_) : nullptr;
-  dir_ = resumed_ ? *resumed_ : RunDirectory::create(request_.out_dir, plan_.spec.name);
-  if (!lock_) lock_.emplace(dir_->path());
-  if (resumed_) notes_ = repair_run_files(dir_->path());  // never glued onto a torn line
+  RunDirectory dir = resumed_ ? *resumed_ : RunDirectory::create(request_.out_dir, plan_.spec.name);
+  life_ = std::make_unique<RunLifecycle>(dir, std::move(lock_));
+  if (resumed_) notes_ = repair_run_files(dir.path());  // never glued onto a torn line
   start_meta(*counters_);
-  run_meta_ = std::make_unique<RunMeta>(meta_);
-  open_ = true;
-  guarded([&] {
-    listeners_.push(std::make_unique<MetaWriter>(*dir_, meta_));
-    listeners_.push(std::make_unique<JsonlSink>(dir_->file("records.jsonl")));
-    listeners_.push(std::make_unique<CsvSink>(dir_->file("records.csv")));
-    if (db) listeners_.push(std::move(db));
-    listeners_.push(std::make_unique<SampleLog>(dir_->file("samples.jsonl")));
-    for (RunListener* l : extra_) listeners_.push(l);
-    listeners_.begin(*run_meta_);
+  life_->meta() = meta_;
+  life_->guarded([&] {  // a file that cannot be opened: meta.json says "failed"
+    life_->listen(std::make_unique<JsonlSink>(dir.file("records.jsonl")));
+    life_->listen(std::make_unique<CsvSink>(dir.file("records.csv")));
+    if (db) life_->listen(std::move(db));
+    life_->listen(std::make_unique<SampleLog>(dir.file("samples.jsonl")));
+    for (RunListener* l : extra_) life_->listen(*l);
   });
+  life_->begin();
+  // What to do about counters this machine withholds (a sysctl, a
+  // capability): said once per run to whoever listens, not once per point.
+  const nlohmann::json& advice = life_->meta().other["counters"]["advice"];
+  if (advice.is_array())
+    for (const nlohmann::json& line : advice)
+      if (line.is_string()) life_->listeners().note("counters: " + line.get<std::string>());
 }
 
 RunOutcome RunSession::run(const std::atomic<bool>& stop) {
   RunOutcome outcome;
-  guarded([&] {
-    SweepRunner runner(plan_, listeners_, *counters_, dir_->run_id());
+  RunMeta& meta = life_->meta();
+  life_->guarded([&] {
+    RunListener& listeners = life_->listeners();
+    SweepRunner runner(plan_, listeners, *counters_, life_->dir().run_id());
     runner.skip_points(done_keys_);
     const BandwidthFigure bandwidth =
-        machine_bandwidth([&](const std::string& m) { listeners_.note(m); });
-    meta_.bandwidth = bandwidth_facts_from_json(to_json(bandwidth), "the bandwidth probe");
+        machine_bandwidth([&](const std::string& m) { listeners.note(m); });
+    meta.bandwidth = bandwidth_facts_from_json(to_json(bandwidth), "the bandwidth probe");
     RooflineAnnotator roofline(bandwidth);
     runner.annotate_with(&roofline);
     runner.trace_routing_with(traces_);
     outcome = runner.run(stop);
-    meta_.other["outcome"] = {{"ok_points", outcome.ok_points},
-                              {"failed_points", outcome.failed_points},
-                              {"skipped_points", outcome.skipped_points},
-                              {"planned_points", plan_.points.size()}};
-    open_ = false;
-    listeners_.end(*run_meta_, outcome.status);
+    meta.other["outcome"] = {{"ok_points", outcome.ok_points},
+                             {"failed_points", outcome.failed_points},
+                             {"skipped_points", outcome.skipped_points},
+                             {"planned_points", plan_.points.size()}};
+    life_->end(outcome.status);
   });
   return outcome;
 }
 
-void RunSession::guarded(const std::function<void()>& step) {
-  try {
-    step();
-  } catch (const std::exception& e) {
-    fail(e.what());
-    throw;
-  }
-}
-
-// A failure after the run directory exists (a disk that fills, a model the
-// engine refuses): every record so far stays, meta.json and the database say
-// "failed" with the reason; the run can be resumed once it is fixed.
-void RunSession::fail(const std::string& error) {
-  open_ = false;
-  meta_.error = error;
-  try {
-    listeners_.end(*run_meta_, RunStatus::kFailed);
-  } catch (const std::exception&) {  // the same full disk, say: the error still stands
-  }
-}
-
 std::string RunSession::write_tables(const TablesRenderer& render) {
-  const std::vector<Record> records = load_records(dir_->file("records.jsonl"));
+  const std::vector<Record> records = load_records(life_->dir().file("records.jsonl"));
   const RunTables tables = render(records);
-  meta_.other["noise"] = tables.noise;  // the points the tables flag for steal
-  dir_->write_meta(meta_);
-  write_run_tables(dir_->path(), dir_->run_id(), tables);
+  life_->meta().other["noise"] = tables.noise;  // the points the tables flag for steal
+  life_->save_meta();
+  write_run_tables(life_->dir().path(), life_->dir().run_id(), tables);
   return tables.markdown;
 }
 

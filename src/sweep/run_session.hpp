@@ -7,10 +7,12 @@
 //   - meta.json's state, one RunStatus: running, then complete, points_failed
 //     (finished, some points failed), interrupted (Ctrl-C) or failed (an
 //     error stopped it: a model that will not load, a full disk);
-//   - its listeners (results/sink.hpp): records.jsonl, records.csv, the
-//     database, samples.jsonl and meta.json, then the caller's (progress);
-//     every one ended on every way out, errors included, so the database row
-//     and meta.json never stay "running" once the session is gone;
+//   - its listeners (results/sink.hpp): meta.json, records.jsonl,
+//     records.csv, the database and samples.jsonl, then the caller's
+//     (progress); every one ended on every way out, errors included, so the
+//     database row and meta.json never stay "running" once the session is
+//     gone. The lock, meta.json and the endings are RunLifecycle's
+//     (sweep/run_lifecycle.hpp), which serve-bench, trace and merge use too;
 //   - tables.md and sweep-bench/, rendered by the caller (src/report, which
 //     src/sweep does not link) and written here.
 // It never prints: notes and progress go to the listeners.
@@ -31,6 +33,7 @@
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/run_directory.hpp"
+#include "sweep/run_lifecycle.hpp"
 #include "sweep/run_storage.hpp"
 #include "sweep/runner.hpp"
 
@@ -99,32 +102,28 @@ class RunSession {
   void trace_routing_with(RoutingTraceFactory* traces) { traces_ = traces; }
 
   // Only valid once open() has created or reopened it.
-  const RunDirectory& dir() const { return *dir_; }
+  const RunDirectory& dir() const { return life_->dir(); }
   // What open() repaired in a resumed run (a torn last line cut off, say).
   const std::vector<std::string>& notes() const { return notes_; }
 
  private:
   void start_meta(const counters::CounterBackend& counters);
-  void fail(const std::string& error);
-  void guarded(const std::function<void()>& step);
 
   RunRequest request_;
   std::string origin_;
   std::map<std::string, nlohmann::json> settings_;
   std::optional<RunDirectory> resumed_;
-  std::optional<RunDirectory> dir_;
-  std::optional<RunLock> lock_;
-  RunMeta meta_;
+  std::optional<RunLock> lock_;  // a resume's, taken before its meta.json is read
+  RunMeta meta_;                 // until open(); then the lifecycle's
   std::set<std::string> done_keys_;
   Plan plan_;
   std::optional<std::filesystem::path> database_;
   std::unique_ptr<counters::CounterBackend> counters_;
   std::vector<RunListener*> extra_;
-  ListenerSet listeners_;
-  std::unique_ptr<RunMeta> run_meta_;
+  // From open(): the directory, its lock, meta.json and the listeners.
+  std::unique_ptr<RunLifecycle> life_;
   RoutingTraceFactory* traces_ = nullptr;
   std::vector<std::string> notes_;
-  bool open_ = false;  // opened and not yet ended: the destructor ends it "failed"
 };
 
 // The exit code of a finished run: 0, 3 (some points failed), 130 (interrupted).

@@ -1,12 +1,28 @@
 #include "sweep/sweep_settings.hpp"
 
+#include "model/shape_flags.hpp"
+
 namespace moesweep {
+namespace {
+
+// The table: `before`, the twin's shape flags (model/shape_flags.hpp, the one
+// list synth, trace and serve-bench use too), then `after`.
+std::vector<SweepSetting> around_shape_flags(std::vector<SweepSetting> before,
+                                             const std::vector<SweepSetting>& after) {
+  for (const ShapeFlag& f : twin_shape_flags())
+    before.push_back(
+        {f.key, f.flag, nullptr, f.sweep_help(), SettingKind::kValue, SettingLevel::kTwin});
+  before.insert(before.end(), after.begin(), after.end());
+  return before;
+}
+
+}  // namespace
 
 const std::vector<SweepSetting>& sweep_settings() {
   using K = SettingKind;
   using L = SettingLevel;
   // clang-format off
-  static const std::vector<SweepSetting> table = {
+  static const std::vector<SweepSetting> table = around_shape_flags({
       {"name", "--name", nullptr, "run name (default: the profile's or 'adhoc')", K::kValue, L::kRun},
       {"description", nullptr, nullptr, "what the profile is for (profiles only)", K::kProfileOnly, L::kRun},
       // the models and their twins
@@ -15,17 +31,7 @@ const std::vector<SweepSetting>& sweep_settings() {
       {"quant", "-q,--quant", nullptr, "twin quant type(s): Q4_K_S,Q4_K_M,Q6_K,Q8_0,F16,...", K::kValue, L::kTwin},
       {"scale", "--scale", nullptr, "twin size preset: tiny, small, full", K::kValue, L::kTwin},
       {"seed", "--seed", nullptr, "twin weight seed", K::kValue, L::kTwin},
-      {"layers", "--layers", nullptr, "twin override: layers", K::kValue, L::kTwin},
-      {"hidden", "--hidden", nullptr, "twin override: hidden size (multiple of 256)", K::kValue, L::kTwin},
-      {"heads", "--heads", nullptr, "twin override: attention heads", K::kValue, L::kTwin},
-      {"dense-ff", "--dense-ff", nullptr, "twin override: dense FFN size", K::kValue, L::kTwin},
-      {"vocab", "--vocab", nullptr, "twin override: vocabulary size", K::kValue, L::kTwin},
-      {"experts", "--experts", nullptr,
-       "twin axis: routed experts per MoE layer, experts used held fixed (8,16,32 or "
-       "auto-l3:0.25-16 = total routed-expert bytes per layer from 0.25x to 16x this machine's L3)",
-       K::kValue, L::kTwin},
-      {"experts-used", "--experts-used", nullptr, "twin override: experts used per token", K::kValue, L::kTwin},
-      {"expert-ff", "--expert-ff", nullptr, "twin axis: expert FFN size(s)", K::kValue, L::kTwin},
+  }, {  // after the shape flags (layers, hidden, ..., experts, expert-ff)
       {"routing-skew", "--routing-skew", nullptr,
        "twin axis: Zipf exponent s of expert popularity, (e+1)^-s (0 = the twin's random routing)",
        K::kValue, L::kTwin},
@@ -119,7 +125,7 @@ const std::vector<SweepSetting>& sweep_settings() {
       {"counters", "--counters", nullptr, "hardware counters: auto, perf, likwid, none", K::kValue, L::kRun},
       {"allow-oversubscribe", "--allow-oversubscribe", nullptr, "allow more threads than logical CPUs",
        K::kSwitch, L::kRun},
-  };
+  });
   // clang-format on
   return table;
 }

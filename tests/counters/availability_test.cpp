@@ -23,12 +23,6 @@ namespace {
 
 const std::filesystem::path kSysfs = std::filesystem::path(MOESWEEP_TEST_DATA) / "sysfs";
 
-CounterOptions quiet_options() {
-  CounterOptions o;
-  o.print_advice = false;
-  return o;
-}
-
 nlohmann::json one_phase(CounterBackend& backend) {
   auto s = backend.session("tg", "availability/tg");
   s->start();
@@ -39,7 +33,7 @@ nlohmann::json one_phase(CounterBackend& backend) {
 // What this machine's detected profile and PMUs say, whatever the CPU: the same
 // checks run over every recorded tree in recorded_sysfs_test.cpp.
 TEST(LiveMachine, PerfHardwareMetricsAreNumbersOrHonestlyUnavailable) {
-  PerfBackend backend(quiet_options());
+  PerfBackend backend(CounterOptions{});
   const nlohmann::json availability = backend.metric_availability();
   const auto r = one_phase(backend);
   honest::expect_hardware_metrics_honest(r, availability, "this machine");
@@ -71,7 +65,7 @@ TEST(LiveMachine, PerfProbeFailureNamesTheErrno) {
 }
 
 TEST(LiveMachine, SoftwareMetricsAlwaysMeasured) {
-  PerfBackend backend(quiet_options());
+  PerfBackend backend(CounterOptions{});
   const auto availability = backend.metric_availability();
   for (const auto& def : software_metric_defs())
     EXPECT_EQ(availability[def.name], "measurable") << def.name << availability.dump(2);
@@ -81,7 +75,7 @@ TEST(LiveMachine, SoftwareMetricsAlwaysMeasured) {
 
 TEST(LiveMachine, LikwidReportsUnsupportedCpuCleanly) {
   testing::internal::CaptureStderr();
-  LikwidBackend likwid(quiet_options());
+  LikwidBackend likwid(CounterOptions{});
   const nlohmann::json d = likwid.describe();
   const auto r = one_phase(likwid);
   const std::string leaked = testing::internal::GetCapturedStderr();
@@ -98,8 +92,8 @@ TEST(LiveMachine, LikwidReportsUnsupportedCpuCleanly) {
 // A liblikwid older than this CPU's profile asks for names the version the
 // profile gives (Zen 5: 5.5.0), whatever the family.
 TEST(LiveMachine, LikwidTooOldNamesTheVersionTheProfileNeeds) {
-  LikwidBackend likwid(quiet_options());
-  const PerfBackend perf(quiet_options());
+  LikwidBackend likwid(CounterOptions{});
+  const PerfBackend perf(CounterOptions{});
   const std::string loaded = loaded_likwid_version();
   if (!perf.profile() || loaded.empty()) GTEST_SKIP() << "no profile or no liblikwid here";
   const std::string needed = perf.profile()->likwid_min_version;
@@ -117,7 +111,7 @@ TEST(LiveMachine, LikwidInitOnAnUnknownCpuRunsInAChildAndCannotKillUs) {
   if (loaded_likwid_version().empty()) GTEST_SKIP() << "built without liblikwid";
   ::setenv("MOESWEEP_LIKWID_FORCE_PROBE", "1", 1);
   testing::internal::CaptureStderr();
-  LikwidBackend likwid(quiet_options());
+  LikwidBackend likwid(CounterOptions{});
   const std::string leaked = testing::internal::GetCapturedStderr();
   ::unsetenv("MOESWEEP_LIKWID_FORCE_PROBE");
   if (likwid.usable()) GTEST_SKIP() << "likwid supports this CPU";
@@ -127,14 +121,14 @@ TEST(LiveMachine, LikwidInitOnAnUnknownCpuRunsInAChildAndCannotKillUs) {
 }
 
 TEST(Factory, ChoicesAndUnknownChoice) {
-  EXPECT_EQ(make_counter_backend("none", quiet_options())->name(), "none");
-  EXPECT_EQ(make_counter_backend("perf", quiet_options())->name(), "perf");
-  EXPECT_EQ(make_counter_backend("likwid", quiet_options())->name(), "likwid");
-  EXPECT_THROW(make_counter_backend("papi", quiet_options()), UserError);
+  EXPECT_EQ(make_counter_backend("none", CounterOptions{})->name(), "none");
+  EXPECT_EQ(make_counter_backend("perf", CounterOptions{})->name(), "perf");
+  EXPECT_EQ(make_counter_backend("likwid", CounterOptions{})->name(), "likwid");
+  EXPECT_THROW(make_counter_backend("papi", CounterOptions{}), UserError);
 }
 
 TEST(Factory, AutoSaysWhyItChose) {
-  const auto backend = make_counter_backend("auto", quiet_options());
+  const auto backend = make_counter_backend("auto", CounterOptions{});
   const auto d = backend->describe();
   EXPECT_EQ(d["why"].get<std::string>().rfind("auto:", 0), 0u) << d.dump(2);
   const std::string why = d["why"];
@@ -146,17 +140,6 @@ TEST(Factory, AutoSaysWhyItChose) {
         << d.dump(2);
     EXPECT_FALSE(d["advice"].empty());
   }
-}
-
-// Once per process: the first call prints every line, later ones nothing. ctest
-// runs each test in a process of its own, so this one makes the first call.
-TEST(Advice, PrintedExactlyOncePerProcess) {
-  testing::internal::CaptureStderr();
-  print_advice_once({"try the sysctl", "or a machine with a PMU"});
-  print_advice_once({"try the sysctl"});
-  print_advice_once({"something else"});
-  EXPECT_EQ(testing::internal::GetCapturedStderr(),
-            "moesweep: counters: try the sysctl\nmoesweep: counters: or a machine with a PMU\n");
 }
 
 TEST(Advice, VersionComparison) {

@@ -19,12 +19,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-CounterOptions quiet_options() {
-  CounterOptions o;
-  o.print_advice = false;
-  return o;
-}
-
 // Spins for `ms` of wall time doing arithmetic the compiler cannot drop.
 void busy_for(std::chrono::milliseconds ms) {
   volatile double sink = 0;
@@ -85,7 +79,7 @@ double process_cpu_seconds() {
 TEST(PerfSoftwareEvents, DecodeLikeWorkOnPoolThreadsIsCountedPerPhase) {
   constexpr int kWorkers = 2;
   WorkerPool pool(kWorkers);
-  PerfBackend backend(quiet_options());
+  PerfBackend backend(CounterOptions{});
   backend.threads_changed(0);  // after the pool exists, as the runner does after warm-up
   auto tg = backend.session("tg", "test/tg");
   double wall = 0, cpu = 0;
@@ -112,7 +106,7 @@ TEST(PerfSoftwareEvents, DecodeLikeWorkOnPoolThreadsIsCountedPerPhase) {
 }
 
 TEST(PerfSoftwareEvents, ThreadsCreatedInsideThePhaseAreInherited) {
-  PerfBackend backend(quiet_options());
+  PerfBackend backend(CounterOptions{});
   auto pp = backend.session("pp", "test/pp");
   const auto t0 = Clock::now();
   const double cpu0 = process_cpu_seconds();
@@ -136,7 +130,7 @@ TEST(PerfSoftwareEvents, ThreadsCreatedInsideThePhaseAreInherited) {
 // that every thread (pool threads and ones created inside the phase) is counted.
 TEST(PerfSoftwareEvents, TaskClockAgreesWithTheProcessCpuTime) {
   WorkerPool pool(2);
-  PerfBackend backend(quiet_options());
+  PerfBackend backend(CounterOptions{});
   backend.threads_changed(0);
   auto s = backend.session("tg", "test/cputime");
   const double cpu0 = process_cpu_seconds();
@@ -152,7 +146,7 @@ TEST(PerfSoftwareEvents, TaskClockAgreesWithTheProcessCpuTime) {
 }
 
 TEST(PerfSoftwareEvents, SleepingInsideAPhaseCountsContextSwitches) {
-  PerfBackend backend(quiet_options());
+  PerfBackend backend(CounterOptions{});
   auto s = backend.session("tg", "test/sleep");
   const auto t0 = Clock::now();
   s->start();
@@ -164,7 +158,7 @@ TEST(PerfSoftwareEvents, SleepingInsideAPhaseCountsContextSwitches) {
 }
 
 TEST(PerfSoftwareEvents, TouchingFreshMemoryCountsPageFaults) {
-  PerfBackend backend(quiet_options());
+  PerfBackend backend(CounterOptions{});
   auto s = backend.session("pp", "test/faults");
   constexpr std::size_t kBytes = 32u << 20;
   const auto t0 = Clock::now();
@@ -182,7 +176,7 @@ TEST(PerfSoftwareEvents, TouchingFreshMemoryCountsPageFaults) {
 // fd), reported for the overhead figure; asserted only to be a real number.
 TEST(PerfSoftwareEvents, StartStopCostIsReported) {
   WorkerPool pool(2);
-  PerfBackend backend(quiet_options());
+  PerfBackend backend(CounterOptions{});
   backend.threads_changed(0);
   auto s = backend.session("tg", "test/cost");
   constexpr int kPairs = 2000;
@@ -199,7 +193,7 @@ TEST(PerfSoftwareEvents, StartStopCostIsReported) {
 }
 
 TEST(PerfSoftwareEvents, PhasesAccumulateSeparately) {
-  PerfBackend backend(quiet_options());
+  PerfBackend backend(CounterOptions{});
   auto pp = backend.session("pp", "p/pp");
   auto tg = backend.session("tg", "p/tg");
   auto t0 = Clock::now();

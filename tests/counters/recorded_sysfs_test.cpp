@@ -39,7 +39,6 @@ CounterOptions recorded(const fs::path& tree) {
   CounterOptions o;
   o.sysfs_root = tree;
   o.cpuinfo = tree / "proc-cpuinfo";
-  o.print_advice = false;
   return o;
 }
 
@@ -111,7 +110,8 @@ TEST_P(RecordedSysfsMachine, PlanHasOneCounterPerInstanceFieldMapAndCpu) {
 
 // A real sweep (tiny twin, real engine) pointed at the recorded tree: the
 // records carry software numbers and exactly the reasons the run's own
-// meta.json gives, explained by the tree's profile and PMUs.
+// meta.json gives, explained by the tree's profile and PMUs; the advice
+// meta.json records is said on stderr, each line once (not per point).
 TEST_P(RecordedSysfsMachine, SweepRecordsSoftwareNumbersAndTheTreesReasons) {
   const auto profile = expected_profile();
   const auto twin = moesweep::test::tiny_twin();
@@ -121,12 +121,20 @@ TEST_P(RecordedSysfsMachine, SweepRecordsSoftwareNumbersAndTheTreesReasons) {
       " MOESWEEP_COUNTERS_CPUINFO=" + (tree() / "proc-cpuinfo").string() + " " +
       std::string(MOESWEEP_CLI) + " sweep --model " + twin.string() +
       " --threads 1 --ctx-size 256 --n-prompt 32 --depths 0 --n-gen 4 --repetitions 1"
-      " --counters perf --no-db --quiet --out-dir " +
+      " --counters perf --no-db --out-dir " +
       out.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   int records = 0;
   for (const auto& run : fs::directory_iterator(out)) {
     const auto meta = nlohmann::json::parse(std::ifstream(run.path() / "meta.json"));
+    const nlohmann::json& advice = meta["counters"]["advice"];
+    ASSERT_FALSE(advice.empty()) << "every recorded tree has advice (see the test above)";
+    for (const auto& line : advice) {
+      const std::string said = "[sweep] counters: " + line.get<std::string>() + "\n";
+      const size_t at = r.err.find(said);
+      ASSERT_NE(at, std::string::npos) << said << "\nnot in:\n" << r.err;
+      EXPECT_EQ(r.err.find(said, at + 1), std::string::npos) << said << " twice";
+    }
     ASSERT_EQ(meta["counters"]["profile"], profile ? nlohmann::json(profile->name) : nullptr)
         << meta["counters"].dump(2);
     std::ifstream in(run.path() / "records.jsonl");
@@ -164,7 +172,7 @@ TEST(RecordedSysfs, EnvironmentPointsTheSweepsBackendAtARecordedMachine) {
   ::setenv("MOESWEEP_COUNTERS_CPUINFO", (tree / "proc-cpuinfo").c_str(), 1);
   testing::internal::CaptureStderr();
   const nlohmann::json d = make_counter_backend("perf")->describe();
-  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << "the counters library prints nothing";
   ::unsetenv("MOESWEEP_COUNTERS_SYSFS_ROOT");
   ::unsetenv("MOESWEEP_COUNTERS_CPUINFO");
   EXPECT_EQ(d["profile"], "intel-gnr");

@@ -123,7 +123,6 @@ TEST(RecordedSysfs, Zen3InNps4SaysDramIsNotExact) {
   CounterOptions o;
   o.sysfs_root = tree;
   o.cpuinfo = tree / "proc-cpuinfo";
-  o.print_advice = false;
   const auto availability = PerfBackend(o).metric_availability();
   for (const char* name : {"dram_gbps", "dram_bytes_per_token"}) {
     const std::string why = availability[name]["unavailable"];

@@ -60,14 +60,6 @@ TEST(EngineSweep, AutoCountersRecordSoftwareNumbersAndHonestHardware) {
         honest::expect_reasons_explained_by_profile(c, profile, phase);
     }
   }
-  // The advice is said once on stderr, not once per point or phase.
-  const std::string marker = "moesweep: counters:";
-  const auto first = r.err.find(marker);
-  if (first != std::string::npos) {
-    const auto line_end = r.err.find('\n', first);
-    const std::string line = r.err.substr(first, line_end - first);
-    EXPECT_EQ(r.err.find(line, line_end), std::string::npos) << r.err;
-  }
 }
 
 // Under likwid-perfctr -m every phase becomes a marker region. likwid-perfctr

@@ -4,9 +4,11 @@
 // --vocab) work as flags too, with the same result.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
+#include "model/shape_flags.hpp"
 #include "support/test_support.hpp"
 #include "sweep/sweep_settings.hpp"
 #include "sweep/sweep_spec.hpp"
@@ -76,6 +78,29 @@ TEST(SweepSettingsTable, LlamaStyleAliasesComeFromTheTable) {
   const test::CommandResult r = test::run_cli("sweep -t 1 -tb 1 -ub 256 -d 0 --dry-run --no-db");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(" ub 256 "), std::string::npos) << r.out;
+}
+
+// The twin's shape flags are one list (model/shape_flags.hpp): the sweep's
+// rows are those rows, in their order, and each flag sets a member of its own.
+TEST(TwinShapeFlags, TheSweepsTwinRowsAreTheShapeTable) {
+  const std::vector<ShapeFlag>& flags = twin_shape_flags();
+  const std::vector<SweepSetting>& rows = sweep_settings();
+  const auto first = std::find_if(rows.begin(), rows.end(), [&](const SweepSetting& r) {
+    return std::string(r.key) == flags.front().key;
+  });
+  ASSERT_NE(first, rows.end()) << "a shape flag the sweep does not take";
+  for (size_t i = 0; i < flags.size(); ++i) {
+    SCOPED_TRACE(flags[i].key);
+    ASSERT_LT(static_cast<size_t>(first - rows.begin()) + i, rows.size());
+    const SweepSetting& row = *(first + static_cast<std::ptrdiff_t>(i));
+    EXPECT_EQ(std::string(row.key), flags[i].key);
+    EXPECT_EQ(std::string(row.cli_names), flags[i].flag);
+    EXPECT_EQ(std::string(row.help), flags[i].sweep_help());
+    EXPECT_EQ(row.level, SettingLevel::kTwin);
+    EXPECT_EQ(std::string(flags[i].flag), std::string("--") + flags[i].key);
+    for (size_t j = i + 1; j < flags.size(); ++j)
+      EXPECT_NE(flags[i].member, flags[j].member) << "the same member as " << flags[j].key;
+  }
 }
 
 }  // namespace

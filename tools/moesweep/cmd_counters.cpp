@@ -36,7 +36,6 @@ int run_counters(const CountersOptions& o) {
   counters::CounterOptions options;
   options.sysfs_root = o.sysfs_root;
   options.cpuinfo = o.cpuinfo;
-  options.print_advice = false;  // printed below, once, as part of the report
 
   const counters::PerfBackend perf(options);
   const counters::LikwidBackend likwid(options);

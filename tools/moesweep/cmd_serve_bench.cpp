@@ -23,6 +23,14 @@ namespace {
 class ServeBenchPrinter : public ServeBenchListener {
  public:
   void note(const std::string& line) override { fmt::print(stderr, "[serve-bench] {}\n", line); }
+  void request(const nlohmann::json& r) override {
+    const std::string how =
+        r.value("ok", false)
+            ? fmt::format("TTFT {:.1f} ms, E2E {:.1f} ms, cache_n {}", r.value("ttft_ms", 0.0),
+                          r.value("e2e_ms", 0.0), r.value("cache_n", 0))
+            : "FAILED: " + r.value("error", std::string());
+    fmt::print(stderr, "[serve-bench] {:<12} {}\n", r.value("task", std::string()), how);
+  }
   void workload_done(const std::string& tables) override {
     fmt::print("{}", tables);
     std::fflush(stdout);
@@ -44,25 +52,15 @@ struct ServeBenchCli {
   std::vector<CLI::Option*> axis_options;
 };
 
-// -t and -c are the sweep's settings (same spelling, lists and help);
-// --parallel and --cache-ram are the server's own.
+// One option per server axis (serve/server_config.hpp): -t and -c spelled as
+// the sweep's settings, --parallel and --cache-ram as the server's own.
 void add_axis_options(CLI::App& cmd, ServeBenchCli& o) {
-  for (auto [key, example] : {std::pair{"threads", "-t, e.g. 1,2 or 1-4"},
-                              std::pair{"ctx-size",
-                                        "-c, e.g. 4096,8192 (default: sized for the "
-                                        "workloads)"}}) {
-    o.axis_options.push_back(
-        cmd.add_option(find_sweep_setting(key)->cli_names, o.axis_text[key],
-                       fmt::format("server axis: llama-server {}, a list", example)));
+  for (const ServerAxis& a : server_axes()) {
+    const std::string names =
+        a.sweep_setting ? find_sweep_setting(a.key)->cli_names : fmt::format("--{}", a.key);
+    o.axis_options.push_back(cmd.add_option(
+        names, o.axis_text[a.key], fmt::format("server axis: llama-server {}, a list", a.help)));
   }
-  o.axis_options.push_back(cmd.add_option(
-      "--parallel", o.axis_text["parallel"],
-      "server axis: llama-server slots (--parallel), a list (default: the workloads' most "
-      "clients)"));
-  o.axis_options.push_back(cmd.add_option(
-      "--cache-ram", o.axis_text["cache-ram"],
-      "server axis: llama-server's prompt-cache RAM limit in MiB (--cache-ram; -1 no limit, 0 "
-      "off), a list"));
 }
 
 // The model llama-server loads: --gguf as given, else the servable twin.

@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <iterator>
-
+#include "model/shape_flags.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::cli {
@@ -14,18 +13,8 @@ void TwinOptions::add_to(CLI::App& cmd, bool model_flag_is_profile) {
         ->capture_default_str();
   cmd.add_option("--scale", scale, "twin size preset: tiny (tests), small (~1-2 GB), full")
       ->capture_default_str();
-  const std::pair<const char*, int64_t*> shape_flags[] = {
-      {"--layers", &overrides.layers},     {"--hidden", &overrides.hidden},
-      {"--heads", &overrides.heads},       {"--expert-ff", &overrides.expert_ff},
-      {"--dense-ff", &overrides.dense_ff}, {"--vocab", &overrides.vocab},
-      {"--experts", &overrides.experts},   {"--experts-used", &overrides.experts_used}};
-  const char* helps[] = {"override: number of layers", "override: hidden size (multiple of 256)",
-                         "override: attention heads",  "override: routed expert FFN size",
-                         "override: dense FFN size",   "override: vocabulary size",
-                         "override: routed experts",   "override: experts used per token"};
-  for (size_t i = 0; i < std::size(shape_flags); ++i)
-    given_.push_back({cmd.add_option(shape_flags[i].first, *shape_flags[i].second, helps[i]),
-                      shape_flags[i].second});
+  for (const ShapeFlag& f : twin_shape_flags())
+    given_.push_back({cmd.add_option(f.flag, overrides.*f.member, f.help), &(overrides.*f.member)});
   cmd.add_option("--seed", seed, "random seed of the weights")->capture_default_str();
   cmd.add_option("--routing-skew", routing_skew,
                  "Zipf exponent s of expert popularity (0: random routing; see docs/l3.md)")
