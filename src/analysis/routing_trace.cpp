@@ -208,7 +208,9 @@ class StringBytes : public TraceBytes {
   explicit StringBytes(const std::string& raw) : raw_(raw) {}
   bool read(char* dst, size_t n) override {
     if (raw_.size() - at_ < n) return false;
-    std::memcpy(dst, raw_.data() + at_, n);
+    // A step of 0 tokens reads 0 ids into a vector that may have none yet:
+    // dst is null then, which memcpy may not be given even for 0 bytes.
+    if (n > 0) std::memcpy(dst, raw_.data() + at_, n);
     at_ += n;
     return true;
   }
