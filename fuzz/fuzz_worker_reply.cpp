@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "engine/worker_protocol.hpp"
+#include "fuzz_lines.hpp"
 #include "util/error.hpp"
 
 namespace {
@@ -52,12 +53,6 @@ void read_line(std::string_view line) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  for (size_t at = 0; at < text.size();) {
-    size_t nl = text.find('\n', at);
-    if (nl == std::string_view::npos) nl = text.size();
-    read_line(text.substr(at, nl - at));
-    at = nl + 1;
-  }
+  moesweep::fuzz::for_each_line(data, size, read_line);
   return 0;
 }

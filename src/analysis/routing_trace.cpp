@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <vector>
 
 #include "engine/engine_limits.hpp"
@@ -207,7 +208,9 @@ class StringBytes : public TraceBytes {
   explicit StringBytes(const std::string& raw) : raw_(raw) {}
   bool read(char* dst, size_t n) override {
     if (raw_.size() - at_ < n) return false;
-    std::memcpy(dst, raw_.data() + at_, n);
+    // A step of 0 tokens reads 0 ids into a vector that may have none yet:
+    // dst is null then, which memcpy may not be given even for 0 bytes.
+    if (n > 0) std::memcpy(dst, raw_.data() + at_, n);
     at_ += n;
     return true;
   }
@@ -220,11 +223,12 @@ class StringBytes : public TraceBytes {
 
 class ZstdBytes : public TraceBytes {
  public:
-  ZstdBytes(const std::filesystem::path& path, std::string what)
-      : in_(path, std::ios::binary),
+  ZstdBytes(std::istream& in, std::string what)
+      : in_(in),
         what_(std::move(what)),
         ds_(ZSTD_createDStream()),
-        buf_(ZSTD_DStreamInSize()) {}
+        buf_size_(ZSTD_DStreamInSize()),
+        buf_(std::make_unique_for_overwrite<char[]>(buf_size_)) {}
   ~ZstdBytes() override { ZSTD_freeDStream(ds_); }
   ZstdBytes(const ZstdBytes&) = delete;
   ZstdBytes& operator=(const ZstdBytes&) = delete;
@@ -250,15 +254,18 @@ class ZstdBytes : public TraceBytes {
 
  private:
   bool refill() {
-    in_.read(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    in_.read(buf_.get(), static_cast<std::streamsize>(buf_size_));
     const size_t got = static_cast<size_t>(in_.gcount());
-    zin_ = {buf_.data(), got, 0};
+    zin_ = {buf_.get(), got, 0};
     return got > 0;
   }
-  std::ifstream in_;
+  std::istream& in_;
   std::string what_;
   ZSTD_DStream* ds_;
-  std::vector<char> buf_;
+  // zstd's advised input block (128 KiB), left unzeroed: only the bytes
+  // refill() reads are used, so a small file touches a page of it, not all.
+  size_t buf_size_;
+  std::unique_ptr<char[]> buf_;
   ZSTD_inBuffer zin_{nullptr, 0, 0};
   bool frame_done_ = false;
   uint64_t at_ = 0;
@@ -344,9 +351,14 @@ uint64_t write_routing_trace(const RoutingTrace& trace, const std::filesystem::p
 
 RoutingTrace read_routing_trace(const std::filesystem::path& path) {
   require_regular_file(path, "routing trace");
-  ZstdBytes in(path, path.string());
-  RoutingTrace t = parse_trace(in, path.string());
-  if (!in.ended_cleanly()) throw bad_trace(path.string(), "is truncated (its zstd frame is cut)");
+  std::ifstream file(path, std::ios::binary);
+  return read_routing_trace(file, path.string());
+}
+
+RoutingTrace read_routing_trace(std::istream& file, const std::string& what) {
+  ZstdBytes in(file, what);
+  RoutingTrace t = parse_trace(in, what);
+  if (!in.ended_cleanly()) throw bad_trace(what, "is truncated (its zstd frame is cut)");
   return t;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,9 @@ uint64_t write_routing_trace(const RoutingTrace& trace, const std::filesystem::p
 // each step checked before its bytes are read, so a zstd bomb or /dev/zero
 // costs no more memory than a real trace.
 RoutingTrace read_routing_trace(const std::filesystem::path& path);
+// The same from a stream of the file's bytes (`what` names it in errors); the
+// file reader above opens the file and calls this.
+RoutingTrace read_routing_trace(std::istream& file, const std::string& what);
 // The same from the bytes of a decompressed trace (tests, hand-made traces).
 RoutingTrace parse_routing_trace(const std::string& raw, const std::string& what);
 std::string serialize_routing_trace(const RoutingTrace& trace);  // uncompressed

@@ -218,6 +218,75 @@ nlohmann::json parse_line(std::string_view line, std::string_view what) {
   return j;
 }
 
+std::string request_op(const nlohmann::json& req) {
+  return string_field(req, "op", "request", 32);
+}
+
+int request_ctx(const nlohmann::json& req, std::string_view what) {
+  return static_cast<int>(int_field(req, "ctx", 1, 1 << 30, what));
+}
+
+ModelLoadParams load_request_from(const nlohmann::json& req) {
+  return load_params_from(field(req, "model", "load request"));
+}
+
+ContextRequest context_request_from(const nlohmann::json& req) {
+  ContextRequest r;
+  r.routing = bool_field(req, "routing", "context request");
+  r.params = context_params_from(field(req, "context", "context request"));
+  return r;
+}
+
+ThreadSettings threads_request_from(const nlohmann::json& req) {
+  return thread_settings_from(field(req, "threads", "threads request"));
+}
+
+DecodeRequest decode_request_from(const nlohmann::json& req) {
+  const char* what = "decode request";
+  DecodeRequest r;
+  r.ctx = request_ctx(req, what);
+  const nlohmann::json& tokens = field(req, "tokens", what);
+  if (!tokens.is_array() || tokens.size() > size_t(kMaxTokens))
+    throw ProtocolError("decode request: 'tokens' is not a list of token ids");
+  r.tokens.reserve(tokens.size());
+  for (const nlohmann::json& t : tokens) {
+    if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() >= (int64_t{1} << 31))
+      throw ProtocolError("decode request: a token id is not an int32 >= 0");
+    r.tokens.push_back(t.get<int32_t>());
+  }
+  r.pos0 = static_cast<int>(int_field(req, "pos0", 0, kMaxTokens, "decode"));
+  r.chunk = static_cast<int>(int_field(req, "chunk", 1, kMaxTokens, "decode"));
+  return r;
+}
+
+int rewind_request_from(const nlohmann::json& req) {
+  return static_cast<int>(int_field(req, "n_kv", 0, kMaxTokens, "rewind request"));
+}
+
+QuantizeRequest quantize_request_from(const nlohmann::json& req) {
+  const char* what = "quantize request";
+  QuantizeRequest r;
+  r.in = string_field(req, "in", what, 4096);
+  r.out = string_field(req, "out", what, 4096);
+  r.ftype = static_cast<int>(int_field(req, "ftype", 0, 1023, what));
+  r.n_threads = int_field(req, "n_threads", 0, 4096, what);
+  return r;
+}
+
+ExpertGemvRequest expert_gemv_request_from(const nlohmann::json& req) {
+  const char* what = "expert_gemv request";
+  ExpertGemvRequest r;
+  r.shape.type = string_field(req, "type", what, 32);
+  r.shape.hidden = int_field(req, "hidden", 1, 1 << 20, what);
+  r.shape.rows = int_field(req, "rows", 1, 1 << 20, what);
+  r.shape.used = static_cast<int>(int_field(req, "used", 1, 1024, what));
+  r.shape.layers = static_cast<int>(int_field(req, "layers", 1, 1024, what));
+  r.experts = int_field(req, "experts", 1, 1 << 20, what);
+  r.threads = static_cast<int>(int_field(req, "threads", 1, 4096, what));
+  r.seconds = static_cast<double>(int_field(req, "millis", 1, 600000, what)) / 1e3;
+  return r;
+}
+
 void check_reply(const nlohmann::json& reply) {
   const auto ok = reply.is_object() ? reply.find("ok") : reply.end();
   if (ok == reply.end() || !ok->is_boolean())

@@ -64,6 +64,46 @@ EngineFacts engine_facts_from(const nlohmann::json& j);
 // A line to a value: ProtocolError when it is not one JSON object.
 nlohmann::json parse_line(std::string_view line, std::string_view what);
 
+// --- The requests as the worker reads them (fuzz/fuzz_worker_request.cpp) ---
+// Each reader takes a request of one "op" (a JSON object, parse_line's) and
+// throws ProtocolError naming the request, the field and what it should have
+// been; the worker answers any such error with {"ok":false,"kind":"engine"}.
+
+// "op": at most 32 bytes.
+std::string request_op(const nlohmann::json& req);
+// "ctx" of a request on a context (threads, decode, rewind, cached, free).
+int request_ctx(const nlohmann::json& req, std::string_view what);
+// load: its "model".
+ModelLoadParams load_request_from(const nlohmann::json& req);
+struct ContextRequest {
+  bool routing = false;  // send the decode's routing as events
+  ContextParams params;
+};
+ContextRequest context_request_from(const nlohmann::json& req);
+// threads: its "threads".
+ThreadSettings threads_request_from(const nlohmann::json& req);
+struct DecodeRequest {
+  int ctx = 0;
+  std::vector<int32_t> tokens;  // ids >= 0, at most kMaxTokens of them
+  int pos0 = 0;
+  int chunk = 1;
+};
+DecodeRequest decode_request_from(const nlohmann::json& req);
+int rewind_request_from(const nlohmann::json& req);  // its "n_kv"
+struct QuantizeRequest {
+  std::string in, out;
+  int ftype = 0;          // the engine's llama_ftype
+  int64_t n_threads = 0;  // 0: the machine's
+};
+QuantizeRequest quantize_request_from(const nlohmann::json& req);
+struct ExpertGemvRequest {
+  ExpertGemvShape shape;
+  int64_t experts = 1;
+  int threads = 1;
+  double seconds = 0;
+};
+ExpertGemvRequest expert_gemv_request_from(const nlohmann::json& req);
+
 // --- The worker's replies as moesweep reads them (fuzz/fuzz_worker_reply.cpp) ---
 // Each reader takes the reply of one request kind and throws ProtocolError
 // naming the reply, the field and what it should have been.

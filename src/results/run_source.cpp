@@ -90,14 +90,24 @@ Record checked_record(const nlohmann::json& j, const std::string& where) {
   }
 }
 
-RecordsFile read_records_file(const std::filesystem::path& file) {
-  JsonlFile lines = read_jsonl_file(file, "records file");
+namespace {
+// Each line of a JSON lines file checked as a record ("FILE:LINE" in errors).
+RecordsFile checked_records(JsonlFile lines, const std::filesystem::path& file) {
   RecordsFile out;
   out.torn = std::move(lines.torn);
   for (const JsonlLine& line : lines.lines)
     out.records.push_back(
         checked_record(line.value, fmt::format("{}:{}", file.string(), line.number)));
   return out;
+}
+}  // namespace
+
+RecordsFile read_records_file(const std::filesystem::path& file) {
+  return checked_records(read_jsonl_file(file, "records file"), file);
+}
+
+RecordsFile read_records(std::istream& in, const std::filesystem::path& file) {
+  return checked_records(read_jsonl(in, file, "records file"), file);
 }
 
 std::vector<Record> read_records_jsonl(const std::filesystem::path& file) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct RecordsFile {
   std::optional<TornLine> torn;
 };
 RecordsFile read_records_file(const std::filesystem::path& file);
+// The same from a stream of the file's bytes, `file` naming it in errors
+// (read_records_file opens the file and reads it this way).
+RecordsFile read_records(std::istream& in, const std::filesystem::path& file);
 // One record's JSON, checked as the reader checks a line (`where` names it in
 // the UserError: "FILE:LINE", or the database and run).
 Record checked_record(const nlohmann::json& j, const std::string& where);

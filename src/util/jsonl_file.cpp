@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <utility>
 
 #include "util/error.hpp"
 #include "util/json_file.hpp"
@@ -23,9 +24,8 @@ UserError too_large(const std::filesystem::path& path, std::string_view what,
 // Streams the file in blocks, calling on_line(text, number, offset, ended)
 // for each line; `ended` is false for a last line without '\n'.
 template <typename F>
-void for_each_line(const std::filesystem::path& path, std::string_view what, F&& on_line) {
-  require_regular_file(path, what);
-  std::ifstream in(path, std::ios::binary);
+void for_each_line(std::istream& in, const std::filesystem::path& path, std::string_view what,
+                   F&& on_line) {
   std::string line, block(1 << 16, '\0');
   uint64_t offset = 0, line_start = 0;
   size_t number = 1;
@@ -52,11 +52,24 @@ void for_each_line(const std::filesystem::path& path, std::string_view what, F&&
   if (!line.empty()) on_line(line, number, line_start, false);
 }
 
+template <typename F>
+void for_each_line(const std::filesystem::path& path, std::string_view what, F&& on_line) {
+  require_regular_file(path, what);
+  std::ifstream in(path, std::ios::binary);
+  for_each_line(in, path, what, std::forward<F>(on_line));
+}
+
 }  // namespace
 
 JsonlFile read_jsonl_file(const std::filesystem::path& path, std::string_view what) {
+  require_regular_file(path, what);
+  std::ifstream in(path, std::ios::binary);
+  return read_jsonl(in, path, what);
+}
+
+JsonlFile read_jsonl(std::istream& in, const std::filesystem::path& path, std::string_view what) {
   JsonlFile file;
-  for_each_line(path, what,
+  for_each_line(in, path, what,
                 [&](const std::string& text, size_t number, uint64_t offset, bool ended) {
                   if (blank(text)) return;
                   nlohmann::json value = parse_json_or_discarded(text);

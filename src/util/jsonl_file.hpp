@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <istream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +40,9 @@ struct JsonlFile {
 // Reads `path`; UserError (naming `what` and the path) when it is missing,
 // not a regular file, or past the caps.
 JsonlFile read_jsonl_file(const std::filesystem::path& path, std::string_view what);
+// The same from a stream of the file's bytes, `path` naming it in errors
+// (read_jsonl_file opens the file and calls this).
+JsonlFile read_jsonl(std::istream& in, const std::filesystem::path& path, std::string_view what);
 
 // "FILE:N ends in a torn line (B bytes) ...": the note readers print.
 std::string torn_line_note(const std::filesystem::path& path, const TornLine& torn);

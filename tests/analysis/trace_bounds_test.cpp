@@ -73,6 +73,23 @@ TEST(TraceBounds, AStepPastTheCapsIsRefusedBeforeItsIdsAreRead) {
               std::string::npos);
 }
 
+// fuzz/regressions/trace/step-without-tokens: a step of 0 tokens first read
+// its 0 ids by memcpy into an empty vector's null data (UBSan's nonnull
+// check). It reads as a step with no ids, in a decompressed trace and in a file.
+TEST(TraceBounds, AStepWithoutTokensReadsAsAnEmptyStep) {
+  const RoutingTrace t = test::one_expert_per_token({0, 1});
+  const std::string raw = header_of(t) + step(0, 1, 1, 0);
+  const RoutingTrace r = parse_routing_trace(raw, "empty step");
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].n_tokens, 0u);
+  EXPECT_TRUE(r.ids.empty());
+  std::string packed(ZSTD_compressBound(raw.size()), '\0');
+  packed.resize(ZSTD_compress(packed.data(), packed.size(), raw.data(), raw.size(), 1));
+  const auto path = test::scratch_dir() / "empty-step.trace.zst";
+  std::ofstream(path, std::ios::binary) << packed;
+  EXPECT_EQ(read_routing_trace(path).steps.size(), 1u);
+}
+
 TEST(TraceBounds, AHeaderLineWithoutEndIsRefusedAtTheCap) {
   EXPECT_NE(test::refused([&] {
               parse_routing_trace(kMagic + std::string(2u << 20, 'a'), "h");

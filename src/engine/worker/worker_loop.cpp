@@ -71,6 +71,7 @@ class Worker {
 
  private:
   Context& context_of(const json& req);
+  Context& context_of(int id);
   json on_decode(const json& req);
   json on_context(const json& req);
   std::unique_ptr<Model> model_;
@@ -79,7 +80,10 @@ class Worker {
 };
 
 Context& Worker::context_of(const json& req) {
-  const int id = static_cast<int>(wp::int_field(req, "ctx", 1, 1 << 30, "request"));
+  return context_of(wp::request_ctx(req, "request"));
+}
+
+Context& Worker::context_of(int id) {
   const auto it = contexts_.find(id);
   if (it == contexts_.end()) throw EngineError(fmt::format("no context {} in this worker", id));
   return *it->second.ctx;
@@ -87,14 +91,13 @@ Context& Worker::context_of(const json& req) {
 
 json Worker::on_context(const json& req) {
   if (!model_) throw EngineError("a context was asked for before a model was loaded");
+  const wp::ContextRequest r = wp::context_request_from(req);
   ContextSlot slot;
-  if (wp::bool_field(req, "routing", "context request"))
-    slot.routing = std::make_unique<BufferedRouting>();
+  if (r.routing) slot.routing = std::make_unique<BufferedRouting>();
   std::string log;
   {
     EngineLogCapture capture(EngineLogCapture::Level::kInfo);  // its KV and compute buffers
-    slot.ctx = std::make_unique<Context>(*model_, wp::context_params_from(req.at("context")),
-                                         slot.routing.get());
+    slot.ctx = std::make_unique<Context>(*model_, r.params, slot.routing.get());
     log = bounded_log(capture.text());
   }
   const int id = next_id_++;
@@ -104,51 +107,38 @@ json Worker::on_context(const json& req) {
 }
 
 json Worker::on_decode(const json& req) {
-  const int id = static_cast<int>(wp::int_field(req, "ctx", 1, 1 << 30, "decode request"));
-  Context& ctx = context_of(req);
-  const json& tokens = req.at("tokens");
-  if (!tokens.is_array() || tokens.size() > size_t(wp::kMaxTokens))
-    throw wp::ProtocolError("decode request: 'tokens' is not a list of token ids");
-  std::vector<int32_t> ids;
-  ids.reserve(tokens.size());
-  for (const json& t : tokens) {
-    if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() >= (int64_t{1} << 31))
-      throw wp::ProtocolError("decode request: a token id is not an int32 >= 0");
-    ids.push_back(t.get<int32_t>());
-  }
-  const int pos0 = static_cast<int>(wp::int_field(req, "pos0", 0, wp::kMaxTokens, "decode"));
-  const int chunk = static_cast<int>(wp::int_field(req, "chunk", 1, wp::kMaxTokens, "decode"));
-  const double seconds = ids.empty() ? 0.0 : ctx.decode(ids, pos0, chunk);
-  if (auto& r = contexts_.at(id).routing) r->flush();
+  const wp::DecodeRequest r = wp::decode_request_from(req);
+  Context& ctx = context_of(r.ctx);
+  const double seconds = r.tokens.empty() ? 0.0 : ctx.decode(r.tokens, r.pos0, r.chunk);
+  if (auto& routing = contexts_.at(r.ctx).routing) routing->flush();
   return {{"ok", true}, {"seconds", seconds}};
 }
 
 json Worker::handle(const json& req) {
-  const std::string op = wp::string_field(req, "op", "request", 32);
+  const std::string op = wp::request_op(req);
   if (op == "hello") return hello_reply();
   if (op == "load") {
     if (model_) throw EngineError("this worker holds a model already");
     std::string log;
     {
       EngineLogCapture capture(EngineLogCapture::Level::kInfo);  // its model buffers
-      model_ = std::make_unique<Model>(wp::load_params_from(req.at("model")));
+      model_ = std::make_unique<Model>(wp::load_request_from(req));
       log = bounded_log(capture.text());
     }
     return {{"ok", true}, {"facts", wp::to_json(model_->facts())}, {"engine_log", log}};
   }
   if (op == "context") return on_context(req);
   if (op == "free") {
-    contexts_.erase(static_cast<int>(wp::int_field(req, "ctx", 1, 1 << 30, "free request")));
+    contexts_.erase(wp::request_ctx(req, "free request"));
     return {{"ok", true}};
   }
   if (op == "threads") {
-    context_of(req).set_threads(wp::thread_settings_from(req.at("threads")));
+    context_of(req).set_threads(wp::threads_request_from(req));
     return {{"ok", true}};
   }
   if (op == "decode") return on_decode(req);
   if (op == "rewind") {
-    context_of(req).rewind_to(
-        static_cast<int>(wp::int_field(req, "n_kv", 0, wp::kMaxTokens, "rewind request")));
+    context_of(req).rewind_to(wp::rewind_request_from(req));
     return {{"ok", true}};
   }
   if (op == "cached") return {{"ok", true}, {"n", context_of(req).cached_tokens()}};

@@ -170,21 +170,12 @@ ExpertGemvPoint measure_expert_gemv(const ExpertGemvShape& shape, int64_t expert
 
 nlohmann::json expert_gemv_reply(const nlohmann::json& req) {
   namespace wp = worker_protocol;
-  const char* what = "expert_gemv request";
-  ExpertGemvShape shape;
-  shape.type = wp::string_field(req, "type", what, 32);
-  shape.hidden = wp::int_field(req, "hidden", 1, 1 << 20, what);
-  shape.rows = wp::int_field(req, "rows", 1, 1 << 20, what);
-  shape.used = static_cast<int>(wp::int_field(req, "used", 1, 1024, what));
-  shape.layers = static_cast<int>(wp::int_field(req, "layers", 1, 1024, what));
-  const int64_t experts = wp::int_field(req, "experts", 1, 1 << 20, what);
-  const int threads = static_cast<int>(wp::int_field(req, "threads", 1, 4096, what));
-  const double seconds = static_cast<double>(wp::int_field(req, "millis", 1, 600000, what)) / 1e3;
-  const ExpertGemvPoint p = measure_expert_gemv(shape, experts, threads, seconds);
+  const wp::ExpertGemvRequest r = wp::expert_gemv_request_from(req);
+  const ExpertGemvPoint p = measure_expert_gemv(r.shape, r.experts, r.threads, r.seconds);
   return {{"ok", true},
           {"pool_bytes", p.pool_bytes},
           {"expert_bytes", p.expert_bytes},
-          {"threads", threads},
+          {"threads", r.threads},
           {"gbps", p.gbps},
           {"tokens_per_s", p.tokens_per_s}};
 }
