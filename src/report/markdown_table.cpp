@@ -25,7 +25,7 @@ std::string MarkdownTable::render() const {
     std::string out = "|";
     for (size_t c = 0; c < width.size(); ++c) {
       const std::string& cell = c < cells.size() ? cells[c] : std::string();
-      out += " " + std::string(width[c] - display_width(cell), ' ') + cell + " |";
+      out.append(1, ' ').append(width[c] - display_width(cell), ' ').append(cell).append(" |");
     }
     return out + "\n";
   };

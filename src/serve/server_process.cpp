@@ -47,7 +47,7 @@ bool build_llama_server_here(const std::function<void(const std::string&)>& note
         "about 20 minutes on 2 cores, once; ccache makes a rebuild seconds)",
         setup.string()));
   std::fflush(stderr);
-  const std::string command = "'" + setup.string() + "' --server >&2";
+  const std::string command = fmt::format("'{}' --server >&2", setup.string());
   return std::system(command.c_str()) == 0;
 }
 
