@@ -53,6 +53,11 @@ std::string block_problem(const ExecBlock& b, const ExecRequest& r) {
                        tool);
   if (!b.points.empty() && !b.points.front()->params.cotenant.empty())
     return "a co-tenant load runs beside moesweep's own worker only";
+  if (!b.points.empty() &&
+      (b.points.front()->params.l3_ways > 0 || b.points.front()->params.mem_bw_percent > 0))
+    return "the L3/bandwidth allocation (resctrl) holds moesweep's worker threads only";
+  if (b.spec.numa != "disabled")
+    return fmt::format("--numa {} is not passed to {}", b.spec.numa, tool);
   if (r.tool == ExecTool::kLlamaBench && r.n_threads_batch != r.n_threads)
     return "llama-bench has one thread count for PP and TG (-tb differs from -t)";
   if (r.tool == ExecTool::kSweepBench && r.pp != r.n_ubatch)
