@@ -13,6 +13,7 @@
 #include <set>
 
 #include "engine/engine_registry.hpp"
+#include "engine/shared_engines.hpp"
 #include "results/record.hpp"
 #include "support/test_support.hpp"
 
@@ -22,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
+  return test::shell_quoted(p);
 }
 
 // A registry holding "same": this build's worker under a second name.
@@ -38,13 +39,6 @@ fs::path registry_with_same_worker() {
   return registry;
 }
 
-std::vector<nlohmann::json> records_of(const fs::path& run) {
-  std::vector<nlohmann::json> out;
-  for (const std::string& line : test::read_lines(run / "records.jsonl"))
-    out.push_back(nlohmann::json::parse(line));
-  return out;
-}
-
 const std::string kSweep =
     "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 --depths 0,64,128 -c 512 -ub 64 -p 64 -n 8 "
     "-r 3 --counters none --no-db --engine default,same";
@@ -57,7 +51,7 @@ TEST(EngineAxis, EveryPointOnEveryEngineInAbbaOrderWithTheEngineInKeyAndRecord) 
                       " " + kSweep + " --out-dir " + q(out));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const fs::path run = test::only_run_dir(out);
-  const std::vector<nlohmann::json> recs = records_of(run);
+  const std::vector<nlohmann::json> recs = test::records_of(run);
   ASSERT_EQ(recs.size(), 6u);
   // Emission order: A B | B A | A B over the depths 0, 64, 128.
   std::vector<std::string> order;

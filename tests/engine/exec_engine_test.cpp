@@ -36,13 +36,6 @@ std::string ik_sweep_bench() {
   return path;
 }
 
-std::vector<nlohmann::json> records_of(const fs::path& run) {
-  std::vector<nlohmann::json> out;
-  for (const std::string& line : test::read_lines(run / "records.jsonl"))
-    out.push_back(nlohmann::json::parse(line));
-  return out;
-}
-
 const std::string kTinySweep =
     " sweep -m qwen3-moe --scale tiny -d 0,64,128 -c 512 -ub 64 -p 64 -n 8 -r 2 --counters none "
     "--no-db";
@@ -60,7 +53,7 @@ TEST(ExecEngine, IkLlamasSweepBenchRunsBesideOurWorkerAndIsIngested) {
   const fs::path run = test::only_run_dir(out);
   std::map<std::string, int> points;
   std::set<int> exec_threads;
-  for (const nlohmann::json& rec : records_of(run)) {
+  for (const nlohmann::json& rec : test::records_of(run)) {
     const std::string engine = rec.at("engine");
     ++points[engine];
     EXPECT_GT(rec.at("speed_pp").get<double>(), 0) << rec;
@@ -110,7 +103,7 @@ TEST(ExecEngine, MainlinesLlamaBenchGivesEveryRepetitionOfEveryDepth) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const fs::path run = test::only_run_dir(out);
   int ingested = 0;
-  for (const nlohmann::json& rec : records_of(run)) {
+  for (const nlohmann::json& rec : test::records_of(run)) {
     if (rec.at("engine") != "mainline-bench") continue;
     ++ingested;
     EXPECT_EQ(rec.at("extra").at("engine").at("tool"), "llama-bench") << rec;
@@ -148,7 +141,7 @@ TEST(ExecEngine, AToolThatFailsOrCannotMeasureThePlanFailsOnlyItsPointsWithTheRe
   r = test::run_shell(cli + kTinySweep + " -t 1 --engine default,broken --out-dir " +
                       shell_quoted(dir / "a"));
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;  // finished, some points failed
-  for (const nlohmann::json& rec : records_of(test::only_run_dir(dir / "a"))) {
+  for (const nlohmann::json& rec : test::records_of(test::only_run_dir(dir / "a"))) {
     const bool broken = rec.at("engine") == "broken";
     EXPECT_EQ(rec.at("ok").get<bool>(), !broken) << rec;
     if (!broken) continue;
@@ -161,7 +154,7 @@ TEST(ExecEngine, AToolThatFailsOrCannotMeasureThePlanFailsOnlyItsPointsWithTheRe
                       "-t 1 --counters none --no-db --engine broken --out-dir " +
                       shell_quoted(dir / "b"));
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
-  const std::vector<nlohmann::json> recs = records_of(test::only_run_dir(dir / "b"));
+  const std::vector<nlohmann::json> recs = test::records_of(test::only_run_dir(dir / "b"));
   ASSERT_EQ(recs.size(), 1u);
   EXPECT_NE(recs[0].at("error").get<std::string>().find("set -p to -ub"), std::string::npos)
       << recs[0];

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "support/test_support.hpp"
 
@@ -34,6 +36,14 @@ inline void ensure_engine(const std::string& name, const std::string& args) {
   const auto r = run_shell("flock " + shell_quoted(shared_registry() / ".lock") + " sh -c " +
                            shell_quoted("test -f " + registered + " || " + with_registry(add)));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+// Every record of a run directory, parsed.
+inline std::vector<nlohmann::json> records_of(const std::filesystem::path& run) {
+  std::vector<nlohmann::json> out;
+  for (const std::string& line : read_lines(run / "records.jsonl"))
+    out.push_back(nlohmann::json::parse(line));
+  return out;
 }
 
 }  // namespace moesweep::test
