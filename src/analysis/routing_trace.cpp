@@ -274,11 +274,18 @@ class ZstdBytes : public TraceBytes {
 // The magic and the header line: at most kMaxHeaderBytes, read byte by byte.
 TraceModel read_header(TraceBytes& in, const std::string& what) {
   char magic[kMagicLen];
-  if (!in.read(magic, kMagicLen) || std::memcmp(magic, kMagic, kMagicLen) != 0)
+  // A read that finds no more data: an empty file, or one cut short (a copy
+  // that stopped, a zstd frame that ends early) -- not a wrong format.
+  if (!in.read(magic, kMagicLen))
+    throw bad_trace(what, "is empty or ends before its first line (cut short?)");
+  if (std::memcmp(magic, kMagic, kMagicLen) != 0)
     throw bad_trace(what, "does not start with the trace header");
   std::string line;
   for (char c; line.size() <= kMaxHeaderBytes;) {
-    if (!in.read(&c, 1)) throw bad_trace(what, "has no header line");
+    if (!in.read(&c, 1))
+      throw bad_trace(what, fmt::format("ends inside its header line, after {} bytes of it "
+                                        "(cut short?)",
+                                        line.size()));
     if (c == '\n') {
       const auto header = parse_json_or_discarded(line);
       if (!header.is_object()) throw bad_trace(what, "has a header that is not a JSON object");

@@ -67,7 +67,7 @@ void check_engine_name(const std::string& name, const std::string& origin) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
       });
   if (ok) return;
-  throw UserError(fmt::format("{}: '{}' is not an engine name", origin, json_excerpt(name)),
+  throw UserError(fmt::format("{}: {} is not an engine name", origin, json_excerpt(name)),
                   "letters, digits, '.', '_' and '-', at most 64, not starting with '.'",
                   "pick a name such as main, pr-1234 or v0.5.0");
 }

@@ -8,6 +8,7 @@
 
 #include "results/sqlite_store.hpp"
 #include "util/error.hpp"
+#include "util/json_error.hpp"
 #include "util/json_fields.hpp"
 #include "util/json_file.hpp"
 
@@ -65,6 +66,24 @@ std::string wrong_field(const nlohmann::json& line, const nlohmann::json& refere
   return "";
 }
 
+// What no measurement can be: a negative token count or depth, a negative
+// or non-finite time or speed (compare and the statistics would take it).
+std::string impossible_measurement(const Record& r) {
+  for (const auto& [name, count] : {std::pair{"pp", r.params.pp}, std::pair{"tg", r.params.tg},
+                                    std::pair{"n_kv", r.params.n_kv}})
+    if (count < 0)
+      return fmt::format("'{}' is {}, a count of tokens that cannot be negative", name, count);
+  for (const auto& [name, phase] : {std::pair{"pp", &r.pp}, std::pair{"tg", &r.tg}}) {
+    for (const auto& [what, values] : {std::pair{"seconds", &phase->seconds},
+                                       std::pair{"tokens per second", &phase->tokens_per_s}})
+      for (const double v : *values)
+        if (!std::isfinite(v) || v < 0)
+          return fmt::format("the {} phase has {} of {}, which no measurement gives", name, what,
+                             v);
+  }
+  return "";
+}
+
 UserError bad_record(const std::string& where, const std::string& why) {
   return UserError(fmt::format("{}: {}", where, why),
                    "one JSON record per line, as moesweep's records.jsonl or sweep-bench's JSONL "
@@ -76,6 +95,10 @@ UserError bad_record(const std::string& where, const std::string& why) {
 
 Record checked_record(const nlohmann::json& j, const std::string& where) {
   static const nlohmann::json reference = nlohmann::json::parse(record_to_json(Record{}).dump());
+  if (j.is_discarded())
+    throw bad_record(where, fmt::format("not valid JSON (a syntax error, a number past a double, "
+                                        "or arrays/objects nested deeper than {} levels)",
+                                        kMaxJsonDepth));
   if (!j.is_object()) throw bad_record(where, "not a JSON object");
   if (!j.contains("n_kv")) {
     throw bad_record(where, "a JSON object but not a record (it has no 'n_kv')");
@@ -83,11 +106,15 @@ Record checked_record(const nlohmann::json& j, const std::string& where) {
   if (const std::string wrong = wrong_field(j, reference); !wrong.empty()) {
     throw bad_record(where, wrong);
   }
+  Record r;
   try {
-    return record_from_json(j);
+    r = record_from_json(j);
   } catch (const nlohmann::json::exception& e) {  // a type inside an array, say
-    throw bad_record(where, fmt::format("a field has the wrong type ({})", e.what()));
+    throw bad_record(where, fmt::format("a field has the wrong type ({})", json_error_text(e)));
   }
+  if (const std::string wrong = impossible_measurement(r); !wrong.empty())
+    throw bad_record(where, wrong);
+  return r;
 }
 
 namespace {

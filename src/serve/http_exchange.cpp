@@ -87,6 +87,9 @@ class Watchdog {
 
 std::string HttpAnswer::what() const {
   if (!stopped.empty()) return stopped;
+  // httplib's one-word errors, said as what the server did.
+  if (!answered && error == "Read") return "no answer: it closed the connection or stayed silent";
+  if (!answered && error == "Connection") return "no connection: nothing answers at that address";
   if (!answered) return "no answer: " + error;
   return fmt::format("HTTP {}", status);
 }

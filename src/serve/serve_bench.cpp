@@ -171,16 +171,33 @@ struct Totals {
 // The client for one server: the API (auto: /tokenize answers or not), its
 // /health, and the twin's steered token.
 std::unique_ptr<ServeClient> connect(Session& s, const ServerAddress& addr, RunHooks& hooks) {
+  // A server at --url: healthy first (a dead one is named as such, not after
+  // the API detection's timeouts), waiting out a model that is still loading.
+  if (!s.o.url.empty())
+    ServeClient::wait_healthy(
+        addr, std::chrono::seconds(s.o.ready_timeout_s), hooks.interrupted, [&] {
+          s.out.note(
+              fmt::format("the server at {} is loading its model (GET /health: HTTP "
+                          "503); waiting up to --ready-timeout {} s",
+                          addr.text(), s.o.ready_timeout_s));
+        });
   s.api = s.o.url.empty() && s.o.api == "auto"
               ? Api::kLlama
               : ServeClient::detect_api(addr, s.o.api, hooks.interrupted);
   auto client =
       std::make_unique<ServeClient>(addr, s.o.request_timeout_s, s.api, hooks.interrupted);
-  client->check_reachable();
+  if (s.o.url.empty()) client->check_reachable();
   // A server at --url: its slots must hold every request, checked before the first.
-  if (!s.o.url.empty())
+  if (!s.o.url.empty()) {
     if (const auto per_slot = client->slot_context())
       check_workloads_fit(s.o.workloads, *per_slot, fmt::format("the server at {}", addr.text()));
+    else
+      s.out.note(fmt::format(
+          "the server at {} does not say its slot size (GET /props has no positive integer "
+          "default_generation_settings.n_ctx), so the workloads' request sizes are not checked "
+          "against it: a request past it fails on its own",
+          addr.text()));
+  }
   s.meta.other["api"] = api_name(s.api);
   s.meta.other["prompt_tokens_exact"] = client->exact_tokens();
   if (!client->exact_tokens())

@@ -7,6 +7,7 @@
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "serve/http_exchange.hpp"
 #include "serve/prompt_pool.hpp"
@@ -155,14 +156,32 @@ ServeClient::ServeClient(ServerAddress addr, int request_timeout_s, Api api, boo
 }
 
 void ServeClient::check_reachable() const {
-  const HttpAnswer res = http_exchange(addr_, {"GET", "/health", "", {}},
-                                       limits(kSmallAnswer, std::chrono::seconds(5), interrupted_));
-  stop_if_interrupted(res);
-  if (res.stopped.empty() && res.status == 200) return;
-  throw UserError(
-      fmt::format("the server at {} does not answer GET /health ({})", addr_.text(), res.what()),
-      "a running llama-server or OpenAI-compatible server at --url",
-      "start the server first, or check the host and port of --url");
+  wait_healthy(addr_, std::chrono::seconds(0), interrupted_);
+}
+
+void ServeClient::wait_healthy(const ServerAddress& addr, std::chrono::seconds loading_wait,
+                               bool (*interrupted)(), const std::function<void()>& on_loading) {
+  const auto deadline = Clock::now() + loading_wait;
+  for (bool told = false;; std::this_thread::sleep_for(std::chrono::milliseconds(250))) {
+    const HttpAnswer res =
+        http_exchange(addr, {"GET", "/health", "", {}},
+                      limits(kSmallAnswer, std::chrono::seconds(5), interrupted));
+    stop_if_interrupted(res);
+    if (res.stopped.empty() && res.status == 200) return;
+    // 503 is llama-server loading its model: it has bound its port first.
+    const bool loading = res.stopped.empty() && res.status == 503;
+    if (!loading || Clock::now() >= deadline) {
+      throw UserError(
+          fmt::format("the server at {} does not answer GET /health ({}{})", addr.text(),
+                      res.what(),
+                      loading ? fmt::format(", still after {} s", loading_wait.count()) : ""),
+          "a running llama-server or OpenAI-compatible server at --url",
+          loading ? "raise --ready-timeout if it is still loading a large model"
+                  : "start the server first, or check the host and port of --url");
+    }
+    if (!told && on_loading) on_loading();
+    told = true;
+  }
 }
 
 std::vector<int> ServeClient::tokenize(const std::string& text) const {
@@ -220,7 +239,7 @@ CompletionResult ServeClient::complete(const CompletionRequest& req, bool (*inte
   r.e2e_ms = ms_since(stream.started(), Clock::now());
   if (!stream.error().empty())
     r.error = stream.error();
-  else if (res.stopped.rfind("no complete answer", 0) == 0)
+  else if ((r.timed_out = res.stopped.rfind("no complete answer", 0) == 0))
     r.error = fmt::format("no end within the request timeout of {} s", timeout_s_);
   else if (!res.stopped.empty())
     r.error = res.stopped;

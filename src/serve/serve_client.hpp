@@ -6,7 +6,9 @@
 // deadline, and a stop within ~0.1 s once `interrupted()` says so.
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,6 +46,7 @@ struct CompletionResult {
   std::string task;
   bool ok = false;
   std::string error;
+  bool timed_out = false;  // no end within the request timeout (a hung server, if it repeats)
   std::string api = "llama";
   int prompt_tokens = 0;            // sent (OpenAI APIs: words, an approximation)
   bool prompt_tokens_exact = true;  // false: prompt_tokens counts words, not tokens
@@ -71,6 +74,12 @@ class ServeClient {
   bool exact_tokens() const { return api_ == Api::kLlama; }
   // GET /health 200 within a few seconds, else UserError (exit 2) naming the URL.
   void check_reachable() const;
+  // The same, but while the server answers 503 (llama-server loading its
+  // model) asked again until `loading_wait` has passed; `on_loading` is
+  // called once when the first 503 comes.
+  static void wait_healthy(const ServerAddress& addr, std::chrono::seconds loading_wait,
+                           bool (*interrupted)() = nullptr,
+                           const std::function<void()>& on_loading = {});
   std::vector<int> tokenize(const std::string& text) const;
   // One streamed completion (/completion, or /v1/completions or
   // /v1/chat/completions); never throws for a failed request (ok = false).

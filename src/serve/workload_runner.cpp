@@ -32,7 +32,8 @@ class Sender {
   CompletionResult send(CompletionRequest req, int concurrency) {
     req.steer_token = hooks_.steer_token;
     CompletionResult r;
-    const std::string gone = hooks_.server_gone ? hooks_.server_gone() : "";
+    std::string gone = hooks_.server_gone ? hooks_.server_gone() : "";
+    if (gone.empty()) gone = hung();
     if (!gone.empty()) {
       r.task = req.task;
       r.prompt_tokens = static_cast<int>(req.prompt.size());
@@ -45,12 +46,26 @@ class Sender {
         r.error += " (" + hooks_.server_gone() + ")";
     }
     std::lock_guard lock(mu_);
+    if (gone.empty()) timeouts_in_a_row_ = r.timed_out ? timeouts_in_a_row_ + 1 : 0;
     run_.requests.push_back({r, concurrency});
     if (hooks_.on_request) hooks_.on_request(run_.requests.back());
     return r;
   }
 
  private:
+  // A server that lets kHungAfter requests in a row run into the request
+  // timeout is taken as hung: the rest are recorded as not sent, instead of
+  // each waiting out the timeout (300 s by default) in turn.
+  static constexpr int kHungAfter = 3;
+  std::string hung() {
+    std::lock_guard lock(mu_);
+    if (timeouts_in_a_row_ < kHungAfter) return "";
+    return fmt::format(
+        "the server answered none of the last {} requests within --request-timeout (hung?; "
+        "raise --request-timeout if it is only slow)",
+        timeouts_in_a_row_);
+  }
+  int timeouts_in_a_row_ = 0;
   const ServeClient& client_;
   const RunHooks& hooks_;
   WorkloadRun& run_;

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "util/error.hpp"
+#include "util/json_error.hpp"
 
 namespace moesweep {
 
@@ -88,9 +89,18 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number past a double
-    throw UserError(fmt::format("{} is not valid JSON: {}", origin, e.what()), "a JSON object",
-                    "fix the syntax at the byte offset the parser names");
+    throw UserError(fmt::format("{} is not valid JSON: {}", origin, json_error_text(e)),
+                    "a JSON object", "fix the syntax at the line and column the parser names");
   }
+}
+
+std::string json_error_text(const std::exception& e) {
+  std::string_view text = e.what();
+  if (text.starts_with("[json.exception.")) {
+    if (const size_t end = text.find("] "); end != std::string_view::npos)
+      text.remove_prefix(end + 2);
+  }
+  return std::string(text);
 }
 
 nlohmann::json parse_json_or_discarded(std::string_view text) {

@@ -113,6 +113,23 @@ TEST(TraceBounds, ZstdBombsAndDevZeroCostNoMemory) {
             std::string::npos);
 }
 
+TEST(TraceBounds, AFileCutShortSaysSoNotThatItIsNoTrace) {
+  // A copy that stopped early: the zstd frame ends inside the header. Was
+  // "does not start with the trace header", which sends the user to the
+  // wrong cause; an empty file is told apart the same way.
+  const auto whole = test::scratch_dir() / "whole.trace.zst";
+  write_routing_trace(test::one_expert_per_token({0, 1, 2}), whole);
+  std::ifstream in(whole, std::ios::binary);
+  const std::string packed((std::istreambuf_iterator<char>(in)), {});
+  for (const size_t keep : {size_t{0}, size_t{12}, packed.size() / 2}) {
+    const auto cut = test::scratch_dir() / "cut.trace.zst";
+    std::ofstream(cut, std::ios::binary) << packed.substr(0, keep);
+    const std::string why = test::refused([&] { read_routing_trace(cut); });
+    EXPECT_EQ(why.find("does not start with the trace header"), std::string::npos) << why;
+    EXPECT_NE(why.find("cut short"), std::string::npos) << keep << ": " << why;
+  }
+}
+
 TEST(TraceBounds, HeaderFactsAreTypedAndRanged) {
   const RoutingTrace good = test::one_expert_per_token({0, 1});
   const std::string raw = serialize_routing_trace(good);

@@ -92,7 +92,7 @@ std::vector<Case> cases() {
                  std::ofstream(run / "records.jsonl", std::ios::app) << deep(20000) << "\n";
                  return "baseline add " + q(run) + " " + q(d / "store");
                },
-               {"records.jsonl:3: not a JSON object"}});
+               {"records.jsonl:3: not valid JSON (a syntax error"}});
   // 3: paths from data.
   for (const char* id : {"../../x", "/tmp/abs-x", "", ".", "a/b"})
     c.push_back({"baseline add, run_id from the file",

@@ -174,7 +174,7 @@ TEST(HostileCli, OutputPathsThatCannotBeWrittenExitTwo) {
 TEST(HostileCli, ExportOfAFileThatHoldsNoRecordsIsAnError) {
   const std::filesystem::path plain = test::scratch_dir() / "notes.jsonl";
   std::ofstream(plain) << "just some text\n";
-  expect_refused("export '" + plain.string() + "'", plain.string() + ":1: not a JSON object");
+  expect_refused("export '" + plain.string() + "'", plain.string() + ":1: not valid JSON");
 
   const std::filesystem::path typed = test::scratch_dir() / "typed.jsonl";
   std::string wrong = kRecordLine;

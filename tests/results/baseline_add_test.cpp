@@ -70,7 +70,7 @@ TEST(BaselineAdd, AnOverDeepMetaJsonOrRecordsLineIsRefusedQuickly) {
   // records reader (depth-checked) refuses it, naming the line.
   EXPECT_NE(test::refused([&] {
               record_baseline(run, root / "store", 3);
-            }).find("records.jsonl:3: not a JSON object"),
+            }).find("records.jsonl:3: not valid JSON (a syntax error"),
             std::string::npos);
   EXPECT_FALSE(fs::exists(root / "store" / "amd-26-2-2cpu-l3_na-d8a3c4a8"));
   std::ofstream(run / "meta.json")

@@ -156,7 +156,7 @@ TEST(HostileJsonl, PlainTextIsAnErrorNamingFileAndLineNotZeroRecords) {
   int code = -1;
   const std::string text = user_error_text([&] { read_records_jsonl(file); }, &code);
   EXPECT_EQ(code, 2) << text;
-  EXPECT_NE(text.find(file.string() + ":1: not a JSON object"), std::string::npos) << text;
+  EXPECT_NE(text.find(file.string() + ":1: not valid JSON"), std::string::npos) << text;
 }
 
 TEST(HostileJsonl, AJsonObjectThatIsNotARecordIsAnError) {
@@ -197,6 +197,30 @@ TEST(HostileJsonl, WrongFieldTypesAreNamedWithTheirLine) {
   text = user_error_text([&] { read_records_jsonl(bad_array); }, &code);
   EXPECT_EQ(code, 2) << text;
   EXPECT_NE(text.find(":1: a field has the wrong type"), std::string::npos) << text;
+}
+
+TEST(HostileJsonl, MeasurementsNoRunCanGiveAreRefused) {
+  // Well typed but impossible: a negative speed or time (in a plain
+  // sweep-bench line or in a phase's samples) or a negative depth would be
+  // averaged and tested like a real one.
+  const std::string head = kGoodLine.substr(0, kGoodLine.size() - 1);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {kGoodLine.substr(0, kGoodLine.find("\"speed_tg\"")) + R"("speed_tg": -3})",
+       "the tg phase has tokens per second of -3"},
+      {head + R"(, "pp_phase": {"samples_s": [0.5, -0.1], "samples_ts": [128, 128]}})",
+       "the pp phase has seconds of -0.1"},
+      {kGoodLine.substr(0, kGoodLine.find("\"n_kv\"")) +
+           R"("n_kv": -64, "t_pp": 0.5, "speed_pp": 128.0, "t_tg": 0.1, "speed_tg": 20.0})",
+       "'n_kv' is -64, a count of tokens that cannot be negative"},
+  };
+  for (const auto& [line, says] : cases) {
+    int code = -1;
+    const std::string text = user_error_text(
+        [&] { read_records_jsonl(write_file("impossible.jsonl", kGoodLine + "\n" + line + "\n")); },
+        &code);
+    EXPECT_EQ(code, 2) << text;
+    EXPECT_NE(text.find(":2: " + says), std::string::npos) << text;
+  }
 }
 
 TEST(HostileJsonl, ATornLastRecordFromAKilledRunIsStillSkipped) {

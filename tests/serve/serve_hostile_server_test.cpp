@@ -22,6 +22,7 @@
 #include "results/run_meta.hpp"
 #include "serve/serve_client.hpp"
 #include "serve/workload.hpp"
+#include "serve/workload_runner.hpp"
 #include "support/test_support.hpp"
 #include "util/error.hpp"
 
@@ -213,6 +214,56 @@ TEST(HostileServer, HeadersWithoutEndAreCutAtTheSocketsByteCap) {
   HeaderFlood flood;
   const ServeClient client(flood.address(), 30);
   expect_user_error([&] { client.check_reachable(); }, "the server sent more than");
+}
+
+// llama-server binds its port before it loads the model and answers /health
+// with 503 meanwhile: serve-bench --url started beside it waits (up to
+// --ready-timeout) instead of failing at once; any other answer fails at once.
+TEST(HostileServer, AServerStillLoadingIsWaitedForUpToTheReadyTimeout) {
+  HostileServer s;
+  std::atomic<int> asked{0};
+  s.routes().Get("/health", [&](const httplib::Request&, httplib::Response& res) {
+    res.status = ++asked <= 3 ? 503 : 200;
+    res.set_content(res.status == 503 ? R"({"error": {"message": "Loading model"}})" : "{}",
+                    "application/json");
+  });
+  const ServerAddress addr = s.start();
+  int told = 0;
+  ServeClient::wait_healthy(addr, std::chrono::seconds(30), nullptr, [&] { ++told; });
+  EXPECT_EQ(asked.load(), 4);
+  EXPECT_EQ(told, 1);
+  asked = -1000;  // 503 from now on: the wait ends at its limit, saying what to raise
+  expect_user_error([&] { ServeClient::wait_healthy(addr, std::chrono::seconds(1)); },
+                    "(HTTP 503, still after 1 s)");
+}
+
+// A server that takes requests and never finishes one (a keep-alive comment
+// every 100 ms, no token): after 3 timeouts in a row the rest of the workload
+// is recorded as not sent, instead of waiting out the timeout for each.
+TEST(HostileServer, AHungServerEndsTheWorkloadAfterThreeTimeoutsInARow) {
+  HostileServer s;
+  s.routes().Post("/v1/completions", [&](const httplib::Request&, httplib::Response& res) {
+    s.endless(res, ": ping\n\n", std::chrono::milliseconds(100));
+  });
+  const ServeClient client(s.start(), 1, Api::kOpenAi);
+  Workload w;
+  w.name = w.kind = "batch";
+  w.system_tokens = 8;
+  w.suffix_tokens = 8;
+  w.requests = 8;
+  w.n_predict = 4;
+  const WorkloadRun run = run_workload(w, client, RunHooks{});
+  ASSERT_EQ(run.requests.size(), 8u);
+  for (size_t i = 0; i < run.requests.size(); ++i) {
+    const CompletionResult& r = run.requests[i].r;
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.timed_out, i < 3) << i << ": " << r.error;
+    if (i >= 3) {
+      EXPECT_NE(r.error.find("not sent: the server answered none of the last 3"), std::string::npos)
+          << r.error;
+    }
+  }
+  s.stop_endless();
 }
 
 // Ctrl-C reaches a blocked exchange: /tokenize (a 30 s request timeout) that
