@@ -171,13 +171,14 @@ void ServeClient::wait_healthy(const ServerAddress& addr, std::chrono::seconds l
     // 503 is llama-server loading its model: it has bound its port first.
     const bool loading = res.stopped.empty() && res.status == 503;
     if (!loading || Clock::now() >= deadline) {
-      throw UserError(
-          fmt::format("the server at {} does not answer GET /health ({}{})", addr.text(),
-                      res.what(),
-                      loading ? fmt::format(", still after {} s", loading_wait.count()) : ""),
-          "a running llama-server or OpenAI-compatible server at --url",
-          loading ? "raise --ready-timeout if it is still loading a large model"
-                  : "start the server first, or check the host and port of --url");
+      throw UserError(fmt::format("the server at {} does not answer GET /health ({}{})",
+                                  addr.text(), res.what(),
+                                  loading && loading_wait.count() > 0
+                                      ? fmt::format(", still after {} s", loading_wait.count())
+                                      : ""),
+                      "a running llama-server or OpenAI-compatible server at --url",
+                      loading ? "raise --ready-timeout if it is still loading a large model"
+                              : "start the server first, or check the host and port of --url");
     }
     if (!told && on_loading) on_loading();
     told = true;
