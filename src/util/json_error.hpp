@@ -7,7 +7,7 @@ namespace moesweep {
 
 // The exception's message without nlohmann's "[json.exception.*] " tag
 // ("parse error at line 3, column 7: ..."): the tag says nothing to a reader
-// of the file. Defined in json_file.cpp.
+// of the file.
 std::string json_error_text(const std::exception& e);
 
 }  // namespace moesweep

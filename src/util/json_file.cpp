@@ -94,15 +94,6 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view origin) {
   }
 }
 
-std::string json_error_text(const std::exception& e) {
-  std::string_view text = e.what();
-  if (text.starts_with("[json.exception.")) {
-    if (const size_t end = text.find("] "); end != std::string_view::npos)
-      text.remove_prefix(end + 2);
-  }
-  return std::string(text);
-}
-
 nlohmann::json parse_json_or_discarded(std::string_view text) {
   if (json_nesting_depth(text) > kMaxJsonDepth)
     return nlohmann::json(nlohmann::json::value_t::discarded);

@@ -25,23 +25,12 @@ namespace fs = std::filesystem;
 
 using test::shell_quoted;
 
-// ik_llama.cpp's llama-sweep-bench built from the snapshot; "" without one.
-std::string ik_sweep_bench() {
-  const auto r = test::run_shell(std::string(test::source_dir()) +
-                                 "/scripts/ik-snapshot --tool llama-sweep-bench");
-  if (r.exit_code == 3) return "";
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::string path = r.out;
-  while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
-  return path;
-}
-
 const std::string kTinySweep =
     " sweep -m qwen3-moe --scale tiny -d 0,64,128 -c 512 -ub 64 -p 64 -n 8 -r 2 --counters none "
     "--no-db";
 
 TEST(ExecEngine, IkLlamasSweepBenchRunsBesideOurWorkerAndIsIngested) {
-  const std::string tool = ik_sweep_bench();
+  const std::string tool = test::ik_snapshot("--tool llama-sweep-bench");
   if (tool.empty()) GTEST_SKIP() << "no ik_llama.cpp snapshot (shared/engines/) here";
   test::ensure_engine("ik-sweep-bench", fmt::format("--exec {}", shell_quoted(tool)));
   const fs::path out = test::scratch_dir() / "runs";

@@ -28,16 +28,6 @@ std::string q(const fs::path& p) {
   return test::shell_quoted(p);
 }
 
-// The snapshot's checkout, "" when this machine has no snapshot (exit 3).
-std::string ik_checkout() {
-  const auto r = test::run_shell(std::string(test::source_dir()) + "/scripts/ik-snapshot");
-  if (r.exit_code == 3) return "";
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::string path = r.out;
-  while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
-  return path;
-}
-
 // Portable AVX2 (GGML_NATIVE off): the build, cached across sessions, must
 // run on whichever x86-64 CPU the next session gets. Flash-attention kernels
 // for f16/q8_0 caches only (GGML_IQK_FA_ALL_QUANTS off): the test's caches are
@@ -49,7 +39,7 @@ void ensure_ik_engine(const std::string& checkout) {
 }
 
 TEST(IkLlama, OneSweepRunsBothEnginesAndRecordsIkLlamasSwitches) {
-  const std::string checkout = ik_checkout();
+  const std::string checkout = test::ik_snapshot();
   if (checkout.empty()) GTEST_SKIP() << "no ik_llama.cpp snapshot (shared/engines/) here";
   ensure_ik_engine(checkout);
   auto r = test::run_shell(with_registry(std::string(test::cli_path()) + " engine list --json"));

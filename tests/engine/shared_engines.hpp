@@ -1,5 +1,6 @@
 #pragma once
-// Real engine builds the tests share (engine_builds_test.cpp, ik_engine_test.cpp):
+// Real engine builds the tests share (engine_builds_test.cpp, ik_engine_test.cpp,
+// exec_engine_test.cpp):
 // registered once per build tree, under a file lock, in
 // build/test-tmp/shared-engines; each costs a build the first time only.
 #include <gtest/gtest.h>
@@ -36,6 +37,18 @@ inline void ensure_engine(const std::string& name, const std::string& args) {
   const auto r = run_shell("flock " + shell_quoted(shared_registry() / ".lock") + " sh -c " +
                            shell_quoted("test -f " + registered + " || " + with_registry(add)));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+// What `scripts/ik-snapshot ARGS` prints (the snapshot's checkout, or with
+// `--tool T` that tool's path), "" when this machine has no snapshot (exit 3).
+inline std::string ik_snapshot(const std::string& args = "") {
+  const auto r = run_shell(std::string(source_dir()) + "/scripts/ik-snapshot" +
+                           (args.empty() ? "" : " " + args));
+  if (r.exit_code == 3) return "";
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string path = r.out;
+  while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
+  return path;
 }
 
 // Every record of a run directory, parsed.
