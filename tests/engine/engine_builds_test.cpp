@@ -64,17 +64,22 @@ TEST(EngineBuilds, TwoReleasesSideBySideInOneSweep) {
   EXPECT_NE(r.out.find("v050: v0.5.0"), std::string::npos) << r.out;
 }
 
-TEST(EngineBuilds, TheAbGateCatchesAPlantedRegression) {
-  ensure_engine("planted", "--release 3.21.1 --cmake-flag -DMOESWEEP_PLANTED_TG_DELAY_US=3000");
-  const fs::path dir = test::scratch_dir();
-  // The CI gate's shape, smaller: one thread, two depths, five repetitions.
+// scripts/regress --base default --new NEW on the CI gate's shape, smaller:
+// one thread, two depths, five repetitions (in `dir`, its work under dir/NEW).
+test::CommandResult ab_gate(const fs::path& dir, const std::string& fresh,
+                            const std::string& compare_args = "") {
   std::ofstream(dir / "gate.json") << R"({"name": "gate", "model": "kimi-k2.5", "scale": "tiny",
     "threads": "1", "depths": "0,256", "ctx-size": 1024, "n-gen": "32", "repetitions": "5",
     "counters": "none"})";
-  const auto r = test::run_shell(with_registry(
-      "MOESWEEP=" + std::string(test::cli_path()) + " REGRESS_DIR=" + q(dir / "regress") + " " +
-      std::string(test::source_dir()) + "/scripts/regress --base default --new planted " +
-      "--profile " + q(dir / "gate.json")));
+  return test::run_shell(with_registry(
+      "MOESWEEP=" + std::string(test::cli_path()) + " REGRESS_DIR=" + q(dir / fresh) + " " +
+      std::string(test::source_dir()) + "/scripts/regress --base default --new " + fresh +
+      " --profile " + q(dir / "gate.json") + compare_args));
+}
+
+TEST(EngineBuilds, TheAbGateCatchesAPlantedRegression) {
+  ensure_engine("planted", "--release 3.21.1 --cmake-flag -DMOESWEEP_PLANTED_TG_DELAY_US=3000");
+  const auto r = ab_gate(test::scratch_dir(), "planted");
   EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
   EXPECT_NE(r.out.find("regression"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("planted TG delay 3000 us"), std::string::npos) << r.out;
@@ -87,14 +92,7 @@ TEST(EngineBuilds, TheAbGateCatchesAPlantedRegression) {
 TEST(EngineBuilds, TheAbGateCatchesAPlantedFiftyPercentSlowdownAndAaIsNeverFour) {
   ensure_engine("planted50", "--release 3.21.1 --cmake-flag -DMOESWEEP_PLANTED_TG_SLOWDOWN_PCT=50");
   const fs::path dir = test::scratch_dir();
-  std::ofstream(dir / "gate.json") << R"({"name": "gate", "model": "kimi-k2.5", "scale": "tiny",
-    "threads": "1", "depths": "0,256", "ctx-size": 1024, "n-gen": "32", "repetitions": "5",
-    "counters": "none"})";
-  const std::string env = "MOESWEEP=" + std::string(test::cli_path()) + " REGRESS_DIR=";
-  const std::string regress = std::string(test::source_dir()) + "/scripts/regress ";
-  auto r = test::run_shell(with_registry(env + q(dir / "planted") + " " + regress +
-                                         "--base default --new planted50 --profile " +
-                                         q(dir / "gate.json")));
+  auto r = ab_gate(dir, "planted50");
   EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
   EXPECT_NE(r.out.find("planted TG slowdown 50%"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("], MDE "), std::string::npos) << r.out;
@@ -105,9 +103,7 @@ TEST(EngineBuilds, TheAbGateCatchesAPlantedFiftyPercentSlowdownAndAaIsNeverFour)
   same.worker = fs::absolute(fs::path(test::cli_path()).parent_path() / "moesweep-worker");
   fs::create_directories(test::shared_registry() / "same-build");
   write_engine_file(test::shared_registry() / "same-build" / "engine.json", same);
-  r = test::run_shell(with_registry(env + q(dir / "aa") + " " + regress +
-                                    "--base default --new same-build --profile " +
-                                    q(dir / "gate.json") + " -- --alpha 0.001"));
+  r = ab_gate(dir, "same-build", " -- --alpha 0.001");
   EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 5) << r.out << r.err;
   EXPECT_NE(r.out.find("**Gate: "), std::string::npos) << r.out;
 }
