@@ -31,8 +31,7 @@ bool left_by_an_add(const fs::path& dir) {
          fs::is_empty(dir, ec);
 }
 
-UserError name_taken(const fs::path& dir, const std::string& name, const std::string& why,
-                     const std::string& fix) {
+UserError name_taken(const fs::path& dir, const std::string& why, const std::string& fix) {
   return UserError(fmt::format("engine add: {} {}", dir.string(), why), "a new engine name", fix);
 }
 
@@ -45,20 +44,20 @@ std::unique_ptr<AddLock> claim_engine_dir(const fs::path& registry, const std::s
   std::error_code ec;
   const bool made = fs::create_directory(dir, ec);
   if (ec && ec != std::errc::file_exists)
-    throw name_taken(dir, name, "cannot be made: " + ec.message(), "check the registry");
+    throw name_taken(dir, "cannot be made: " + ec.message(), "check the registry");
   const std::string remove = fmt::format("moesweep engine remove {}", name);
   if (!made && fs::is_regular_file(dir / "engine.json", ec))
-    throw name_taken(dir, name, "is registered already",
+    throw name_taken(dir, "is registered already",
                      fmt::format("pick another name, or run: {}", remove));
   if (!made && !fs::is_directory(fs::symlink_status(dir, ec)))
-    throw name_taken(dir, name, "exists and is not a folder",
+    throw name_taken(dir, "exists and is not a folder",
                      fmt::format("pick another name, or remove {}", dir.string()));
   if (!made && !left_by_an_add(dir))
-    throw name_taken(dir, name, "exists and is no engine (no engine.json)",
+    throw name_taken(dir, "exists and is no engine (no engine.json)",
                      fmt::format("pick another name, or run: {}", remove));
   auto lock = std::make_unique<AddLock>(dir);
   if (!lock->held())
-    throw name_taken(dir, name, "is being added by another moesweep (its .add.lock is held)",
+    throw name_taken(dir, "is being added by another moesweep (its .add.lock is held)",
                      "wait for that add to end, or stop it");
   if (!made) {
     progress(fmt::format("removing what an interrupted add left in {}", dir.string()));

@@ -55,9 +55,13 @@ std::optional<uint64_t> free_disk_bytes(const std::filesystem::path& dir) {
 std::string gib_text(uint64_t bytes) {
   const double gib = static_cast<double>(bytes) / kGiB;
   if (gib < 100) return fmt::format("{:.2f} GiB", gib);
-  std::string digits = fmt::format("{:.0f}", gib);
-  for (size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, ",");
-  return digits + " GiB";
+  const std::string digits = fmt::format("{:.0f}", gib);
+  std::string out;  // with a comma every three digits: 63,060
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return fmt::format("{} GiB", out);
 }
 
 TwinSpaceCheck check_twin_space(const std::vector<TwinSpec>& twins,

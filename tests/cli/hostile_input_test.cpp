@@ -150,7 +150,7 @@ TEST(HostileInput, NanAndInfinityFailEveryRangeCheckWithCompactLimits) {
 TEST(HostileInput, L3RunRefusesABadSettingBeforeAnything) {
   const std::filesystem::path out = test::scratch_dir() / "runs";
   for (const std::string flags :
-       {"--block-seed -1", "--block-seed 4294967296", "--block-seed nan", "--name ''"}) {
+       {"--block-seed -1", "--block-seed 4294967296", "--block-seed nan", "--blocks 2"}) {
     const CommandResult r = test::run_cli("l3-run " + flags + " --out-dir '" + out.string() + "'");
     EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.out << r.err;
     EXPECT_EQ(r.out.find("measuring"), std::string::npos) << flags << "\n" << r.out;

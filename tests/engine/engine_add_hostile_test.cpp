@@ -184,6 +184,14 @@ TEST(EngineAddHostile, CtrlCEndsTheBuildsProcessTreeAndLeavesTheRegistryConsiste
   for (int i = 0; i < 6000 && !said("[engine add] compiling") && !said("error:"); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_TRUE(said("[engine add] compiling")) << "the build never started";
+  const std::string folder = (registry / "half").string();
+  // The tree the scan below must find gone is seen while it builds.
+  std::vector<pid_t> building = processes_naming(folder);
+  for (int i = 0; i < 200 && building.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    building = processes_naming(folder);
+  }
+  EXPECT_FALSE(building.empty()) << "no process of the build seen";
   ::kill(pid, SIGINT);
   const int code = test::wait_exit_code(pid, std::chrono::seconds(120));
   std::ifstream err_in(dir / "err");
@@ -192,7 +200,6 @@ TEST(EngineAddHostile, CtrlCEndsTheBuildsProcessTreeAndLeavesTheRegistryConsiste
   EXPECT_NE(err.find("was interrupted"), std::string::npos) << err;
   // Nothing of the build is left running (bounded wait: killed processes are
   // reaped by their parents, then by init).
-  const std::string folder = (registry / "half").string();
   std::vector<pid_t> left = processes_naming(folder);
   for (int i = 0; i < 300 && !left.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -13,6 +13,7 @@
 
 #include "model/twin_builder.hpp"
 #include "model/twin_space.hpp"
+#include "results/run_meta.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep {
@@ -83,28 +84,57 @@ TEST(TwinSpace, ATwinLargerThanTheDiskIsRefusedBeforeItIsBuilt) {
   EXPECT_EQ(r.out.find("DOES NOT FIT ON DISK"), std::string::npos) << r.out;
 }
 
-// SIGTERM while the skeleton is written: the build stops at the next 16 MiB,
-// removes its .tmp files, caches nothing, and says so with exit 130.
-TEST(TwinBuildStop, SigtermDuringTheBuildRemovesItsTemporaryFiles) {
-  const fs::path dir = test::scratch_dir();
-  const fs::path cache = dir / "cache";
+// The twin this file stops: 300M parameters, about 170 MB of skeleton, long
+// enough to be caught while it is written (the stop comes within 16 MiB).
+const char* const kStoppedTwin =
+    "--model kimi-k2.5 --scale tiny --layers 4 --hidden 512 --experts 64 --expert-ff 1024 "
+    "--seed 9";
+
+// Starts moesweep with `args` in MOESWEEP_CACHE_DIR=`cache`, sends `signal`
+// once the skeleton's .tmp file exists, and returns the exit code.
+int stopped_while_building(const std::string& args, const fs::path& cache, int signal,
+                           const fs::path& dir) {
   ::setenv("MOESWEEP_CACHE_DIR", cache.c_str(), 1);
-  // About 300 MB of skeleton: long enough to be caught while it is written.
-  const pid_t pid = test::spawn_cli(
-      "synth --model kimi-k2.5 --scale tiny --layers 4 --hidden 1024 --experts 128 "
-      "--expert-ff 1024 --quant Q4_K_S --seed 9",
-      dir / "out", dir / "err");
+  const pid_t pid = test::spawn_cli(args, dir / "out", dir / "err");
   ::unsetenv("MOESWEEP_CACHE_DIR");
-  // Ready once the skeleton's .tmp file exists: the build is writing.
   for (int i = 0; i < 12000 && files_ending(cache, ".skeleton.tmp").empty(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_FALSE(files_ending(cache, ".skeleton.tmp").empty()) << "the build never started";
-  ::kill(pid, SIGTERM);
-  const int code = test::wait_exit_code(pid, std::chrono::seconds(300));
-  std::ifstream in(dir / "err");
-  const std::string err((std::istreambuf_iterator<char>(in)), {});
+  ::kill(pid, signal);
+  return test::wait_exit_code(pid, std::chrono::seconds(300));  // kills it when it hangs
+}
+
+std::string text_of(const fs::path& file) {
+  std::ifstream in(file);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// SIGTERM while `synth` writes the skeleton: the build stops, removes its
+// .tmp files, caches nothing, and says so with exit 130.
+TEST(TwinBuildStop, SigtermDuringTheBuildRemovesItsTemporaryFiles) {
+  const fs::path dir = test::scratch_dir();
+  const fs::path cache = dir / "cache";
+  const int code = stopped_while_building(std::string("synth --quant Q4_K_S ") + kStoppedTwin,
+                                          cache, SIGTERM, dir);
+  const std::string err = text_of(dir / "err");
   EXPECT_EQ(code, 130) << err;
   EXPECT_NE(err.find("the twin's build was interrupted"), std::string::npos) << err;
+  EXPECT_TRUE(files_ending(cache, ".tmp").empty());
+  EXPECT_TRUE(files_ending(cache, ".gguf").empty());
+}
+
+// Ctrl-C while a sweep builds its twin: the run ends interrupted (meta.json
+// says so, exit 130), not failed, and the cache holds no .tmp file.
+TEST(TwinBuildStop, CtrlCWhileASweepBuildsItsTwinEndsTheRunInterrupted) {
+  const fs::path dir = test::scratch_dir();
+  const fs::path cache = dir / "cache";
+  const int code = stopped_while_building(
+      std::string("sweep --quant Q4_K_S ") + kStoppedTwin +
+          " --depths 0 -c 512 -ub 64 -n 2 -r 1 --counters none --no-db --out-dir '" +
+          (dir / "runs").string() + "'",
+      cache, SIGINT, dir);
+  EXPECT_EQ(code, 130) << text_of(dir / "err");
+  EXPECT_EQ(read_run_meta(test::only_run_dir(dir / "runs")).status, RunStatus::kInterrupted);
   EXPECT_TRUE(files_ending(cache, ".tmp").empty());
   EXPECT_TRUE(files_ending(cache, ".gguf").empty());
 }

@@ -53,9 +53,10 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
       for (size_t i = 0; i < cg.threads.size(); ++i) {
         const ThreadSettings& t = cg.threads[i];
         const std::string cotenant = i < cg.cotenants.size() ? cg.cotenants[i] : "";
-        threads.push_back(fmt::format("{}/{}{}{}", t.n_threads, t.n_threads_batch,
-                                      t.cpu_mask.empty() ? "" : "@" + t.cpu_mask,
-                                      cotenant.empty() ? "" : "+" + cotenant_label(cotenant)));
+        threads.push_back(
+            fmt::format("{}/{}{}{}", t.n_threads, t.n_threads_batch,
+                        t.cpu_mask.empty() ? "" : fmt::format("@{}", t.cpu_mask),
+                        cotenant.empty() ? "" : fmt::format("+{}", cotenant_label(cotenant))));
       }
       fmt::print("    threads (gen/batch): {}\n", fmt::join(threads, " "));
       const Footprint need = context_footprint(shape, cg.params, mg.load.load_mode);
