@@ -35,6 +35,9 @@ expect 2 "--profile needs a value" "$regress" --profile
 expect 2 "--base needs a value (got '--new', another option)" "$regress" --base --new pr
 expect 2 "--base needs a value" "$regress" --base ""
 expect 2 "unknown argument '--bse'" "$regress" --bse 3.21.1
+# regress-ab, called without its five values (or an empty one).
+expect 2 "needs MOESWEEP BASE_SPEC NEW_ENGINE PROFILE WORK" "$root/scripts/regress-ab" a b
+expect 2 "(got 5 argument(s))" "$root/scripts/regress-ab" "$MOESWEEP" "" default ci-ab "$WORK"
 
 # D24: a folder with a space (and other characters no engine name holds).
 checkout="$WORK/my llama.cpp (pr 12)"
