@@ -109,18 +109,23 @@ std::string text_of(const fs::path& file) {
   return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
-// SIGTERM while `synth` writes the skeleton: the build stops, removes its
-// .tmp files, caches nothing, and says so with exit 130.
+// SIGTERM while `synth` (or `trace`, which builds its twin first) writes the
+// skeleton: the build stops, removes its .tmp files, caches nothing, and says
+// so with exit 130.
 TEST(TwinBuildStop, SigtermDuringTheBuildRemovesItsTemporaryFiles) {
-  const fs::path dir = test::scratch_dir();
-  const fs::path cache = dir / "cache";
-  const int code = stopped_while_building(std::string("synth --quant Q4_K_S ") + kStoppedTwin,
-                                          cache, SIGTERM, dir);
-  const std::string err = text_of(dir / "err");
-  EXPECT_EQ(code, 130) << err;
-  EXPECT_NE(err.find("the twin's build was interrupted"), std::string::npos) << err;
-  EXPECT_TRUE(files_ending(cache, ".tmp").empty());
-  EXPECT_TRUE(files_ending(cache, ".gguf").empty());
+  for (const char* command : {"synth", "trace"}) {
+    const fs::path dir = test::scratch_dir() / command;
+    const fs::path cache = dir / "cache";
+    fs::create_directories(dir);
+    const int code = stopped_while_building(
+        std::string(command) + " --quant Q4_K_S " + kStoppedTwin, cache, SIGTERM, dir);
+    const std::string err = text_of(dir / "err");
+    EXPECT_EQ(code, 130) << command << "\n" << err;
+    EXPECT_NE(err.find("the twin's build was interrupted"), std::string::npos) << command << "\n"
+                                                                               << err;
+    EXPECT_TRUE(files_ending(cache, ".tmp").empty()) << command;
+    EXPECT_TRUE(files_ending(cache, ".gguf").empty()) << command;
+  }
 }
 
 // Ctrl-C while a sweep builds its twin: the run ends interrupted (meta.json

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "model/twin_builder.hpp"
 #include "twin_options.hpp"
+#include "util/stop_signal.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -46,7 +47,10 @@ void print_speeds(const TraceRunResult& r, const TraceRunSettings& s) {
 
 int run_trace(TraceOptions o) {
   check_trace_request(o.request);  // before a twin is built
-  o.request.gguf = model_file(o, o.request.extra);
+  {
+    const StopOnSignal stop;  // Ctrl-C or SIGTERM: the twin's .tmp files are removed, exit 130
+    o.request.gguf = model_file(o, o.request.extra);
+  }
   const std::string model = o.request.gguf.filename().string();
   auto started = [&](const TraceModel& m, const TraceRunSettings& s) {
     fmt::print(
