@@ -256,6 +256,8 @@ bool SweepRunner::load_models(size_t mi, std::vector<EngineModel>& models, Memor
                   n > 1 ? fmt::format("{} engines at once: {}", n, why) : why, out);
       return false;  // before loading anything
     }
+  } catch (const TwinBuildInterrupted&) {
+    return false;  // Ctrl-C while its twin was built: the run ends interrupted
   } catch (const UserError&) {
     throw;
   } catch (const std::exception& e) {

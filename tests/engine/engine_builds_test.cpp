@@ -58,10 +58,30 @@ TEST(EngineBuilds, TwoReleasesSideBySideInOneSweep) {
     release_of[rec.at("engine")] = rec.at("extra").at("engine").at("release");
   EXPECT_EQ(release_of["v050"], "v0.5.0");
   EXPECT_NE(release_of["default"], "v0.5.0");
-  r = test::run_cli("compare " + q(run) + " --engines default,v050");
-  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 4 || r.exit_code == 5) << r.out << r.err;
-  EXPECT_NE(r.out.find("Engines compared:"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("v050: v0.5.0"), std::string::npos) << r.out;
+  // The engines joined point by point, each side named by its build; the exit
+  // code is the verdict's: 4 exactly when a point of v050 is a regression.
+  r = test::run_cli("compare " + q(run) + " --engines default,v050 --json");
+  ASSERT_FALSE(r.out.empty()) << r.err;
+  const nlohmann::json c = nlohmann::json::parse(r.out);
+  EXPECT_EQ(c.at("engines").at("new").get<std::string>().rfind("v050: v0.5.0", 0), 0u) << c;
+  EXPECT_EQ(c.at("engines").at("base").get<std::string>().rfind("default: ", 0), 0u) << c;
+  ASSERT_EQ(c.at("points").size(), 2u) << c;  // -t 1 x -d 0,64, both engines at each
+  bool regressed = false;
+  for (const auto& p : c.at("points")) {
+    for (const char* metric : {"pp", "tg"}) {
+      EXPECT_EQ(p.at(metric).at("n_base"), 3) << p;
+      EXPECT_EQ(p.at(metric).at("n_new"), 3) << p;
+      regressed = regressed || p.at(metric).at("verdict") == "REGRESSION";
+    }
+  }
+  EXPECT_TRUE(c.at("only_in_base").empty() && c.at("only_in_new").empty()) << c;
+  EXPECT_EQ(c.at("regressions").get<int>() > 0, regressed) << c;
+  if (regressed)
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+  else
+    EXPECT_NE(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.exit_code, 2) << r.err;
 }
 
 // scripts/regress --base default --new NEW on the CI gate's shape, smaller:

@@ -59,10 +59,11 @@ void add_hw_command(CLI::App& app, CommandRunner& run) {
                 "measure latency and bandwidth against working-set size (the usable L3) and "
                 "cache it");
   cmd->add_option("--cache-max-mib", opts->cache_max_mib,
-                  "largest working set of --cache (default 8x the L3, at least 256 MiB)")
-      ->check(CLI::PositiveNumber);
+                  "largest working set of --cache (default 8x the L3, at least 256 MiB; at "
+                  "most an eighth of the memory)")
+      ->check(positive(1 << 24));  // 16 TiB: any machine's eighth, and exact in 64 bits
   cmd->add_option("--seconds", opts->seconds, "time for the bandwidth probe")
-      ->check(CLI::PositiveNumber);
+      ->check(positive(7 * 24 * 3600));
   cmd->add_option("--threads", opts->threads, "thread counts to probe (default 1..cores)")
       ->delimiter(',');
   cmd->add_option("--profile", opts->profile,

@@ -64,6 +64,7 @@ std::string cannot_show(const PilotResult& best, uint64_t usable_l3) {
 }
 
 int run_l3_run(const L3RunOptions& o) {
+  check_l3_run_options(o);
   nlohmann::json result = {{"started", utc_now()}, {"load_before", load_average()}};
   const CacheProbeResult probe = cache_probe_here();
   result["kernel"] = kernel_summary_json(probe);
@@ -125,15 +126,16 @@ void add_l3_run_command(CLI::App& app, CommandRunner& run) {
                          "interleaved blocks, cliff with 95% CIs, cache models validated");
   cmd->add_option("-r,--repetitions", o->run.repetitions, "repetitions per point and block")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
+      ->check(in_range(1, 1000));
   cmd->add_option("--blocks", o->run.blocks, "randomised blocks (every twin in each)")
       ->capture_default_str()
-      ->check(CLI::Range(3, 100));
+      ->check(in_range(3, 100));
   cmd->add_option("--block-seed", o->run.block_seed, "seed of the block orders")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(in_range(0, std::numeric_limits<int32_t>::max()));
   cmd->add_option("-n,--n-gen", o->run.n_gen, "generated tokens per repetition")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->check(in_range(1, 100000));
   cmd->add_option("--name", o->run.name, "run name")->capture_default_str();
   cmd->add_option("--out-dir", o->out_dir, "where runs go")->capture_default_str();
   cmd->add_option("--db", o->db, "results database (default: none)");

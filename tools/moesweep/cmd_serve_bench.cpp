@@ -82,8 +82,10 @@ int run(ServeBenchCli& o) {
   for (const std::string& w : split_list(o.workloads))
     o.bench.workloads.push_back(load_workload(w));
   check_serve_bench_options(o.bench);  // before the twin is built: flags, timeouts, -c fits
+  // Ctrl-C: a twin's build stops (its .tmp files removed, exit 130); the
+  // request in flight ends and the run is kept.
+  const StopOnSignal stop;
   if (o.bench.url.empty()) o.bench.gguf = model_path(o);
-  const StopOnSignal stop;  // Ctrl-C: the request in flight ends, the run is kept
   ServeBenchPrinter printer;
   return run_serve_bench(o.bench, StopOnSignal::requested, printer);
 }

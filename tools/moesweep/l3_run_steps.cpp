@@ -50,6 +50,12 @@ double number(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
+void check_l3_run_options(const L3RunOptions& o) {
+  auto settings = l3_sweep_settings(l3_shape_ladder(1).front(), o.run, o.dense ? 256 : 0);
+  settings["experts"] = "8";  // auto-l3 would measure the cache first
+  const RunSession plan_only(request_for(settings, o, true));
+}
+
 PilotResult run_pilot(const L3Shape& shape, const L3RunOptions& o) {
   PilotResult p;
   p.shape = shape;

@@ -28,6 +28,9 @@ struct PilotResult {
   std::filesystem::path run_dir;
 };
 
+// Plans the experiment of the first shape without running it: every setting
+// is checked (UserError) before the cache probe, a twin or a pilot folder.
+void check_l3_run_options(const L3RunOptions& o);
 // Plans the shape's experiment; when its span is enough, measures its largest pool.
 PilotResult run_pilot(const L3Shape& shape, const L3RunOptions& o);
 // The whole experiment; returns its run directory.

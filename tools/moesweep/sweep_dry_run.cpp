@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include "engine/engine_util.hpp"
+#include "model/twin_builder.hpp"
+#include "model/twin_space.hpp"
 #include "sweep/cotenant.hpp"
 #include "sweep/mde_estimate.hpp"
 #include "sweep/memory_plan.hpp"
@@ -25,6 +27,16 @@ std::string repetitions_text(const SweepSpec& spec) {
   return fmt::format(
       "..{}{}{}", spec.max_repetitions, out,
       spec.max_time_s > 0 ? fmt::format(" (--max-time {:g} s)", spec.max_time_s) : "");
+}
+
+// The twins the run will build, and whether the disk has room for them.
+void print_twin_disk(const Plan& plan) {
+  const std::vector<TwinSpec> twins = twins_to_build(plan);
+  if (twins.empty()) return;
+  const TwinSpaceCheck c = check_twin_space(twins, twin_cache_dir());
+  fmt::print("twins to build: {}, about {} on disk in {} ({} free)\n", twins.size(),
+             gib_text(c.needed), twin_cache_dir().string(), c.free ? gib_text(*c.free) : "unknown");
+  if (!c.problem.empty()) fmt::print("warning: DOES NOT FIT ON DISK: {}\n", c.problem);
 }
 
 }  // namespace
@@ -65,6 +77,7 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
                  problem.empty() ? "" : "\n    DOES NOT FIT: " + problem);
     }
   }
+  print_twin_disk(plan);
   for (const std::string& w : plan.warnings) fmt::print("warning: {}\n", w);
   fmt::print("cost: {} timed tokens + {} fill tokens", s["timed_tokens"].get<int64_t>(),
              s["fill_tokens"].get<int64_t>());
