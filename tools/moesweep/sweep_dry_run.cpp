@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "counters/sim_backend.hpp"
 #include "engine/engine_util.hpp"
 #include "sweep/cotenant.hpp"
 #include "sweep/memory_plan.hpp"
@@ -57,6 +58,10 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
     fmt::print(", about {:.0f} s at the speeds of earlier runs of these models\n", *estimate);
   else
     fmt::print("; no earlier run of these models to estimate the time from\n");
+  if (plan.spec.counters == "sim")  // the engine runs under valgrind
+    fmt::print(
+        "--counters sim: about {:.0f}x slower under valgrind{}\n", counters::kSimulatedSlowdown,
+        estimate ? fmt::format(", about {:.0f} s", *estimate * counters::kSimulatedSlowdown) : "");
   return exit_code::kOk;
 }
 
