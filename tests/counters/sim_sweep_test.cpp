@@ -5,6 +5,9 @@
 // counted, two runs alike, a larger LL missing less, the refusals).
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -84,6 +87,31 @@ TEST(SimSweep, TwoRunsCountAlikeWithinTheTolerance) {
                                "dram_bytes");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("No count grew"), std::string::npos) << r.out;
+}
+
+TEST(SimSweep, APlantedOnePercentIsMoreWorkAndExit4) {
+  // The planted work (engine/worker/context_decode.cpp), sized from the
+  // measured count: 6 instructions an iteration, 1% of a generated token's.
+  const fs::path a = sim_run("sim-a");
+  const double per_token = tg(a, "instructions_per_token");
+  const long iterations = std::lround(0.01 * per_token / 6);
+  const fs::path out = test::scratch_dir();
+  const auto planted =
+      test::run_shell(fmt::format("env MOESWEEP_PLANTED_TG_WORK={} {} {} --out-dir '{}'",
+                                  iterations, MOESWEEP_CLI, kPoint, out.string()));
+  ASSERT_EQ(planted.exit_code, 0) << planted.out << planted.err;
+  const fs::path b = test::only_run_dir(out);
+  const double growth = tg(b, "instructions_per_token") / per_token - 1;
+  EXPECT_GT(growth, 0.005);
+  EXPECT_LT(growth, 0.02);
+  const auto r = test::run_cli("compare '" + a.string() + "' '" + b.string() +
+                               "' --metric instructions,ll_misses");
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  EXPECT_NE(r.out.find("MORE WORK"), std::string::npos) << r.out;
+  // The other way round it is less work, which is no regression.
+  const auto back = test::run_cli("compare '" + b.string() + "' '" + a.string() +
+                                  "' --metric instructions,ll_misses");
+  EXPECT_EQ(back.exit_code, 0) << back.out << back.err;
 }
 
 TEST(SimSweep, ALargerLastLevelCacheMissesLess) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 #ifdef MOESWEEP_HAVE_CALLGRIND
 #include <valgrind/callgrind.h>
@@ -50,19 +51,35 @@ void mark_phase_end([[maybe_unused]] size_t tokens, [[maybe_unused]] size_t chun
 }
 
 // A planted regression for testing the count gate (scripts/regress --base
-// SPEC --counts): a worker built with -DMOESWEEP_PLANTED_TG_WORK=N runs N
-// iterations of a loop over a 32 KiB buffer after every generated token,
-// inside the timed region: about 5 instructions and one L1-resident read per
-// iteration, so instructions grow and LL misses do not. Never set otherwise.
-void run_planted_work() {
+// SPEC --counts): N iterations of a loop over a 32 KiB buffer after every
+// generated token, inside the timed region: 6 instructions and one L1-resident
+// read per iteration (measured: docs/counters.md), so instructions grow and LL
+// misses do not. N comes from MOESWEEP_PLANTED_TG_WORK in the worker's
+// environment (the tests), else from a worker built with
+// -DMOESWEEP_PLANTED_TG_WORK=N (`engine add ... --cmake-flag`, the gate's
+// benchmark), else 0. Never set otherwise.
+int64_t planted_work_iterations() {
+  static const int64_t n = [] {
+    if (const char* e = std::getenv("MOESWEEP_PLANTED_TG_WORK"); e && *e)
+      return std::clamp<int64_t>(std::strtoll(e, nullptr, 10), 0, int64_t{1} << 32);
 #ifdef MOESWEEP_PLANTED_TG_WORK
+    return int64_t{MOESWEEP_PLANTED_TG_WORK};
+#else
+    return int64_t{0};
+#endif
+  }();
+  return n;
+}
+
+void run_planted_work() {
+  const int64_t n = planted_work_iterations();
+  if (n == 0) return;
   static const std::vector<uint64_t> buffer(4096, 1);
   uint64_t sum = 0;
-  for (int64_t i = 0; i < int64_t{MOESWEEP_PLANTED_TG_WORK}; ++i) {
+  for (int64_t i = 0; i < n; ++i) {
     sum += buffer[static_cast<size_t>(i) & 4095];
     asm volatile("" : "+r"(sum));  // one add per iteration: not vectorised, not removed
   }
-#endif
 }
 
 }  // namespace
