@@ -113,7 +113,7 @@ void choose_bandwidth(const PredictInputs& in, Prediction& p) {
   p.bandwidth_source = "--bandwidth";
   if (p.bandwidth_gbps <= 0 && p.this_machine) {
     if (auto cached = load_cached_bandwidth())
-      p.bandwidth_gbps = cached->best_gbps, p.bandwidth_source = "measured here";
+      p.bandwidth_gbps = cached->gbps, p.bandwidth_source = "measured here";
   }
   if (p.bandwidth_gbps <= 0)
     p.bandwidth_gbps = p.hardware.theoretical_bandwidth_gbps(), p.bandwidth_source = "theoretical";

@@ -6,6 +6,7 @@
 
 #include "report/markdown_table.hpp"
 #include "results/compare.hpp"
+#include "results/compare_format.hpp"
 #include "results/engine_sides.hpp"
 #include "results/point_fields.hpp"
 
@@ -39,6 +40,8 @@ const char* verdict_mark(Verdict v) {
       return "small";
     case Verdict::kNoise:
       return "~";
+    case Verdict::kInconclusive:
+      return "can't tell";
     case Verdict::kUntestable:
       return "n/a";
   }
@@ -50,9 +53,7 @@ void add_metric_cells(std::vector<std::string>& row, const PointComparison& pc, 
     if (m.metric != metric) continue;
     row.push_back(fmt::format("{:.2f}", m.base_mean));
     row.push_back(fmt::format("{:.2f}", m.new_mean));
-    row.push_back(m.ratio_hi > 0
-                      ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", m.ratio, m.ratio_lo, m.ratio_hi)
-                      : fmt::format("{:.3f}", m.ratio));
+    row.push_back(ratio_cell(m));
     row.push_back(verdict_mark(m.verdict));
     return;
   }
@@ -67,7 +68,7 @@ std::string pair_table(const LoadedRun& run, const std::string& a, const std::st
     header.push_back(f->key && std::string(f->key) == "n_kv" ? "N_KV" : f->label);
   for (const char* metric : {"S_PP", "S_TG"})
     header.insert(header.end(), {fmt::format("{} {}", metric, a), fmt::format("{} {}", metric, b),
-                                 fmt::format("{}/{} [95% CI]", b, a), "test"});
+                                 fmt::format("{}/{} [95% CI], MDE", b, a), "verdict"});
   MarkdownTable table(header);
   for (const PointComparison& pc : c.points) {
     std::vector<std::string> row;
@@ -80,13 +81,18 @@ std::string pair_table(const LoadedRun& run, const std::string& a, const std::st
   // One line per engine build (a Markdown list); one when both say the same.
   out += "- " + c.base_engine + "\n";
   if (c.new_engine != c.base_engine) out += "- " + c.new_engine + "\n";
+  const double pct = 100 * c.options.threshold;
   out += fmt::format(
-      "\nt/s means; test: {} at alpha {} (slower/faster: significant and at least {:.0f}%; "
-      "small: significant, under it; ~: noise; n/a: under 2 samples on a side, as from "
-      "llama-sweep-bench, which times each depth once).\n\n",
-      "Welch t below 4 samples a side, Mann-Whitney U from 4", CompareOptions{}.alpha,
-      CompareOptions{}.threshold * 100);
-  return out + table.render() + "\n";
+      "\nt/s means; {} at alpha {} over the {} cell test(s), Holm's control (slower/faster: "
+      "significant, the 95% CI reaching {:g}%; small: significant, the CI short of it; ~: not "
+      "significant, and the MDE, the smallest change the cell would detect with 90% power, within "
+      "{:g}%; can't tell: not significant with the MDE beyond {:g}%; `?`: the change the ratio "
+      "reports is smaller than its MDE; n/a: under 2 samples on a side, as from llama-sweep-bench, "
+      "which times each depth once).\n\n",
+      c.paired ? "paired t on the pairs of repetitions (the engines took turns)"
+               : "Welch t below 4 samples a side, Mann-Whitney U from 4",
+      c.options.alpha, c.gate.tests, pct, pct, pct);
+  return out + table.render() + fmt::format("\n{}: {}.\n\n", b, c.gate.line);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -46,7 +47,7 @@ std::string others_cell(const Record& r) {
   return fmt::format("{:.1f}%{}", 100 * others.get<double>(), others_flagged(r) ? " +" : "");
 }
 
-// Repetitions taken; "max" when --target-ci was not met within --max-repetitions.
+// Repetitions taken; "max" when --target-ci / --target-mde was not met.
 std::string repetitions_cell(const Record& r) {
   const int n = std::max(r.pp.speed.n, r.tg.speed.n);
   return fmt::format("{}{}", n, r.repetitions.target_met ? "" : " max");
@@ -64,7 +65,7 @@ std::string legend() {
       "`+`: other processes of this machine (not the engine, not the point's planned co-tenant) "
       "used more than {:.0f}% of the point's CPUs: an unplanned co-tenant (a compile job, a "
       "backup); distrust the point and rerun it on a quiet machine.\n"
-      "`max`: --target-ci not reached within --max-repetitions.\n",
+      "`max`: --target-ci / --target-mde not reached within --max-repetitions or --max-time.\n",
       100 * kHighCv, 100 * kStealFlagFraction, 100 * kOthersFlagFraction);
 }
 
@@ -253,6 +254,14 @@ std::vector<std::string> threads_row(const ThreadRow& row, const std::set<std::s
   return cells;
 }
 
+// A threads-table row as the sweet spot reads it: means, their standard
+// errors and sample counts (the fractions' CIs).
+ThreadPoint thread_point(const Record& r) {
+  auto se = [](const Stats& s) { return s.n > 1 ? s.sd / std::sqrt(static_cast<double>(s.n)) : 0; };
+  return {r.params.n_threads, r.pp.speed.mean, r.tg.speed.mean, se(r.pp.speed),
+          se(r.tg.speed),     r.pp.speed.n,    r.tg.speed.n};
+}
+
 // The sweet spot alone and beside each co-tenant (seed 000's 90% was measured
 // with the other cores idle; under load it can move).
 std::string sweet_spot_lines(const std::vector<ThreadRow>& rows, const std::set<std::string>& kinds,
@@ -260,11 +269,8 @@ std::string sweet_spot_lines(const std::vector<ThreadRow>& rows, const std::set<
   std::vector<ThreadPoint> alone;
   std::map<std::string, std::vector<ThreadPoint>> beside;
   for (const ThreadRow& row : rows) {
-    if (row.alone)
-      alone.push_back(
-          {row.alone->params.n_threads, row.alone->pp.speed.mean, row.alone->tg.speed.mean});
-    for (const auto& [k, r] : row.beside)
-      beside[k].push_back({r->params.n_threads, r->pp.speed.mean, r->tg.speed.mean});
+    if (row.alone) alone.push_back(thread_point(*row.alone));
+    for (const auto& [k, r] : row.beside) beside[k].push_back(thread_point(*r));
   }
   std::string out;
   if (alone.size() > 1)

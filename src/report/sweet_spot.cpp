@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+
+#include "results/power.hpp"
 
 namespace moesweep {
 
@@ -11,20 +14,94 @@ namespace {
 
 struct Mean {
   double pp = 0, tg = 0;
-  int n_pp = 0, n_tg = 0;
+  int points_pp = 0, points_tg = 0;  // points averaged
+  double var_pp = 0, var_tg = 0;     // sums of their squared standard errors
+  int n_pp = 0, n_tg = 0;            // their samples
+  bool spread_pp = true, spread_tg = true;
 };
 
+void add_phase(double speed, double se, int n, double& sum, double& var, int& points, int& samples,
+               bool& spread) {
+  if (speed <= 0) return;
+  sum += speed;
+  var += se * se;
+  ++points;
+  samples += n;
+  spread = spread && n >= 2;
+}
+
+// Points of one thread count averaged: the mean of their means, whose
+// standard error is sqrt(sum se^2) / points.
 std::map<int, ThreadPoint> average_by_threads(std::span<const ThreadPoint> points) {
   std::map<int, Mean> sums;
   for (const auto& p : points) {
     auto& s = sums[p.threads];
-    if (p.speed_pp > 0) s.pp += p.speed_pp, ++s.n_pp;
-    if (p.speed_tg > 0) s.tg += p.speed_tg, ++s.n_tg;
+    add_phase(p.speed_pp, p.se_pp, p.n_pp, s.pp, s.var_pp, s.points_pp, s.n_pp, s.spread_pp);
+    add_phase(p.speed_tg, p.se_tg, p.n_tg, s.tg, s.var_tg, s.points_tg, s.n_tg, s.spread_tg);
   }
   std::map<int, ThreadPoint> out;
-  for (const auto& [threads, s] : sums)
-    out[threads] = {threads, s.n_pp ? s.pp / s.n_pp : 0, s.n_tg ? s.tg / s.n_tg : 0};
+  for (const auto& [threads, s] : sums) {
+    ThreadPoint& t = out[threads];
+    t.threads = threads;
+    if (s.points_pp) {
+      t.speed_pp = s.pp / s.points_pp;
+      t.se_pp = std::sqrt(s.var_pp) / s.points_pp;
+      t.n_pp = s.spread_pp ? s.n_pp : 0;
+    }
+    if (s.points_tg) {
+      t.speed_tg = s.tg / s.points_tg;
+      t.se_tg = std::sqrt(s.var_tg) / s.points_tg;
+      t.n_tg = s.spread_tg ? s.n_tg : 0;
+    }
+  }
   return out;
+}
+
+// speed / best with a 95% CI: the delta method on its log, Welch-Satterthwaite dof.
+Fraction fraction_of(double speed, double se, int n, double best, double best_se, int best_n,
+                     bool is_best) {
+  Fraction f;
+  if (speed <= 0 || best <= 0) return f;
+  f.value = speed / best;
+  f.lo = f.hi = f.value;
+  if (n < 2 || best_n < 2) return f;
+  f.known = true;
+  if (is_best) return f;  // the best is its own 100%
+  const double v = std::pow(se / speed, 2), vb = std::pow(best_se / best, 2);
+  const double denom = v * v / (n - 1) + vb * vb / (best_n - 1);
+  const double dof = denom > 0 ? (v + vb) * (v + vb) / denom : n + best_n - 2;
+  const double half = student_t_quantile(0.975, std::max(1.0, dof)) * std::sqrt(v + vb);
+  f.lo = f.value * std::exp(-half);
+  f.hi = f.value * std::exp(half);
+  return f;
+}
+
+bool overlaps(const Fraction& f, double line) {
+  return f.known && f.lo <= line + 1e-9 && f.hi >= line - 1e-9;
+}
+
+std::string fraction_text(const char* phase, const Fraction& f) {
+  return fmt::format("{} {:.0f}% [{:.0f}%, {:.0f}%]", phase, 100 * f.value, 100 * f.lo, 100 * f.hi);
+}
+
+// "; cannot tell apart from the 90% line (its 95% CI overlaps it): th=12 (S_TG 88% [84%, 93%])"
+std::string uncertainty_text(const SweetSpot& s, const SweetSpotOptions& o, bool use_pp,
+                             bool use_tg) {
+  if (!s.spread_known) return "; its uncertainty is unknown (under 2 repetitions a point)";
+  const std::string line =
+      use_pp && use_tg && o.keep_pp != o.keep_tg
+          ? fmt::format("{:.0f}%/{:.0f}% lines", 100 * o.keep_pp, 100 * o.keep_tg)
+          : fmt::format("{:.0f}% line", 100 * (use_tg ? o.keep_tg : o.keep_pp));
+  std::string which;
+  for (const ThreadFractions& t : s.fractions) {
+    if (!t.cannot_tell) continue;
+    std::string parts;
+    if (use_pp) parts = fraction_text("S_PP", t.pp);
+    if (use_tg) parts += (parts.empty() ? "" : ", ") + fraction_text("S_TG", t.tg);
+    which += fmt::format("{}th={} ({})", which.empty() ? "" : ", ", t.threads, parts);
+  }
+  if (which.empty()) return fmt::format("; every thread count's 95% CI is clear of the {}", line);
+  return fmt::format("; cannot tell apart from the {} (95% CI overlaps it): {}", line, which);
 }
 
 }  // namespace
@@ -63,6 +140,22 @@ SweetSpot find_sweet_spot(std::span<const ThreadPoint> points, const SweetSpotOp
     s.summary = "no thread count measured both phases";
     return s;
   }
+  const ThreadPoint& best_pp = by_threads.at(s.best_pp_threads);
+  const ThreadPoint& best_tg = by_threads.at(s.best_tg_threads);
+  s.spread_known = true;
+  for (const auto& [threads, p] : by_threads) {
+    ThreadFractions t;
+    t.threads = threads;
+    t.pp = fraction_of(p.speed_pp, p.se_pp, p.n_pp, s.best_pp, best_pp.se_pp, best_pp.n_pp,
+                       threads == s.best_pp_threads);
+    t.tg = fraction_of(p.speed_tg, p.se_tg, p.n_tg, s.best_tg, best_tg.se_tg, best_tg.n_tg,
+                       threads == s.best_tg_threads);
+    if (use_pp) s.spread_known = s.spread_known && t.pp.known;
+    if (use_tg) s.spread_known = s.spread_known && t.tg.known;
+    t.cannot_tell =
+        (use_pp && overlaps(t.pp, options.keep_pp)) || (use_tg && overlaps(t.tg, options.keep_tg));
+    s.fractions.push_back(t);
+  }
   std::string kept;
   if (use_pp)
     kept += fmt::format("{:.0f}% of best S_PP ({:.2f} of {:.2f} t/s at th={})", 100 * s.pp_fraction,
@@ -72,10 +165,31 @@ SweetSpot find_sweet_spot(std::span<const ThreadPoint> points, const SweetSpotOp
     kept += fmt::format("{:.0f}% of best S_TG ({:.2f} of {:.2f} t/s at th={})", 100 * s.tg_fraction,
                         s.speed_tg, s.best_tg, s.best_tg_threads);
   }
-  s.summary = fmt::format("sweet spot: th={} keeps {}; frees {} of {} cores", s.threads, kept,
-                          s.cores_freed, total);
+  s.summary = fmt::format("sweet spot: th={} keeps {}; frees {} of {} cores{}", s.threads, kept,
+                          s.cores_freed, total, uncertainty_text(s, options, use_pp, use_tg));
   return s;
 }
+
+namespace {
+
+nlohmann::json fraction_json(const Fraction& f) {
+  if (f.value <= 0) return nullptr;
+  nlohmann::json j = {{"value", f.value}};
+  if (f.known) j["ci95"] = {f.lo, f.hi};
+  return j;
+}
+
+nlohmann::json fractions_json(const SweetSpot& s) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ThreadFractions& t : s.fractions)
+    out.push_back({{"threads", t.threads},
+                   {"pp", fraction_json(t.pp)},
+                   {"tg", fraction_json(t.tg)},
+                   {"cannot_tell_apart", t.cannot_tell}});
+  return out;
+}
+
+}  // namespace
 
 nlohmann::json to_json(const SweetSpot& s) {
   return {{"found", s.found},
@@ -89,6 +203,8 @@ nlohmann::json to_json(const SweetSpot& s) {
           {"pp_fraction", s.pp_fraction},
           {"tg_fraction", s.tg_fraction},
           {"cores_freed", s.cores_freed},
+          {"spread_known", s.spread_known},
+          {"fractions", fractions_json(s)},
           {"summary", s.summary}};
 }
 

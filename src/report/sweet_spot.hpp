@@ -1,7 +1,10 @@
 #pragma once
 // The seeds' "th=13 keeps 90% of the speed and frees 3 cores", computed: the
 // smallest thread count whose prefill and decode speeds both stay within a
-// fraction of the best seen in a threads sweep.
+// fraction of the best seen in a threads sweep. A verdict like any other, so
+// said with its uncertainty: each thread count's fraction of the best has a
+// 95% CI (from the points' repetitions), and those whose CI overlaps the line
+// (90%) cannot be told apart from it.
 #include <nlohmann/json.hpp>
 
 #include <span>
@@ -14,6 +17,20 @@ struct ThreadPoint {
   int threads = 0;
   double speed_pp = 0;  // tokens/s; 0 = not measured (phase ignored for this point)
   double speed_tg = 0;
+  // Standard error of each mean and its samples; n < 2: the spread is unknown.
+  double se_pp = 0, se_tg = 0;
+  int n_pp = 0, n_tg = 0;
+};
+
+// One thread count's fraction of the best speed of a phase, with its 95% CI.
+struct Fraction {
+  double value = 0, lo = 0, hi = 0;
+  bool known = false;  // a CI: both means from 2 samples or more
+};
+struct ThreadFractions {
+  int threads = 0;
+  Fraction pp, tg;
+  bool cannot_tell = false;  // a used phase's CI overlaps the line
 };
 
 struct SweetSpotOptions {
@@ -30,7 +47,9 @@ struct SweetSpot {
   int best_pp_threads = 0, best_tg_threads = 0;
   double pp_fraction = 0, tg_fraction = 0;  // of the best, at `threads`
   int cores_freed = 0;
-  std::string summary;  // one line for the threads table
+  std::vector<ThreadFractions> fractions;  // every thread count, ascending
+  bool spread_known = false;               // every used fraction has a CI
+  std::string summary;                     // one line for the threads table
 };
 
 // Points with the same thread count (repetitions, several depths) are averaged.

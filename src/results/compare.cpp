@@ -157,6 +157,8 @@ const char* verdict_name(Verdict v) {
       return "small";
     case Verdict::kNoise:
       return "noise";
+    case Verdict::kInconclusive:
+      return "inconclusive";
     case Verdict::kUntestable:
       return "untestable";
   }
@@ -221,50 +223,25 @@ std::string join_key(const PointParams& params, const std::set<std::string>& ign
 
 namespace {
 
-// new/base with its 95% CI: var(log r) ~ sd_b^2/(n_b m_b^2) + sd_n^2/(n_n m_n^2).
-void set_ratio_interval(MetricComparison& m, const Stats& b, const Stats& n) {
-  if (b.mean <= 0 || n.mean <= 0) return;
-  const double vb = b.sd * b.sd / (b.n * b.mean * b.mean);
-  const double vn = n.sd * n.sd / (n.n * n.mean * n.mean);
-  const double denom = vb * vb / (b.n - 1) + vn * vn / (n.n - 1);
-  const double dof = denom > 0 ? (vb + vn) * (vb + vn) / denom : b.n + n.n - 2;
-  const double half = student_t95(std::max(1, static_cast<int>(dof))) * std::sqrt(vb + vn);
-  m.ratio_lo = m.ratio * std::exp(-half);
-  m.ratio_hi = m.ratio * std::exp(half);
+// Repetition i of both sides ran side by side: two engines of one run, which
+// took turns repetition by repetition. Joined on fewer fields (--ignore,
+// --on), one key may hold several cells: no pairs then.
+bool samples_are_pairs(const LoadedRun& base, const LoadedRun& fresh,
+                       const CompareOptions& options) {
+  const bool pairs = base.interleaved && fresh.interleaved && base.run_id == fresh.run_id &&
+                     base.run_dir == fresh.run_dir && base.pooled_runs == 1 &&
+                     fresh.pooled_runs == 1 && options.ignore.empty();
+  if (!pairs && is_paired(options.test))
+    throw UserError(fmt::format("--test {} needs pairs, and '{}' and '{}' have none",
+                                test_kind_name(options.test), base.label, fresh.label),
+                    "two engines of one run, which took turns repetition by repetition (sweep "
+                    "--engine a,b), joined on every key field",
+                    "compare RUN --engines A,B; or drop --test (auto takes an unpaired test "
+                    "for two runs)");
+  return pairs;
 }
 
 }  // namespace
-
-MetricComparison compare_metric(Metric metric, const PhaseResult& base, const PhaseResult& fresh,
-                                const CompareOptions& options) {
-  MetricComparison m;
-  m.metric = metric;
-  const Stats b = Stats::of(base.tokens_per_s), n = Stats::of(fresh.tokens_per_s);
-  m.n_base = b.n;
-  m.n_new = n.n;
-  m.base_mean = b.mean;
-  m.new_mean = n.mean;
-  m.base_sd = b.sd;
-  m.new_sd = n.sd;
-  m.ratio = b.mean > 0 ? n.mean / b.mean : 0;
-  if (b.n < 2 || n.n < 2 || b.mean <= 0) {
-    m.verdict = Verdict::kUntestable;
-    return m;
-  }
-  set_ratio_interval(m, b, n);
-  m.test = resolve_test_kind(options.test, base.tokens_per_s.size(), fresh.tokens_per_s.size());
-  m.result = run_test(m.test, base.tokens_per_s, fresh.tokens_per_s);
-  if (m.result.p_value >= options.alpha) {
-    m.verdict = Verdict::kNoise;
-  } else if (m.ratio <= 1 - options.threshold) {
-    m.verdict = Verdict::kRegression;
-  } else if (m.ratio >= 1 + options.threshold) {
-    m.verdict = Verdict::kImprovement;
-  } else {
-    m.verdict = Verdict::kSmall;
-  }
-  return m;
-}
 
 Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
                         const CompareOptions& options) {
@@ -278,23 +255,34 @@ Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
   c.failed_base = sb.failed;
   c.failed_new = sn.failed;
   c.duplicates = sb.duplicates + sn.duplicates;
-  for (const std::string& key : sb.order) {
-    auto other = sn.by_key.find(key);
-    if (other == sn.by_key.end()) continue;
-    const Record& rb = sb.by_key.at(key);
-    const Record& rn = other->second;
-    PointComparison pc{key, rb.params, {}};
+  c.paired = samples_are_pairs(base, fresh, options);
+  // The matched points first: Holm's alpha per cell (what auto's choice of
+  // an unpaired test must reach) depends on how many cells are tested.
+  std::vector<std::pair<const Record*, const Record*>> matched;
+  for (const std::string& key : sb.order)
+    if (auto other = sn.by_key.find(key); other != sn.by_key.end())
+      matched.push_back({&sb.by_key.at(key), &other->second});
+  const auto phase = [](const Record& r, Metric m) -> const PhaseResult& {
+    return m == Metric::kPp ? r.pp : r.tg;
+  };
+  int tests = 0;
+  for (const auto& [rb, rn] : matched)
+    for (Metric metric : options.metrics)
+      tests += phase(*rb, metric).tokens_per_s.size() >= 2 &&
+               phase(*rn, metric).tokens_per_s.size() >= 2;
+  const double cell_alpha =
+      options.family == Family::kHolm ? options.alpha / std::max(1, tests) : options.alpha;
+  for (const auto& [rb, rn] : matched) {
+    PointComparison pc{join_key(rb->params, options.ignore), rb->params, {}};
     for (Metric metric : options.metrics) {
-      const bool pp = metric == Metric::kPp;
-      if ((pp ? rb.pp : rb.tg).tokens_per_s.empty() && (pp ? rn.pp : rn.tg).tokens_per_s.empty()) {
+      if (phase(*rb, metric).tokens_per_s.empty() && phase(*rn, metric).tokens_per_s.empty())
         continue;  // neither side measured this phase
-      }
-      pc.metrics.push_back(compare_metric(metric, pp ? rb.pp : rb.tg, pp ? rn.pp : rn.tg, options));
-      c.regressions += pc.metrics.back().verdict == Verdict::kRegression;
-      c.improvements += pc.metrics.back().verdict == Verdict::kImprovement;
+      pc.metrics.push_back(compare_metric(metric, phase(*rb, metric), phase(*rn, metric), options,
+                                          c.paired, cell_alpha));
     }
     c.points.push_back(std::move(pc));
   }
+  apply_family(c);  // the family's control, the verdicts, the aggregates and the gate
   if (base.meta && fresh.meta)
     c.environment_differences = environment_differences(to_json(*base.meta), to_json(*fresh.meta));
   if (base.meta) c.base_machine = machine_class_of(*base.meta);

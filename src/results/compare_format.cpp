@@ -2,14 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace moesweep {
 namespace {
 
 const char* metric_label(Metric m) {
   return m == Metric::kPp ? "S_PP" : "S_TG";
-}
-const char* metric_key(Metric m) {
-  return m == Metric::kPp ? "pp" : "tg";
 }
 
 std::string mean_sd(double mean, double sd, int n) {
@@ -18,10 +17,17 @@ std::string mean_sd(double mean, double sd, int n) {
   return fmt::format("{:.2f} ± {:.2f}", mean, sd);
 }
 
+std::string p_number(double p) {
+  return p < 0.001 ? "<0.001" : fmt::format("{:.3f}", p);
+}
+
+// "0.012 (paired-t)", with Holm's adjusted p when the family changed it.
 std::string p_text(const MetricComparison& m) {
   if (m.verdict == Verdict::kUntestable) return "-";
-  if (m.result.p_value < 0.001) return fmt::format("<0.001 ({})", test_kind_name(m.test));
-  return fmt::format("{:.3f} ({})", m.result.p_value, test_kind_name(m.test));
+  if (m.p_family != m.result.p_value)
+    return fmt::format("{} (Holm {}; {})", p_number(m.result.p_value), p_number(m.p_family),
+                       test_kind_name(m.test));
+  return fmt::format("{} ({})", p_number(m.result.p_value), test_kind_name(m.test));
 }
 
 std::string verdict_cell(const MetricComparison& m) {
@@ -61,6 +67,18 @@ std::string machine_class_lines(const Comparison& c) {
   return fmt::format("Machine class: `{}` (both).\n\n", new_id);
 }
 
+std::string family_text(const Comparison& c) {
+  switch (c.options.family) {
+    case Family::kHolm:
+      return fmt::format("after Holm's adjustment over the {} test(s)", c.gate.tests);
+    case Family::kGeomean:
+      return "per cell; the gate is the geometric mean ratio of each metric across the cells";
+    case Family::kNone:
+      return "each cell on its own, no family control";
+  }
+  return "";
+}
+
 // The header: what a real regression is, and the fields left out of the join.
 std::string header_lines(const Comparison& c) {
   const CompareOptions& o = c.options;
@@ -74,9 +92,15 @@ std::string header_lines(const Comparison& c) {
                              c.new_engine.empty() ? "(not recorded)" : c.new_engine);
   }
   out += fmt::format(
-      "Real regression = two-sided p < {} AND new mean at least {:.0f}% below base. Tests on the "
-      "kept samples (tokens/s per repetition); test: {}. Ratio = new / base.\n\n",
-      o.alpha, o.threshold * 100, test_kind_name(o.test));
+      "Real regression = two-sided p < {} ({}) AND the ratio's 95% CI reaching {:g}% below base. "
+      "Tests on the kept samples (tokens/s per repetition); test: {}{}. Ratio = new / base{}. "
+      "MDE = the smallest slowdown the cell would detect with 90% power at the alpha its verdict "
+      "faces{}: noise = not significant with the MDE within {:g}%, inconclusive = beyond it; `?` "
+      "= the change the cell reports is smaller than its MDE (unable to tell).\n\n",
+      o.alpha, family_text(c), o.threshold * 100, test_kind_name(o.test),
+      c.paired ? " (the two sides are engines of one run: their repetitions are pairs)" : "",
+      c.paired ? " (paired: the geometric mean of the pairs' ratios)" : "",
+      o.family == Family::kHolm ? " (alpha / tests under Holm)" : "", o.threshold * 100);
   if (!o.ignore.empty()) {
     std::string fields;
     for (const auto& f : o.ignore) fields += (fields.empty() ? "" : ", ") + f;
@@ -84,6 +108,24 @@ std::string header_lines(const Comparison& c) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string ratio_cell(const MetricComparison& m) {
+  if (m.n_base == 0 || m.n_new == 0) return "-";
+  if (m.ratio_hi <= 0) return fmt::format("{:.3f}", m.ratio);
+  return fmt::format("{:.3f} [{:.3f}, {:.3f}], MDE {}{}", m.ratio, m.ratio_lo, m.ratio_hi,
+                     mde_percent(m.mde), unable_to_tell(m) ? " ?" : "");
+}
+
+bool unable_to_tell(const MetricComparison& m) {
+  const bool significant = m.verdict == Verdict::kRegression ||
+                           m.verdict == Verdict::kImprovement || m.verdict == Verdict::kSmall;
+  return !significant && m.verdict != Verdict::kUntestable &&
+         mde_slowdown(m.mde) > std::fabs(1 - m.ratio);
+}
+
+namespace {
 
 // One compared point: its key fields, then base / new / ratio / p / verdict per metric.
 std::string point_row(const PointComparison& pc, const std::vector<Metric>& metrics) {
@@ -100,8 +142,7 @@ std::string point_row(const PointComparison& pc, const std::vector<Metric>& metr
       out += " - | - | - | - | not measured |";
       continue;
     }
-    std::string ratio = m->n_base > 0 && m->n_new > 0 ? fmt::format("{:.3f}", m->ratio) : "-";
-    if (m->ratio_hi > 0) ratio += fmt::format(" [{:.3f}, {:.3f}]", m->ratio_lo, m->ratio_hi);
+    const std::string ratio = ratio_cell(*m);
     out +=
         fmt::format(" {} | {} | {} | {} | {} |", mean_sd(m->base_mean, m->base_sd, m->n_base),
                     mean_sd(m->new_mean, m->new_sd, m->n_new), ratio, p_text(*m), verdict_cell(*m));
@@ -119,6 +160,19 @@ std::string points_table(const Comparison& c) {
   for (size_t i = 0; i < metrics.size(); ++i) out += "---:|---:|---:|---:|---|";
   out += "\n";
   for (const auto& pc : c.points) out += point_row(pc, metrics);
+  return out;
+}
+
+// The geometric mean ratio of each metric across the cells: the gate under
+// --family geomean, a summary otherwise.
+std::string aggregate_lines(const Comparison& c) {
+  std::string out;
+  for (const Aggregate& a : c.aggregates)
+    out += fmt::format(
+        "\nGeometric mean over {} cell(s): {} {:.3f} [{:.3f}, {:.3f}], p {} (t test), MDE {}{}\n",
+        a.cells, metric_label(a.metric), a.ratio, a.ratio_lo, a.ratio_hi,
+        p_number(a.result.p_value), mde_percent(a.mde),
+        c.options.family == Family::kGeomean ? fmt::format(": {}", verdict_name(a.verdict)) : "");
   return out;
 }
 
@@ -155,6 +209,8 @@ std::string comparison_markdown(const Comparison& c) {
   std::string out = header_lines(c) + points_table(c);
   out += fmt::format("\n**{} point(s) compared: {} real regression(s), {} real improvement(s).**\n",
                      c.points.size(), c.regressions, c.improvements);
+  out += aggregate_lines(c);
+  out += fmt::format("\n**Gate: {}.**\n", c.gate.line);
   if (c.points.empty()) out += "\nNo point is in both runs under this join key.\n";
   unmatched_section(out, "Only in base", c.only_in_base, "new");
   unmatched_section(out, "Only in new", c.only_in_new, "base");
@@ -165,61 +221,6 @@ std::string comparison_markdown(const Comparison& c) {
   }
   not_compared_sections(out, c);
   return out;
-}
-
-nlohmann::json comparison_json(const Comparison& c) {
-  nlohmann::ordered_json j;
-  j["base"] = c.base_label;
-  j["new"] = c.new_label;
-  j["alpha"] = c.options.alpha;
-  j["threshold"] = c.options.threshold;
-  j["test"] = test_kind_name(c.options.test);
-  j["ignored_key_fields"] = c.options.ignore;
-  j["regressions"] = c.regressions;
-  j["improvements"] = c.improvements;
-  j["points"] = nlohmann::json::array();
-  for (const auto& pc : c.points) {
-    nlohmann::ordered_json jp;
-    jp["key"] = pc.key;
-    jp["model"] = pc.params.model_name;
-    jp["quant"] = pc.params.quant;
-    jp["n_threads"] = pc.params.n_threads;
-    jp["n_kv"] = pc.params.n_kv;
-    for (const auto& m : pc.metrics) {
-      jp[metric_key(m.metric)] = {{"n_base", m.n_base},
-                                  {"n_new", m.n_new},
-                                  {"base_mean", m.base_mean},
-                                  {"base_sd", m.base_sd},
-                                  {"new_mean", m.new_mean},
-                                  {"new_sd", m.new_sd},
-                                  {"ratio", m.ratio},
-                                  {"ratio_ci95", {m.ratio_lo, m.ratio_hi}},
-                                  {"test", test_kind_name(m.test)},
-                                  {"statistic", m.result.statistic},
-                                  {"p_value", m.result.p_value},
-                                  {"verdict", verdict_name(m.verdict)}};
-    }
-    j["points"].push_back(jp);
-  }
-  auto unmatched_json = [](const std::vector<Unmatched>& list) {
-    nlohmann::json arr = nlohmann::json::array();
-    for (const auto& u : list) {
-      arr.push_back({{"key", u.key}, {"nearest", u.closest_other}, {"differs", u.differences}});
-    }
-    return arr;
-  };
-  j["only_in_base"] = unmatched_json(c.only_in_base);
-  j["only_in_new"] = unmatched_json(c.only_in_new);
-  j["failed_base"] = c.failed_base;
-  j["failed_new"] = c.failed_new;
-  j["duplicates"] = c.duplicates;
-  j["environment_differences"] = c.environment_differences;
-  j["engines"] = {{"base", c.base_engine}, {"new", c.new_engine}};
-  j["machine_class"] = {{"base", to_json(c.base_machine)},
-                        {"new", to_json(c.new_machine)},
-                        {"differences", c.machine_differences},
-                        {"environment_change_allowed", c.options.allow_environment_change}};
-  return j;
 }
 
 }  // namespace moesweep

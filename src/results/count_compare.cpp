@@ -154,9 +154,9 @@ double parse_count_tolerance(const std::string& text) {
 }
 
 int CountComparison::exit_status() const {
-  if (more > 0) return 4;  // exit_code::kRegression
+  if (more > 0) return exit_code::kRegression;
   const bool unseen = missing > 0 || !only_in_base.empty() || !only_in_new.empty();
-  return unseen ? kCountsInconclusiveExit : 0;
+  return unseen ? exit_code::kInconclusive : exit_code::kOk;
 }
 
 CountComparison compare_counts(const LoadedRun& base, const LoadedRun& fresh,

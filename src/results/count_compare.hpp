@@ -30,9 +30,6 @@ namespace moesweep {
 // work counts differed by at most 0.002%, miss counts by at most 0.25%.
 inline constexpr double kWorkCountTolerance = 0.0001;
 inline constexpr double kMissCountTolerance = 0.01;
-// compare's exit status when a gate could not have seen a change of its
-// threshold (the same number as the wall-time gate's "inconclusive").
-inline constexpr int kCountsInconclusiveExit = 5;
 
 // The count metrics --metric takes: name -> the per-token field of --counters sim.
 struct CountMetric {

@@ -69,8 +69,14 @@ LoadedRun engine_side(const LoadedRun& run, const std::string& name) {
   side.meta = run.meta;
   side.notes = run.notes;
   side.pooled_runs = run.pooled_runs;
+  // Worker engines take turns repetition by repetition; another program's
+  // tool (engine add --exec) runs its repetitions in a block of its own.
+  side.interleaved = true;
   for (const Record& r : run.records) {
     if (r.params.engine != name) continue;
+    const auto engine = r.extra.find("engine");
+    if (engine != r.extra.end() && engine->is_object() && engine->contains("tool"))
+      side.interleaved = false;
     side.records.push_back(r);
     // Joined on every other field. The engine's own switches (engine_opts) are
     // part of what is compared, like the build: kept in the header's words.

@@ -66,6 +66,7 @@ void phase_from_json(const nlohmann::json& j, PhaseResult& p) {
 nlohmann::json RepetitionOutcome::to_json() const {
   nlohmann::json j = {{"done", done}, {"target_ci_pct", nullptr}, {"target_met", target_met}};
   if (target_ci_pct > 0) j["target_ci_pct"] = target_ci_pct;
+  if (target_mde_pct > 0) j["target_mde_pct"] = target_mde_pct;
   return j;
 }
 
@@ -135,6 +136,10 @@ Record record_from_json(const nlohmann::json& j) {
   r.repetitions.target_ci_pct = reps.contains("target_ci_pct") && reps["target_ci_pct"].is_number()
                                     ? reps["target_ci_pct"].get<double>()
                                     : 0.0;
+  r.repetitions.target_mde_pct =
+      reps.contains("target_mde_pct") && reps["target_mde_pct"].is_number()
+          ? reps["target_mde_pct"].get<double>()
+          : 0.0;
   r.repetitions.target_met = reps.value("target_met", true);
   if (j.contains("noise") && j["noise"].is_object()) r.noise = j["noise"];
   if (j.contains("memory")) r.memory = memory_from_json(j["memory"]);

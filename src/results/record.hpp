@@ -82,11 +82,13 @@ struct PhaseResult {
   void summarize();  // fills t and speed from the samples
 };
 
-// How many repetitions a point took, and whether --target-ci was met.
+// How many repetitions a point took, and whether --target-ci / --target-mde was met.
 struct RepetitionOutcome {
   int done = 0;              // repetitions measured
   double target_ci_pct = 0;  // --target-ci; 0 = a fixed -r
-  bool target_met = true;    // every phase's 95% CI half-width within the target
+  // every phase's 95% CI half-width, and the cell's MDE, within its target
+  bool target_met = true;
+  double target_mde_pct = 0;  // --target-mde; 0 = off
 
   nlohmann::json to_json() const;
 };

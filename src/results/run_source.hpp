@@ -28,6 +28,10 @@ struct LoadedRun {
   // same sweep; compare pools their samples per point, so the run-to-run
   // spread of the machine is part of what "noise" means.
   int pooled_runs = 1;
+  // One engine of a run whose engines took turns repetition by repetition
+  // (results/engine_sides.hpp): its repetition i of a point ran beside the
+  // other engines' repetition i, so compare can test the pairs.
+  bool interleaved = false;
 };
 
 // Tries, in order: an existing directory (a run directory, or a baseline set:

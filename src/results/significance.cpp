@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "results/power.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -152,13 +153,22 @@ TestKind parse_test_kind(const std::string& name) {
   if (name == "auto") return TestKind::kAuto;
   if (name == "welch") return TestKind::kWelch;
   if (name == "mwu" || name == "mann-whitney") return TestKind::kMannWhitney;
-  throw UserError("unknown test '" + name + "'", "auto, welch or mwu",
-                  "pass --test auto (Mann-Whitney from 4 samples a side, else Welch)");
+  if (name == "paired-t" || name == "paired") return TestKind::kPairedT;
+  if (name == "signed-rank" || name == "wilcoxon") return TestKind::kSignedRank;
+  throw UserError("unknown test '" + name + "'", "auto, welch, mwu, paired-t or signed-rank",
+                  "pass --test auto (paired t on the pairs of one run's engines; else "
+                  "Mann-Whitney from 4 samples a side, Welch below)");
 }
 
-TestKind resolve_test_kind(TestKind kind, size_t n_a, size_t n_b) {
-  if (kind != TestKind::kAuto) return kind;
-  return std::min(n_a, n_b) >= 4 ? TestKind::kMannWhitney : TestKind::kWelch;
+bool is_paired(TestKind kind) {
+  return kind == TestKind::kPairedT || kind == TestKind::kSignedRank;
+}
+
+TestKind resolve_test_kind(TestKind kind, size_t n_a, size_t n_b, bool paired, double alpha) {
+  if (kind == TestKind::kAuto && paired) return TestKind::kPairedT;
+  if (kind != TestKind::kAuto && (paired || !is_paired(kind))) return kind;
+  const bool reaches = smallest_p(TestKind::kMannWhitney, n_a, n_b) < alpha;
+  return std::min(n_a, n_b) >= 4 && reaches ? TestKind::kMannWhitney : TestKind::kWelch;
 }
 
 const char* test_kind_name(TestKind kind) {
@@ -169,12 +179,25 @@ const char* test_kind_name(TestKind kind) {
       return "welch";
     case TestKind::kMannWhitney:
       return "mwu";
+    case TestKind::kPairedT:
+      return "paired-t";
+    case TestKind::kSignedRank:
+      return "signed-rank";
   }
   return "?";
 }
 
 TestResult run_test(TestKind resolved, const std::vector<double>& a, const std::vector<double>& b) {
-  return resolved == TestKind::kMannWhitney ? mann_whitney_u(a, b) : welch_t_test(a, b);
+  switch (resolved) {
+    case TestKind::kMannWhitney:
+      return mann_whitney_u(a, b);
+    case TestKind::kPairedT:
+      return paired_t_test(pair_log_ratios(a, b));
+    case TestKind::kSignedRank:
+      return signed_rank_test(pair_log_ratios(a, b));
+    default:
+      return welch_t_test(a, b);
+  }
 }
 
 }  // namespace moesweep

@@ -48,15 +48,6 @@ void check_cache(const WalkInputs& in, int expected) {
   }
 }
 
-bool ci_target_met(const SweepSpec& spec, const Record& rec) {
-  for (const PhaseResult* phase : {&rec.pp, &rec.tg}) {
-    if (phase->tokens_per_s.empty()) continue;
-    const Stats s = Stats::of(phase->tokens_per_s);
-    if (s.n < 2 || s.ci95_pct() > spec.target_ci_pct) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 // The point being measured. Its repetitions are steps of their own, so that
@@ -91,6 +82,12 @@ std::unique_ptr<PointInProgress> start_point(const WalkInputs& in, const Planned
   return r;
 }
 
+// Another repetition of the point after `done`? The walk's rule, or the spec's.
+bool another(const WalkInputs& in, const PointInProgress& r, int done) {
+  return in.reps ? in.reps->more(*r.point, r.rec, done)
+                 : needs_another_repetition(in.spec, r.rec, done);
+}
+
 // One repetition at the point's depth (the cache holds exactly N_KV): TG,
 // then PP, each rewound (or the last PP kept as the next depth's fill).
 void measure_repetition(const WalkInputs& in, PointInProgress& r) {
@@ -117,7 +114,7 @@ void measure_repetition(const WalkInputs& in, PointInProgress& r) {
     r.watch->phase_end("pp");
     r.rec.pp.seconds.push_back(s);
     r.rec.pp.tokens_per_s.push_back(n_prompt / s);
-    r.kept_fill = r.keep_fill && !needs_another_repetition(spec, r.rec, r.rep + 1);
+    r.kept_fill = r.keep_fill && !another(in, r, r.rep + 1);
     if (!r.kept_fill) in.ctx.rewind_to(depth);
     in.listener.sample({point.index, &point.params, "pp", r.rep, s, n_prompt});
   }
@@ -132,7 +129,9 @@ Record finish_point(const WalkInputs& in, PointInProgress& r) {
   r.watch->finish(r.rec);  // co-tenant stopped; noise, its facts and the phases' energy recorded
   check_cache(in, r.point->params.n_kv + (r.kept_fill ? in.group.n_prompt : 0));
   r.rec.repetitions = {r.rep, spec.target_ci_pct,
-                       spec.target_ci_pct <= 0 || ci_target_met(spec, r.rec)};
+                       in.reps ? in.reps->met(*r.point, r.rec)
+                               : spec.target_ci_pct <= 0 || ci_target_met(spec, r.rec),
+                       spec.target_mde_pct};
   r.rec.pp.summarize();
   r.rec.tg.summarize();
   return std::move(r.rec);
@@ -153,12 +152,6 @@ void reach_depth(const WalkInputs& in, int depth, int& filled, int& current_thre
 }
 
 }  // namespace
-
-bool needs_another_repetition(const SweepSpec& spec, const Record& rec, int done) {
-  if (done < spec.repetitions) return true;
-  if (spec.target_ci_pct <= 0 || done >= spec.max_repetitions) return false;
-  return !ci_target_met(spec, rec);
-}
 
 bool run_kv_walk(const WalkInputs& in, const std::vector<const PlannedPoint*>& points,
                  const std::function<bool(const PlannedPoint&)>& wanted, const PointDone& done) {
@@ -217,7 +210,7 @@ bool KvWalk::step(const PointDone& done) {
   }
   if (!current_) begin_point(i);
   measure_repetition(in_, *current_);
-  if (needs_another_repetition(in_.spec, current_->rec, current_->rep)) return true;
+  if (another(in_, *current_, current_->rep)) return true;
   Record rec = finish_point(in_, *current_);
   if (current_->kept_fill) filled_ = current_->point->params.n_kv + in_.group.n_prompt;
   if (in_.in_progress) *in_.in_progress = nullptr;

@@ -19,6 +19,7 @@
 #include "engine/engine.hpp"
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
+#include "sweep/repetition_rule.hpp"
 
 namespace moesweep {
 
@@ -35,12 +36,10 @@ struct WalkInputs {
   // the one an engine crash fails.
   const PlannedPoint** in_progress = nullptr;
   pid_t engine_pid;  // the engine's process: its own CPU time is no other process's (issue 23)
+  // When a point has had enough repetitions (shared by the engines of a
+  // context); null: -r and --target-ci alone (needs_another_repetition).
+  RepetitionRule* reps = nullptr;
 };
-
-// Whether a point needs another repetition after `done` of them: always below
-// -r; with --target-ci until every measured phase's 95% CI half-width of the
-// mean speed is within the target (at least 2 samples), up to --max-repetitions.
-bool needs_another_repetition(const SweepSpec& spec, const Record& rec, int done);
 
 // Called with each finished point (ok or failed); the walk stops on `stop`.
 using PointDone = std::function<void(const PlannedPoint&, Record&&)>;

@@ -35,6 +35,11 @@ void SpeedTable::add(const Record& r) {
     s->pp += r.pp.speed.mean;
     s->tg += r.tg.speed.mean;
     ++s->n;
+    if (r.pp.speed.n >= 2 && r.tg.speed.n >= 2) {
+      s->cv_pp += r.pp.speed.cv;
+      s->cv_tg += r.tg.speed.cv;
+      ++s->n_cv;
+    }
   }
 }
 
@@ -54,14 +59,23 @@ SpeedTable SpeedTable::from_runs(const std::filesystem::path& runs_dir) {
   return table;
 }
 
-std::optional<std::pair<double, double>> SpeedTable::speeds(const PointParams& p) const {
-  const Sum* s = nullptr;
+const SpeedTable::Sum* SpeedTable::find(const PointParams& p) const {
   if (auto it = by_threads_.find({p.model_name, p.n_threads}); it != by_threads_.end())
-    s = &it->second;
-  else if (auto m = by_model_.find(p.model_name); m != by_model_.end())
-    s = &m->second;
+    return &it->second;
+  if (auto m = by_model_.find(p.model_name); m != by_model_.end()) return &m->second;
+  return nullptr;
+}
+
+std::optional<std::pair<double, double>> SpeedTable::speeds(const PointParams& p) const {
+  const Sum* s = find(p);
   if (!s || s->n == 0) return std::nullopt;
   return std::make_pair(s->pp / s->n, s->tg / s->n);
+}
+
+std::optional<std::pair<double, double>> SpeedTable::spreads(const PointParams& p) const {
+  const Sum* s = find(p);
+  if (!s || s->n_cv == 0) return std::nullopt;
+  return std::make_pair(s->cv_pp / s->n_cv, s->cv_tg / s->n_cv);
 }
 
 PlanCost estimate_cost(const Plan& plan, const SpeedTable& speeds) {

@@ -24,12 +24,19 @@ class SpeedTable {
   static SpeedTable from_runs(const std::filesystem::path& runs_dir);
   // (PP, TG) tokens/s for this point, nullopt when its model never ran.
   std::optional<std::pair<double, double>> speeds(const PointParams& p) const;
+  // (PP, TG) mean coefficient of variation of the samples of a point (records
+  // of 2 repetitions or more), nullopt when none ran: what --target-mde's
+  // estimate takes the spread from.
+  std::optional<std::pair<double, double>> spreads(const PointParams& p) const;
 
  private:
   struct Sum {
     double pp = 0, tg = 0;
     int n = 0;
+    double cv_pp = 0, cv_tg = 0;
+    int n_cv = 0;
   };
+  const Sum* find(const PointParams& p) const;
   std::map<std::string, Sum> by_model_;
   std::map<std::pair<std::string, int>, Sum> by_threads_;
 };

@@ -16,6 +16,7 @@
 #include "sweep/kv_walk.hpp"
 #include "sweep/memory_plan.hpp"
 #include "sweep/memory_watch.hpp"
+#include "sweep/repetition_rule.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
@@ -69,8 +70,11 @@ SweepRunner::SweepRunner(Plan& plan, RunListener& listener, counters::CounterBac
                          std::string run_id)
     : plan_(plan), listener_(listener), counters_(counters), run_id_(std::move(run_id)) {}
 
+SweepRunner::~SweepRunner() = default;
+
 RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
   RunOutcome out;
+  reps_ = std::make_unique<RepetitionRule>(plan_, RepetitionRule::Clock::now());
   for (size_t mi = 0; mi < plan_.models.size(); ++mi) {
     if (stop.load()) break;
     run_model(mi, stop, out);
@@ -379,8 +383,8 @@ void SweepRunner::open_lane(Lane& lane, const MemoryShape& shape,
   lane.em->memory->context_created(engine_memory_figures(lane.ctx->creation_log()),
                                    context_footprint(shape, cg.params, plan_.spec.load_mode).kv);
   lane.context_made = true;
-  const WalkInputs in{*lane.ctx, cg,   plan_.spec,        tokens,         counters_,
-                      listener_, stop, &lane.in_progress, lane.ctx->pid()};
+  const WalkInputs in{*lane.ctx, cg,   plan_.spec,        tokens,          counters_,
+                      listener_, stop, &lane.in_progress, lane.ctx->pid(), reps_.get()};
   lane.walk = std::make_unique<KvWalk>(in, lane.points,
                                        [this](const PlannedPoint& p) { return wanted(p); });
 }

@@ -20,8 +20,9 @@
 
 namespace moesweep {
 
-class MemoryWatch;   // sweep/memory_watch.hpp
-struct MemoryShape;  // sweep/memory_plan.hpp
+class MemoryWatch;     // sweep/memory_watch.hpp
+class RepetitionRule;  // sweep/repetition_rule.hpp
+struct MemoryShape;    // sweep/memory_plan.hpp
 
 // sweep --trace-routing: hands out the observer that records one context's
 // routing (every timed PP and TG token of its points), and is told when the
@@ -47,6 +48,7 @@ class SweepRunner {
   // the caller's (RunSession's).
   SweepRunner(Plan& plan, RunListener& listener, counters::CounterBackend& counters,
               std::string run_id);
+  ~SweepRunner();
   // Points whose key_string() is in `done` are not measured again (resume).
   void skip_points(std::set<std::string> done) { done_ = std::move(done); }
   // Adds active bytes, roofline and efficiency to every ok record.
@@ -90,6 +92,7 @@ class SweepRunner {
   std::set<int> finished_;  // point indices recorded in this run
   RooflineAnnotator* annotator_ = nullptr;
   RoutingTraceFactory* traces_ = nullptr;
+  std::unique_ptr<RepetitionRule> reps_;  // made when the run starts: --max-time counts from it
 };
 
 // Fixed-seed random tokens in [0, n_vocab): realistic expert routing (a

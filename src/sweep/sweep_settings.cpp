@@ -98,7 +98,15 @@ const std::vector<SweepSetting>& sweep_settings() {
       {"target-ci", "--target-ci", nullptr,
        "repeat each point until the 95% CI half-width of its mean speed is within this percent",
        K::kValue, L::kWalk},
-      {"max-repetitions", "--max-repetitions", nullptr, "most repetitions per point with --target-ci (20)",
+      {"target-mde", "--target-mde", nullptr,
+       "repeat until every compared cell's minimum detectable effect (compare's default test, "
+       "90% power, Holm over the cells) is within this percent; engines stay interleaved",
+       K::kValue, L::kWalk},
+      {"max-repetitions", "--max-repetitions", nullptr,
+       "most repetitions per point with --target-ci or --target-mde (20)", K::kValue, L::kWalk},
+      {"max-time", "--max-time", nullptr,
+       "seconds after which no point takes repetitions beyond -r (--target-ci, --target-mde); "
+       "each cell gets a fair share of what is left (0 = no limit)",
        K::kValue, L::kWalk},
       {"token-seed", "--token-seed", nullptr, "seed of the random prompt tokens", K::kValue, L::kWalk},
       {"point-timeout", "--point-timeout", nullptr,

@@ -368,6 +368,13 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   spec.n_gen = s.one_int("n-gen", 32, 0);
   spec.repetitions = s.one_int("repetitions", 3, 1);
   spec.target_ci_pct = s.one_number("target-ci", 0, 0);
+  spec.target_mde_pct = s.one_number("target-mde", 0, 0);
+  if (spec.target_mde_pct >= 100)
+    throw UserError(fmt::format("{}: {} is not a percentage below 100", s.flag("target-mde"),
+                                spec.target_mde_pct),
+                    "the smallest slowdown to detect, in percent, e.g. 5",
+                    fmt::format("pass {} 5", s.flag("target-mde")));
+  spec.max_time_s = s.one_number("max-time", 0, 0);
   spec.max_repetitions = s.one_int("max-repetitions", std::max(20, spec.repetitions), 1);
   if (spec.max_repetitions < spec.repetitions) {
     throw UserError(fmt::format("{}: {} is below --repetitions {}", s.flag("max-repetitions"),
@@ -473,6 +480,8 @@ nlohmann::json SweepSpec::to_json() const {
       {"allow_oversubscribe", allow_oversubscribe}};
   if (!sim_cache.empty()) j["sim_cache"] = sim_cache;
   // Only when used: the plans (and plan ids) of sweeps without it stay as they were.
+  if (target_mde_pct > 0) j["target_mde_pct"] = target_mde_pct;
+  if (max_time_s > 0) j["max_time_s"] = max_time_s;
   if (cotenants != std::vector<std::string>{""}) j["cotenants"] = cotenants;
   if (!cotenant_cpus.empty()) j["cotenant_cpus"] = cotenant_cpus;
   if (point_timeout_s != SweepSpec{}.point_timeout_s) j["point_timeout_s"] = point_timeout_s;

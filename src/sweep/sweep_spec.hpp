@@ -66,7 +66,14 @@ struct SweepSpec {
   int n_gen = 32;
   int repetitions = 3;       // the minimum with target_ci_pct
   double target_ci_pct = 0;  // repeat until the 95% CI half-width of the mean is within it; 0 = off
-  int max_repetitions = 20;  // the most repetitions target_ci_pct may take
+  int max_repetitions = 20;  // the most repetitions target_ci_pct / target_mde_pct may take
+  // Repeat until every compared cell's minimum detectable effect (compare's
+  // default test and Holm over the cells, 90% power) is within this percent;
+  // 0 = off (sweep/repetition_rule.hpp).
+  double target_mde_pct = 0;
+  // Seconds of the sweep after which no point takes a repetition beyond -r
+  // (--target-ci / --target-mde stop adding); 0 = no limit.
+  double max_time_s = 0;
   double point_timeout_s = 1800;  // an engine call of a point longer than this: hung (0 = none)
   uint64_t token_seed = 1234;
   // engine builds to measure every point on (engine/engine_registry.hpp), in

@@ -1,7 +1,8 @@
 // Real engine builds side by side (issue 19): `moesweep engine add` builds a
 // worker against llama.cpp v0.5.0 from the npm registry (node-llama-cpp@3.22.1,
 // prebuilt) and against the pinned v0.4.0 with a planted regression (the
-// worker spins 3 ms after every generated token: -DMOESWEEP_PLANTED_TG_DELAY_US).
+// worker spins 3 ms after every generated token: -DMOESWEEP_PLANTED_TG_DELAY_US;
+// or half of each token's decode time: -DMOESWEEP_PLANTED_TG_SLOWDOWN_PCT=50).
 // Both are registered once per build tree (engine/shared_engines.hpp); each
 // costs a worker build (minutes, once).
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "engine/engine_registry.hpp"
 #include "engine/shared_engines.hpp"
 #include "support/test_support.hpp"
 
@@ -57,25 +59,53 @@ TEST(EngineBuilds, TwoReleasesSideBySideInOneSweep) {
   EXPECT_EQ(release_of["v050"], "v0.5.0");
   EXPECT_NE(release_of["default"], "v0.5.0");
   r = test::run_cli("compare " + q(run) + " --engines default,v050");
-  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 4) << r.out << r.err;
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 4 || r.exit_code == 5) << r.out << r.err;
   EXPECT_NE(r.out.find("Engines compared:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("v050: v0.5.0"), std::string::npos) << r.out;
 }
 
-TEST(EngineBuilds, TheAbGateCatchesAPlantedRegression) {
-  ensure_engine("planted", "--release 3.21.1 --cmake-flag -DMOESWEEP_PLANTED_TG_DELAY_US=3000");
-  const fs::path dir = test::scratch_dir();
-  // The CI gate's shape, smaller: one thread, two depths, five repetitions.
+// scripts/regress --base default --new NEW on the CI gate's shape, smaller:
+// one thread, two depths, five repetitions (in `dir`, its work under dir/NEW).
+test::CommandResult ab_gate(const fs::path& dir, const std::string& fresh,
+                            const std::string& compare_args = "") {
   std::ofstream(dir / "gate.json") << R"({"name": "gate", "model": "kimi-k2.5", "scale": "tiny",
     "threads": "1", "depths": "0,256", "ctx-size": 1024, "n-gen": "32", "repetitions": "5",
     "counters": "none"})";
-  const auto r = test::run_shell(with_registry(
-      "MOESWEEP=" + std::string(test::cli_path()) + " REGRESS_DIR=" + q(dir / "regress") + " " +
-      std::string(test::source_dir()) + "/scripts/regress --base default --new planted " +
-      "--profile " + q(dir / "gate.json")));
+  return test::run_shell(with_registry(
+      "MOESWEEP=" + std::string(test::cli_path()) + " REGRESS_DIR=" + q(dir / fresh) + " " +
+      std::string(test::source_dir()) + "/scripts/regress --base default --new " + fresh +
+      " --profile " + q(dir / "gate.json") + compare_args));
+}
+
+TEST(EngineBuilds, TheAbGateCatchesAPlantedRegression) {
+  ensure_engine("planted", "--release 3.21.1 --cmake-flag -DMOESWEEP_PLANTED_TG_DELAY_US=3000");
+  const auto r = ab_gate(test::scratch_dir(), "planted");
   EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
   EXPECT_NE(r.out.find("regression"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("planted TG delay 3000 us"), std::string::npos) << r.out;
+}
+
+// Issue 31: a planted 50% decode slowdown (the worker spins half of each
+// token's own decode time) is a regression (exit 4) on the gate's shape; the
+// A/A gate of two identical builds on the same shape is never one at a strict
+// alpha: it passes or, its MDE above the threshold, says inconclusive (5).
+TEST(EngineBuilds, TheAbGateCatchesAPlantedFiftyPercentSlowdownAndAaIsNeverFour) {
+  ensure_engine("planted50", "--release 3.21.1 --cmake-flag -DMOESWEEP_PLANTED_TG_SLOWDOWN_PCT=50");
+  const fs::path dir = test::scratch_dir();
+  auto r = ab_gate(dir, "planted50");
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  EXPECT_NE(r.out.find("planted TG slowdown 50%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("], MDE "), std::string::npos) << r.out;
+  // this build's own worker under a second name: two real workers of one build
+  RegisteredEngine same;
+  same.name = "same-build";
+  same.source = "this build's worker, registered by hand (test)";
+  same.worker = fs::absolute(fs::path(test::cli_path()).parent_path() / "moesweep-worker");
+  fs::create_directories(test::shared_registry() / "same-build");
+  write_engine_file(test::shared_registry() / "same-build" / "engine.json", same);
+  r = ab_gate(dir, "same-build", " -- --alpha 0.001");
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 5) << r.out << r.err;
+  EXPECT_NE(r.out.find("**Gate: "), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -89,6 +89,41 @@ TEST(SweetSpot, RepeatedThreadCountsAreAveragedAndTotalCoresCount) {
   EXPECT_EQ(s.cores_freed, 28);
 }
 
+// The sweet spot with its uncertainty: the seeds' decode speeds with standard
+// errors from 5 repetitions each. th=12 (91.7%) and th=13 (90.2%) have 95%
+// CIs across the 90% line: they cannot be told apart from it; th=14 (96.6%)
+// and the best are clear of it.
+TEST(SweetSpot, ThreadCountsWhoseCiOverlapsTheLineCannotBeToldApart) {
+  const std::vector<ThreadPoint> pts = {{16, 24.43, 12.94, 0.1, 0.1, 5, 5},
+                                        {14, 21.32, 12.50, 0.1, 0.05, 5, 5},
+                                        {13, 21.58, 11.67, 0.1, 0.05, 5, 5},
+                                        {12, 14.58, 11.86, 0.1, 0.3, 5, 5}};
+  SweetSpotOptions o;
+  o.keep_pp = 0;
+  const SweetSpot s = find_sweet_spot(pts, o);
+  EXPECT_EQ(s.threads, 12);
+  ASSERT_TRUE(s.spread_known);
+  ASSERT_EQ(s.fractions.size(), 4u);
+  for (const ThreadFractions& t : s.fractions) {
+    EXPECT_EQ(t.cannot_tell, t.threads == 12 || t.threads == 13) << t.threads;
+    EXPECT_TRUE(t.tg.known);
+    EXPECT_LE(t.tg.lo, t.tg.value);
+    EXPECT_GE(t.tg.hi, t.tg.value);
+  }
+  // th=12 by hand: 11.86 / 12.94 = 0.9165, log se sqrt((0.3/11.86)^2 + (0.1/12.94)^2) = 0.02645
+  const ThreadFractions& twelve = s.fractions.front();
+  EXPECT_NEAR(twelve.tg.value, 11.86 / 12.94, 1e-12);
+  EXPECT_LT(twelve.tg.lo, 0.9);
+  EXPECT_GT(twelve.tg.hi, 0.9);
+  EXPECT_NE(s.summary.find("cannot tell apart from the 90% line"), std::string::npos) << s.summary;
+  EXPECT_NE(s.summary.find("th=12 (S_TG 92% ["), std::string::npos) << s.summary;
+  EXPECT_NE(s.summary.find("th=13 (S_TG 90% ["), std::string::npos) << s.summary;
+  EXPECT_EQ(to_json(s)["fractions"].size(), 4u);
+  // Without repetitions the uncertainty is unknown, and said so.
+  EXPECT_NE(find_sweet_spot(kSeedThreads).summary.find("uncertainty is unknown"),
+            std::string::npos);
+}
+
 TEST(SweetSpot, NothingMeasured) {
   EXPECT_FALSE(find_sweet_spot({}).found);
 }

@@ -1,6 +1,7 @@
 // compare on recorded sample sets: a known 10% slowdown is flagged, draws from
 // one distribution are not (over many seeds), mismatched keys are reported and
-// never joined, and the CLI exits 4 only on a real regression.
+// never joined, and the CLI exits 4 only on a real regression, 5 when the runs
+// could not have seen one (inconclusive), 0 when they could and saw none.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -43,7 +44,8 @@ void write_jsonl(const LoadedRun& run, const std::filesystem::path& file) {
 }
 
 TEST(Compare, FlagsAKnownTenPercentSlowdown) {
-  const Comparison c = compare_runs(make_run("base", 1, 1.0), make_run("slow", 2, 0.9), {});
+  // 6 against 6 samples: Mann-Whitney can reach Holm's alpha / 12 (2/924 < 0.0042)
+  const Comparison c = compare_runs(make_run("base", 1, 1.0, 6), make_run("slow", 2, 0.9, 6), {});
   ASSERT_EQ(c.points.size(), 6u);  // model_path differs per run and is not in the key
   EXPECT_EQ(c.regressions, 6);     // every TG point, no PP point
   for (const auto& pc : c.points) {
@@ -60,7 +62,7 @@ TEST(Compare, SlowdownDetectionPowerOverSeeds) {
   int flagged = 0, total = 0;
   for (uint64_t seed = 0; seed < 100; ++seed) {
     const Comparison c =
-        compare_runs(make_run("b", 2 * seed + 7, 1.0), make_run("n", 2 * seed + 8, 0.9), {});
+        compare_runs(make_run("b", 2 * seed + 7, 1.0, 6), make_run("n", 2 * seed + 8, 0.9, 6), {});
     flagged += c.regressions;
     total += static_cast<int>(c.points.size());
   }
@@ -159,9 +161,10 @@ TEST(Compare, BaselineSetPoolsRunsSoRunLevelShiftsAreNoise) {
 
 TEST(Compare, CliExitsFourOnlyOnARealRegression) {
   const auto dir = test::scratch_dir();
-  write_jsonl(make_run("base", 11, 1.0), dir / "base.jsonl");
-  write_jsonl(make_run("rerun", 12, 1.0), dir / "rerun.jsonl");
-  write_jsonl(make_run("slow", 13, 0.9), dir / "slow.jsonl");
+  write_jsonl(make_run("base", 11, 1.0, 6, 0.005), dir / "base.jsonl");
+  write_jsonl(make_run("rerun", 12, 1.0, 6, 0.005), dir / "rerun.jsonl");
+  write_jsonl(make_run("slow", 13, 0.9, 6, 0.005), dir / "slow.jsonl");
+  write_jsonl(make_run("noisy", 14, 1.0, 3, 0.10), dir / "noisy.jsonl");
   const std::string db = " --db '" + (dir / "none.sqlite").string() + "'";
   auto r = test::run_cli("compare " + (dir / "base.jsonl").string() + " " +
                          (dir / "slow.jsonl").string() + db);
@@ -179,6 +182,17 @@ TEST(Compare, CliExitsFourOnlyOnARealRegression) {
   r = test::run_cli("compare " + (dir / "base.jsonl").string() + " " +
                     (dir / "slow.jsonl").string() + db + " --threshold 15");
   EXPECT_EQ(r.exit_code, 0) << "a 10% slowdown is under a 15% threshold: " << r.out;
+  // Three noisy samples a side cannot see 5%: inconclusive (5), never a pass.
+  r = test::run_cli("compare " + (dir / "base.jsonl").string() + " " +
+                    (dir / "noisy.jsonl").string() + db);
+  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
+  EXPECT_NE(r.out.find("**Gate: inconclusive: this run cannot detect a 5% regression"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("], MDE "), std::string::npos) << r.out;
+  r = test::run_cli("compare " + (dir / "base.jsonl").string() + " " +
+                    (dir / "noisy.jsonl").string() + db + " --family bogus");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "results/count_compare.hpp"
 #include "support/test_support.hpp"
+#include "util/error.hpp"
 
 namespace moesweep {
 namespace {
@@ -81,7 +82,7 @@ TEST(CountCompare, WhatOneSideLacksIsInconclusiveNotAPass) {
   const CountComparison c = compare_counts(run_of("a", 1e7), b, metrics, 0.0005, {});
   EXPECT_EQ(tg_instructions(c).verdict, CountVerdict::kMissing);
   EXPECT_NE(tg_instructions(c).why.find("no dump"), std::string::npos);
-  EXPECT_EQ(c.exit_status(), kCountsInconclusiveExit);
+  EXPECT_EQ(c.exit_status(), exit_code::kInconclusive);
   EXPECT_NE(count_comparison_markdown(c).find("Inconclusive"), std::string::npos);
   // More work elsewhere still fails the gate.
   b.records[0].pp.counters["instructions_per_token"] = 6e6;
@@ -93,7 +94,7 @@ TEST(CountCompare, WhatOneSideLacksIsInconclusiveNotAPass) {
   two.records.push_back(deeper);
   const CountComparison extra = compare_counts(run_of("a", 1e7), two, metrics, 0.0005, {});
   EXPECT_EQ(extra.only_in_new.size(), 1u);
-  EXPECT_EQ(extra.exit_status(), kCountsInconclusiveExit);
+  EXPECT_EQ(extra.exit_status(), exit_code::kInconclusive);
 }
 
 TEST(CountCompare, RefusesWhatCannotBeCompared) {

@@ -115,7 +115,8 @@ WalkResult walk(const std::function<bool(const PlannedPoint&)>& wanted, Settings
   WalkResult out;
   out.samples.ctx = &ctx;
   const std::atomic<bool> stop{false};
-  const WalkInputs in{ctx, group, spec, tokens, *counters, out.samples, stop, nullptr, ctx.pid()};
+  const WalkInputs in{ctx,         group, spec,    tokens,    *counters,
+                      out.samples, stop,  nullptr, ctx.pid(), nullptr};
   out.finished = run_kv_walk(in, points, wanted, [&](const PlannedPoint& p, Record&& rec) {
     EXPECT_EQ(rec.point_index, p.index);
     out.records.push_back(std::move(rec));

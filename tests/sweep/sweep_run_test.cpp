@@ -262,7 +262,7 @@ TEST(SweepRun, TargetCiRepeatsUntilMaxRepetitionsAndTheTableSaysItWasNotMet) {
   const auto rows = rows_starting_with(r.out, "128");
   ASSERT_EQ(rows.size(), 2u) << r.out;
   for (const auto& row : rows) EXPECT_EQ(row.at(11), "3 max") << r.out;
-  EXPECT_NE(r.out.find("`max`: --target-ci not reached"), std::string::npos);
+  EXPECT_NE(r.out.find("`max`: --target-ci / --target-mde not reached"), std::string::npos);
 }
 
 TEST(SweepRun, TablesFileHoldsWhatStdoutPrinted) {

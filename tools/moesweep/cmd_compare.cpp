@@ -1,6 +1,7 @@
 // `moesweep compare BASE NEW`: the regression gate. Joins two runs on the full
 // point key, tests each point's samples, prints Markdown (or --json), and
-// exits 4 when a real regression beyond --threshold is found.
+// exits 4 when a real regression beyond --threshold is found, 5 when it could
+// not have seen one (inconclusive), 0 when it could and found none.
 #include <fmt/format.h>
 
 #include <memory>
@@ -25,6 +26,7 @@ struct CompareArgs {
   double alpha = 0.05;
   std::string metric = "both";
   std::string test = "auto";
+  std::string family = "holm";
   std::string ignore;
   std::string on;
   bool json = false;
@@ -68,6 +70,7 @@ int run_compare(const CompareArgs& a) {
     throw UserError("--tolerance is for count metrics", "--metric instructions,... with it",
                     "use --threshold for times, or give count metrics");
   options.test = parse_test_kind(a.test);
+  options.family = parse_family(a.family);
   options.ignore = parse_ignored_fields(a.ignore);
   if (!a.on.empty()) {
     if (!a.ignore.empty()) {
@@ -100,7 +103,7 @@ int run_compare(const CompareArgs& a) {
                     "see the nearest keys listed above; --ignore FIELD,... leaves fields out of "
                     "the join");
   }
-  return c.regressions > 0 ? exit_code::kRegression : exit_code::kOk;
+  return gate_exit_code(c.gate);
 }
 
 }  // namespace
@@ -108,7 +111,9 @@ int run_compare(const CompareArgs& a) {
 void add_compare_command(CLI::App& app, CommandRunner& run) {
   auto args = std::make_shared<CompareArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "compare", "compare two runs point by point; exit 4 on a statistically real regression");
+      "compare",
+      "compare two runs point by point; exit 4 on a statistically real regression, 5 when the "
+      "runs could not have seen one of --threshold (inconclusive)");
   cmd->add_option("base", args->base,
                   "baseline: run directory, baseline set, per-class baseline store, "
                   "records.jsonl / sweep-bench JSONL file, or run id")
@@ -130,7 +135,12 @@ void add_compare_command(CLI::App& app, CommandRunner& run) {
                   "with count metrics: the change in percent a count may show and still be the "
                   "same (default 0.01 for instructions and data reads/writes, 1 for misses)");
   cmd->add_option("--test", args->test,
-                  "auto (Mann-Whitney from 4 samples a side, else Welch), welch or mwu")
+                  "auto (paired t on the pairs of one run's engines; else Mann-Whitney from 4 "
+                  "samples a side, Welch below), welch, mwu, paired-t or signed-rank")
+      ->capture_default_str();
+  cmd->add_option("--family", args->family,
+                  "false-alarm control over the cells: holm (any one cell), geomean (the "
+                  "geometric mean ratio per metric) or none")
       ->capture_default_str();
   cmd->add_option("--ignore", args->ignore,
                   "comma list of key fields left out of the join (e.g. model,poll)");

@@ -49,13 +49,19 @@ void print_profile(const HardwareProfile& p) {
 void print_measurement(const BandwidthMeasurement& m, const HardwareProfile& p, bool table) {
   const double theo = p.theoretical_bandwidth_gbps();
   if (table) {
-    fmt::print("{:>8} {:>10} {:>12} {:>12}\n", "threads", "GB/s best", "GB/s median", "of theory");
+    fmt::print("{:>8} {:>12} {:>16} {:>9} {:>10}\n", "threads", "GB/s median", "GB/s peak pass",
+               "passes", "of theory");
     for (const auto& pt : m.points)
-      fmt::print("{:>8} {:>10.1f} {:>12.1f} {:>12}\n", pt.threads, pt.gbps, pt.median_gbps,
+      fmt::print("{:>8} {:>12.1f} {:>16} {:>9} {:>10}\n", pt.threads, pt.gbps,
+                 pt.overlapped_passes > 0 ? fmt::format("{:.1f}", pt.peak_gbps) : "none overlapped",
+                 fmt::format("{}/{}", pt.overlapped_passes, pt.passes),
                  theo > 0 ? fmt::format("{:.0f}%", 100 * pt.gbps / theo) : "-");
+    fmt::print(
+        "(median: the figure; peak: the best pass whose readers all overlapped; passes: "
+        "overlapped/all)\n");
   }
-  fmt::print("measured bandwidth: {:.1f} GB/s at {} threads ({} MiB per thread, {})\n", m.best_gbps,
-             m.best_threads, m.bytes_per_thread >> 20, m.measured_at);
+  fmt::print("measured bandwidth: {:.1f} GB/s at {} threads, median pass ({} MiB per thread, {})\n",
+             m.gbps, m.threads, m.bytes_per_thread >> 20, m.measured_at);
 }
 
 }  // namespace

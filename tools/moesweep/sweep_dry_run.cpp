@@ -6,11 +6,29 @@
 #include "counters/sim_backend.hpp"
 #include "engine/engine_util.hpp"
 #include "sweep/cotenant.hpp"
+#include "sweep/mde_estimate.hpp"
 #include "sweep/memory_plan.hpp"
 #include "sweep/run_storage.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::cli {
+namespace {
+
+// "..20 until the 95% CI is within 2%", "..20 until each cell's MDE is within 5%".
+std::string repetitions_text(const SweepSpec& spec) {
+  std::string out;
+  if (spec.target_ci_pct > 0)
+    out += fmt::format(" until the 95% CI is within {}%", spec.target_ci_pct);
+  if (spec.target_mde_pct > 0)
+    out += fmt::format("{} until each cell's MDE is within {}%", out.empty() ? "" : " and",
+                       spec.target_mde_pct);
+  if (out.empty()) return "";
+  return fmt::format(
+      "..{}{}{}", spec.max_repetitions, out,
+      spec.max_time_s > 0 ? fmt::format(" (--max-time {:g} s)", spec.max_time_s) : "");
+}
+
+}  // namespace
 
 int print_dry_run(const Plan& plan, const std::string& origin) {
   const nlohmann::json s = plan.summary();
@@ -29,19 +47,17 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
       fmt::print("  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}{}\n",
                  cg.params.n_ctx, cg.params.n_batch, cg.params.n_ubatch, cg.params.type_k,
                  cg.params.type_v, flash_attn_name(cg.params.flash_attn), fmt::join(cg.depths, ","),
-                 cg.n_prompt, plan.spec.n_gen, plan.spec.repetitions,
-                 plan.spec.target_ci_pct > 0
-                     ? fmt::format("..{} until the 95% CI is within {}%", plan.spec.max_repetitions,
-                                   plan.spec.target_ci_pct)
-                     : "",
+                 cg.n_prompt, plan.spec.n_gen, plan.spec.repetitions, repetitions_text(plan.spec),
                  cg.invalid_reason.empty() ? "" : "  INVALID: " + cg.invalid_reason);
       std::vector<std::string> threads;
       for (size_t i = 0; i < cg.threads.size(); ++i) {
         const ThreadSettings& t = cg.threads[i];
         const std::string cotenant = i < cg.cotenants.size() ? cg.cotenants[i] : "";
-        threads.push_back(fmt::format("{}/{}{}{}", t.n_threads, t.n_threads_batch,
-                                      t.cpu_mask.empty() ? "" : "@" + t.cpu_mask,
-                                      cotenant.empty() ? "" : "+" + cotenant_label(cotenant)));
+        // piecewise: GCC 12 warns (-Wrestrict) on "+" + std::string inlined here
+        std::string text = fmt::format("{}/{}", t.n_threads, t.n_threads_batch);
+        if (!t.cpu_mask.empty()) (text += '@') += t.cpu_mask;
+        if (!cotenant.empty()) text += fmt::format("+{}", cotenant_label(cotenant));
+        threads.push_back(std::move(text));
       }
       fmt::print("    threads (gen/batch): {}\n", fmt::join(threads, " "));
       const Footprint need = context_footprint(shape, cg.params, mg.load.load_mode);
@@ -55,13 +71,15 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
              s["fill_tokens"].get<int64_t>());
   const auto estimate = estimate_seconds(plan);
   if (estimate)
-    fmt::print(", about {:.0f} s at the speeds of earlier runs of these models\n", *estimate);
+    fmt::print(", about {:.0f} s at -r {} at the speeds of earlier runs of these models\n",
+               *estimate, plan.spec.repetitions);
   else
     fmt::print("; no earlier run of these models to estimate the time from\n");
   if (plan.spec.counters == "sim")  // the engine runs under valgrind
     fmt::print(
         "--counters sim: about {:.0f}x slower under valgrind{}\n", counters::kSimulatedSlowdown,
         estimate ? fmt::format(", about {:.0f} s", *estimate * counters::kSimulatedSlowdown) : "");
+  fmt::print("{}", target_mde_line(plan, SpeedTable::from_runs("results/runs")));
   return exit_code::kOk;
 }
 

@@ -94,14 +94,24 @@ int ggml_type_from_name(const std::string& name, const std::string& flag) {
                   "f16, bf16, q8_0, q4_0, ...", fmt::format("fix {}", flag));
 }
 
-// A planted regression for testing the A/B gate (scripts/regress --base): a
-// worker built with -DMOESWEEP_PLANTED_TG_DELAY_US=N (`engine add ...
+// A planted regression for testing the A/B gate (scripts/regress --base,
+// scripts/bench/engine-gate), inside the timed region, never set otherwise:
+// a worker built with -DMOESWEEP_PLANTED_TG_DELAY_US=N (`engine add ...
 // --cmake-flag -DMOESWEEP_PLANTED_TG_DELAY_US=N`) spins N microseconds after
-// every generated token, inside the timed region. Never set otherwise.
-void Context::spin_planted_delay() {
+// every generated token; one built with -DMOESWEEP_PLANTED_TG_SLOWDOWN_PCT=N
+// spins N% of the token's own decode time, so decode is N% slower at every
+// depth and thread count alike.
+void Context::spin_planted_delay([[maybe_unused]] double token_seconds) {
 #ifdef MOESWEEP_PLANTED_TG_DELAY_US
   const auto until = Clock::now() + std::chrono::microseconds(MOESWEEP_PLANTED_TG_DELAY_US);
   while (Clock::now() < until) {
+  }
+#endif
+#ifdef MOESWEEP_PLANTED_TG_SLOWDOWN_PCT
+  const auto spin =
+      std::chrono::duration<double>(token_seconds * MOESWEEP_PLANTED_TG_SLOWDOWN_PCT / 100.0);
+  const auto until_pct = Clock::now() + std::chrono::duration_cast<Clock::duration>(spin);
+  while (Clock::now() < until_pct) {
   }
 #endif
 }
@@ -139,9 +149,10 @@ double Context::decode(const std::vector<int32_t>& tokens, int pos0, int chunk_t
       batch.logits[i] = chunk == 1 || first + i + 1 == tokens.size();
     }
     if (routing_) routing_->on_decode(static_cast<int>(n), chunk == 1);
+    const auto token_t0 = Clock::now();
     decode_or_throw(&batch, what);
     llama_synchronize(ctx_);
-    if (chunk == 1) spin_planted_delay();
+    if (chunk == 1) spin_planted_delay(seconds_since(token_t0));
     if (chunk == 1) run_planted_work();
   }
   const double seconds = seconds_since(t0);

@@ -59,7 +59,8 @@ class Context {
 
  private:
   void decode_or_throw(void* batch, const char* what);
-  void spin_planted_delay();  // MOESWEEP_PLANTED_TG_DELAY_US builds only (the gate's test)
+  // MOESWEEP_PLANTED_TG_DELAY_US / _SLOWDOWN_PCT builds only (the gate's tests)
+  void spin_planted_delay(double token_seconds);
   const Model& model_;
   ContextParams params_;
   llama_context* ctx_ = nullptr;
