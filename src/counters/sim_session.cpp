@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "counters/callgrind_dump.hpp"
+#include "counters/derived_metrics.hpp"
 #include "counters/sim_backend.hpp"
 
 namespace moesweep::counters {
@@ -62,12 +63,8 @@ class SimSession : public CounterSession {
   json result() const override {
     json out = why_.empty() ? simulated_metrics(events_, tokens_, backend_.cache().ll.line_bytes)
                             : json::object();
-    json sources = json::object();
-    for (const std::string& name : simulated_metric_names()) {
-      if (!why_.empty()) out[name] = {{"unavailable", why_}};
-      sources[name] = "simulated";
-    }
-    out["sources"] = sources;
+    if (!why_.empty()) out = all_unavailable(simulated_metric_names(), why_);
+    mark_sources(out, simulated_metric_names(), "simulated");
     out["simulated"] = {{"cache", sim_cache_label(backend_.cache())},
                         {"caches", sim_cache_text(backend_.cache())},
                         {"tool", creator_.empty() ? "callgrind" : creator_},
@@ -116,8 +113,7 @@ json simulated_metrics(const std::map<std::string, uint64_t>& events, double tok
   if (!missing.empty() || tokens <= 0) {
     const std::string why = tokens <= 0 ? "no token was decoded in this phase"
                                         : fmt::format("callgrind counted no '{}'", missing);
-    for (const std::string& name : simulated_metric_names()) out[name] = {{"unavailable", why}};
-    return out;
+    return all_unavailable(simulated_metric_names(), why);
   }
   const auto n = [&](const char* e) { return static_cast<double>(events.at(e)); };
   const double ll_misses = n("ILmr") + n("DLmr") + n("DLmw");
