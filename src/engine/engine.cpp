@@ -11,6 +11,7 @@
 
 #include "engine/engine_worker.hpp"
 #include "engine/routing_observer.hpp"
+#include "engine/worker_launcher.hpp"
 #include "engine/worker_protocol.hpp"
 #include "util/error.hpp"
 
@@ -29,10 +30,12 @@ const EngineFacts& engine_facts(const std::filesystem::path& worker) {
   static std::mutex mutex;
   static std::map<std::string, EngineFacts> cache;
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(worker.string());
+  // Per launcher too: under valgrind ggml picks another CPU variant (worker_launcher.hpp).
+  const std::string key = worker.string() + "\n" + worker_launcher_text();
+  auto it = cache.find(key);
   if (it == cache.end()) {
     EngineWorker w(worker);
-    it = cache.emplace(worker.string(), w.facts()).first;
+    it = cache.emplace(key, w.facts()).first;
   }
   return it->second;
 }

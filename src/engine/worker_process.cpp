@@ -13,6 +13,7 @@
 #include <cstdlib>
 
 #include "engine/engine_types.hpp"
+#include "engine/worker_launcher.hpp"
 #include "engine/worker_protocol.hpp"
 #include "util/error.hpp"
 
@@ -48,7 +49,7 @@ void close_fd(int& fd) {
 }
 
 // The child's side between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_child(const char* binary, char* const envp[], int in_fd, int out_fd,
+[[noreturn]] void exec_child(char* const argv[], char* const envp[], int in_fd, int out_fd,
                              int err_fd, pid_t parent) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);  // the parent died before prctl
@@ -58,8 +59,7 @@ void close_fd(int& fd) {
   ::dup2(err_fd, 2);
   ::signal(SIGPIPE, SIG_DFL);
   ::signal(SIGINT, SIG_DFL);
-  char* const argv[] = {const_cast<char*>(binary), nullptr};
-  ::execve(binary, argv, envp);
+  ::execve(argv[0], argv, envp);
   const char msg[] = "moesweep-worker: exec failed\n";
   (void)!::write(2, msg, sizeof msg - 1);
   ::_exit(127);
@@ -99,10 +99,15 @@ WorkerProcess::WorkerProcess(const std::filesystem::path& binary) {
   std::vector<char*> envp;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  const std::string path = binary.string();
+  // The worker, or a launcher's argv with the worker last (worker_launcher.hpp).
+  std::vector<std::string> args = worker_launcher();
+  args.push_back(binary.string());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   const pid_t parent = ::getpid();
   pid_ = ::fork();
-  if (pid_ == 0) exec_child(path.c_str(), envp.data(), in[0], out[1], err[1], parent);
+  if (pid_ == 0) exec_child(argv.data(), envp.data(), in[0], out[1], err[1], parent);
   ::close(in[0]), ::close(out[1]), ::close(err[1]);
   if (pid_ < 0) {
     ::close(in[1]), ::close(out[0]), ::close(err[0]);

@@ -1,5 +1,6 @@
 #include "report/run_tables.hpp"
 
+#include "report/count_table.hpp"
 #include "report/engine_table.hpp"
 #include "report/memory_table.hpp"
 #include "report/sweep_tables.hpp"
@@ -14,6 +15,8 @@ RunTables render_run_tables(const std::vector<Record>& records, const SweetSpotO
     t.markdown += "\n## engines side by side\n\n" + engines;
   if (const std::string memory = memory_tables(records); !memory.empty())
     t.markdown += "\n## memory\n\n" + memory;
+  if (const std::string counts = count_tables(records); !counts.empty())
+    t.markdown += "\n" + counts;
   for (const SweepBenchFile& f : sweep_bench_files(records)) t.files.emplace_back(f.file, f.text);
   t.noise = noise_summary(records);
   return t;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 
+#include "results/counter_fields.hpp"
 #include "results/point_fields.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_db.hpp"
@@ -161,6 +162,7 @@ void SqliteStore::add_record(const Record& r) {
     }
     if (!phase->counters.is_object()) continue;
     for (const auto& [metric, value] : phase->counters.items()) {
+      if (is_counter_metadata(metric)) continue;  // records.jsonl keeps them
       counter.bind(1, r.run_id).bind(2, key).bind(3, phase_name).bind(4, metric);
       counter.bind_optional(5, counter_value(value));
       const std::string why = counter_unavailable(value);

@@ -28,6 +28,8 @@ Speeds point_speeds(const PointParams& p, const SpeedTable& table, bool* measure
 
 void SpeedTable::add(const Record& r) {
   if (!r.ok || r.pp.speed.mean <= 0 || r.tg.speed.mean <= 0) return;
+  // A point measured under valgrind (--counters sim) ran about 100x slower than native.
+  if (r.tg.counters.contains("simulated") || r.pp.counters.contains("simulated")) return;
   for (Sum* s :
        {&by_model_[r.params.model_name], &by_threads_[{r.params.model_name, r.params.n_threads}]}) {
     s->pp += r.pp.speed.mean;

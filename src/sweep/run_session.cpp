@@ -82,7 +82,11 @@ void RunSession::open() {
   // so a refused sweep leaves no run directory and no database row behind.
   check_model_files(plan_);
   if (resumed_) check_models_unchanged(meta_);
-  counters_ = counters::make_counter_backend(plan_.spec.counters);
+  counters::CounterOptions counter_options = counters::counter_options_from_environment();
+  counter_options.sim_cache = plan_.spec.sim_cache;
+  counters_ = counters::make_counter_backend(plan_.spec.counters, counter_options);
+  if (std::vector<std::string> prefix = counters_->worker_launcher(); !prefix.empty())
+    launcher_.emplace(std::move(prefix));  // before meta.json: its engine facts are valgrind's
   std::unique_ptr<RunListener> db = database_ ? std::make_unique<SqliteSink>(*database_) : nullptr;
   RunDirectory dir = resumed_ ? *resumed_ : RunDirectory::create(request_.out_dir, plan_.spec.name);
   life_ = std::make_unique<RunLifecycle>(dir, std::move(lock_));

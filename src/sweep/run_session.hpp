@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "counters/counter_backend.hpp"
+#include "engine/worker_launcher.hpp"
 #include "results/run_tables.hpp"
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
@@ -119,6 +120,8 @@ class RunSession {
   Plan plan_;
   std::optional<std::filesystem::path> database_;
   std::unique_ptr<counters::CounterBackend> counters_;
+  // --counters sim: the engine workers of this run start under valgrind.
+  std::optional<ScopedWorkerLauncher> launcher_;
   std::vector<RunListener*> extra_;
   // From open(): the directory, its lock, meta.json and the listeners.
   std::unique_ptr<RunLifecycle> life_;

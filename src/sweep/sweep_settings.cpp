@@ -130,7 +130,12 @@ const std::vector<SweepSetting>& sweep_settings() {
        "ik_llama.cpp only: attention's largest batch in MiB, 0 = no limit (default 256)", K::kValue,
        L::kEngine},
       // run
-      {"counters", "--counters", nullptr, "hardware counters: auto, perf, likwid, none", K::kValue, L::kRun},
+      {"counters", "--counters", nullptr,
+       "counters: auto, perf, likwid, none; sim = instructions and simulated cache misses under "
+       "valgrind (one thread, about 100x slower)", K::kValue, L::kRun},
+      {"sim-cache", "--sim-cache", nullptr,
+       "the caches --counters sim simulates, e.g. 'LL=512MiB,16 D1=48KiB,12' (default LL 32 MiB "
+       "16-way, D1 and I1 32 KiB 8-way, 64-byte lines)", K::kValue, L::kRun},
       {"allow-oversubscribe", "--allow-oversubscribe", nullptr, "allow more threads than logical CPUs",
        K::kSwitch, L::kRun},
   });

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "counters/sim_cache.hpp"
 #include "engine/context_rules.hpp"
 #include "engine/engine_registry.hpp"
 #include "model/twin_routing.hpp"
@@ -36,6 +37,30 @@ std::string as_text(const nlohmann::json& v) {
     return fmt::format("{}", fmt::join(parts, ","));
   }
   return v.dump();
+}
+
+// --counters sim: valgrind runs one thread at a time and ggml's threads spin
+// while they wait, so two runs at -t 2 counted 1.5% apart (docs/counters.md);
+// exact counts need one thread, for generation and for batches alike.
+void check_sim_counters(const SweepSpec& spec, const std::string& counters_flag,
+                        const std::string& cache_flag) {
+  if (spec.counters != "sim") {
+    if (!spec.sim_cache.empty())
+      throw UserError(fmt::format("{} is set but the counters are '{}'", cache_flag, spec.counters),
+                      "--sim-cache only with --counters sim",
+                      "add --counters sim, or drop --sim-cache");
+    return;
+  }
+  counters::parse_sim_cache(spec.sim_cache, cache_flag);
+  for (const std::vector<int>* list : {&spec.threads, &spec.threads_batch})
+    for (int t : *list)
+      if (t > 1)
+        throw UserError(
+            fmt::format("{}: sim counts are exact at one thread only, and {} threads are asked for",
+                        counters_flag, t),
+            "-t 1 (and -tb 1) with --counters sim",
+            "use -t 1: under valgrind ggml's threads spin while they wait and two runs at -t 2 "
+            "counted 1.5% apart; for threads, use wall time or hardware counters");
 }
 
 class Settings {
@@ -360,6 +385,8 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
   spec.token_seed = static_cast<uint64_t>(s.one_int("token-seed", 1234, 0));
   spec.point_timeout_s = s.one_number("point-timeout", 1800, 0);
   spec.counters = s.has("counters") ? s.text("counters") : "auto";
+  if (s.has("sim-cache")) spec.sim_cache = s.text("sim-cache");
+  check_sim_counters(spec, s.flag("counters"), s.flag("sim-cache"));
   spec.engines = engine_list(s);
   spec.engine_knobs = engine_knobs(s);
   spec.allow_oversubscribe = s.boolean("allow-oversubscribe", false);
@@ -451,6 +478,7 @@ nlohmann::json SweepSpec::to_json() const {
       {"token_seed", token_seed},
       {"counters", counters},
       {"allow_oversubscribe", allow_oversubscribe}};
+  if (!sim_cache.empty()) j["sim_cache"] = sim_cache;
   // Only when used: the plans (and plan ids) of sweeps without it stay as they were.
   if (target_mde_pct > 0) j["target_mde_pct"] = target_mde_pct;
   if (max_time_s > 0) j["max_time_s"] = max_time_s;

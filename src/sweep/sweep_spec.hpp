@@ -83,6 +83,7 @@ struct SweepSpec {
   EngineKnobs engine_knobs;
   // run
   std::string counters = "auto";
+  std::string sim_cache;  // --sim-cache: the caches --counters sim simulates ("" = its defaults)
   bool allow_oversubscribe = false;
 
   // The depth list for one context (validated against n_ctx by the plan).

@@ -111,5 +111,14 @@ TEST(DerivedMetrics, NoRepetitionMeansNoNumbers) {
   for (const auto& [name, value] : m.items()) EXPECT_TRUE(value.contains("unavailable")) << name;
 }
 
+TEST(DerivedMetrics, EachFieldSaysWhichBackendFilledIt) {
+  auto m = derive_metrics(shipped("amd-zen5").metrics, recorded_zen5_tg());
+  mark_sources(m, shipped("amd-zen5").metrics, "hardware");
+  mark_sources(m, std::vector<std::string>{"instructions_per_token"}, "simulated");  // absent
+  EXPECT_EQ(m.at("sources").at("dram_bytes_per_token"), "hardware");
+  EXPECT_EQ(m["sources"].at("dram_read_gbps"), "hardware");
+  EXPECT_FALSE(m["sources"].contains("instructions_per_token"));  // only fields the phase has
+}
+
 }  // namespace
 }  // namespace moesweep::counters

@@ -16,6 +16,7 @@
 #include "hw/cache_probe.hpp"
 #include "hw/topology.hpp"
 #include "l3_run_steps.hpp"
+#include "l3_sim_run.hpp"
 #include "l3_validate.hpp"
 #include "report/working_set.hpp"
 #include "results/run_source.hpp"
@@ -120,6 +121,7 @@ int run_l3_run(const L3RunOptions& o) {
 
 void add_l3_run_command(CLI::App& app, CommandRunner& run) {
   auto o = std::make_shared<L3RunOptions>();
+  auto sim = std::make_shared<L3SimCli>();
   CLI::App* cmd =
       app.add_subcommand("l3-run",
                          "the working-set experiment end to end: usable cache, memory-bound shape, "
@@ -141,7 +143,10 @@ void add_l3_run_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--db", o->db, "results database (default: none)");
   cmd->add_flag("!--no-dense", o->dense, "leave out the dense twin of the same active bytes");
   cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
-  cmd->callback([&run, o] { run = [o] { return run_l3_run(*o); }; });
+  add_l3_sim_options(*cmd, *sim);
+  cmd->callback([&run, o, sim] {
+    run = [o, sim] { return sim->simulate ? run_l3_sim(*sim, *o) : run_l3_run(*o); };
+  });
 }
 
 }  // namespace moesweep::cli

@@ -100,4 +100,13 @@ std::filesystem::path run_experiment(const L3Shape& shape, int dense_ff, const L
   return measure(session, o.quiet, true);
 }
 
+std::filesystem::path run_l3_sweep(std::map<std::string, nlohmann::json> settings,
+                                   const L3RunOptions& o, const std::filesystem::path& out_dir,
+                                   bool trace) {
+  L3RunOptions here = o;
+  here.out_dir = out_dir.string();
+  RunSession session(request_for(std::move(settings), here, false));
+  return measure(session, o.quiet, trace);
+}
+
 }  // namespace moesweep::cli

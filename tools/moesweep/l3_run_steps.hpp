@@ -3,6 +3,8 @@
 // (the largest pool of a shape, to check it is memory-bound) and the
 // experiment (every pool in randomised blocks, routing traced).
 #include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "sweep/l3_shape.hpp"
@@ -35,5 +37,9 @@ void check_l3_run_options(const L3RunOptions& o);
 PilotResult run_pilot(const L3Shape& shape, const L3RunOptions& o);
 // The whole experiment; returns its run directory.
 std::filesystem::path run_experiment(const L3Shape& shape, int dense_ff, const L3RunOptions& o);
+// One sweep of `settings` to its end (routing traced with `trace`), into `out_dir`; its directory.
+std::filesystem::path run_l3_sweep(std::map<std::string, nlohmann::json> settings,
+                                   const L3RunOptions& o, const std::filesystem::path& out_dir,
+                                   bool trace);
 
 }  // namespace moesweep::cli

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "counters/sim_backend.hpp"
 #include "engine/engine_util.hpp"
 #include "model/twin_builder.hpp"
 #include "model/twin_space.hpp"
@@ -87,6 +88,10 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
                *estimate, plan.spec.repetitions);
   else
     fmt::print("; no earlier run of these models to estimate the time from\n");
+  if (plan.spec.counters == "sim")  // the engine runs under valgrind
+    fmt::print(
+        "--counters sim: about {:.0f}x slower under valgrind{}\n", counters::kSimulatedSlowdown,
+        estimate ? fmt::format(", about {:.0f} s", *estimate * counters::kSimulatedSlowdown) : "");
   fmt::print("{}", target_mde_line(plan, SpeedTable::from_runs("results/runs")));
   return exit_code::kOk;
 }
