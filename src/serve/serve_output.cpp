@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "report/markdown_table.hpp"
+#include "serve/rate_stats.hpp"
 
 namespace moesweep {
 namespace {
@@ -93,9 +95,15 @@ nlohmann::json workload_summary(const WorkloadRun& run) {
                       {"prompt_tokens", prompt_tokens},
                       {"cached_tokens", cached},
                       {"cache_hit_ratio", prompt_tokens ? double(cached) / prompt_tokens : 0.0}};
-  if (!run.requests.empty() && run.requests.front().r.ok)
+  s["cache_protocol"] = run.workload.cache_protocol();
+  if (run.workload.open_loop()) {
+    s["rates"] = run.rates;
+    if (!run.capacity.is_null()) s["capacity"] = run.capacity;
+  } else if (!run.requests.empty() && run.requests.front().r.ok) {
     s["first_ttft_ms"] = run.requests.front().r.ttft_ms;
-  if (!warm_ttft.empty()) s["later_ttft_ms_p50"] = percentile(warm_ttft, 50);
+  }
+  if (!warm_ttft.empty() && !run.workload.open_loop())
+    s["later_ttft_ms_p50"] = percentile(warm_ttft, 50);
   nlohmann::json m = nlohmann::json::object();
   for (const char* name : {"llamacpp:prompt_tokens_total", "llamacpp:prompt_tokens_cached_total",
                            "llamacpp:prompt_seconds_total", "llamacpp:tokens_predicted_total",
@@ -154,6 +162,20 @@ nlohmann::json request_json(const std::string& workload, const RequestRecord& re
   j["itl_ms_mean"] = mean(rec.r.itl_ms);
   j["itl_ms_p50"] = percentile(rec.r.itl_ms, 50);
   j["itl_ms_p99"] = percentile(rec.r.itl_ms, 99);
+  j["tpot_ms"] = rec.r.ok ? sample_of(rec.r).tpot_ms() : -1.0;
+  if (!rec.r.token_ms.empty()) {  // --save-tokens
+    j["token_ms"] = rec.r.token_ms;
+    if (!rec.r.tokens.empty()) j["token_ids"] = rec.r.tokens;
+  }
+  const ArrivalStamp& a = rec.arrival;
+  if (a.rate == 0 && a.phase == "measure") return j;  // closed loop
+  j["request_rate"] = std::isinf(a.rate) ? nlohmann::json("inf") : nlohmann::json(a.rate);
+  j["phase"] = a.phase;
+  j["round"] = a.round;
+  j["index"] = a.index;
+  j["scheduled_s"] = a.scheduled_s;
+  j["lag_ms"] = a.lag_ms;
+  j["queued_ms"] = a.queued_ms;
   return j;
 }
 
