@@ -1,5 +1,6 @@
 #include "serve/open_loop.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -97,7 +98,8 @@ class Dispatch {
     a.scheduled_s = times_[r.index];
     // The dispatcher's lateness is the client's; so is a wait for a worker
     // unless the user capped the requests in flight.
-    a.lag_ms = ms_between(r.due, s_.max_concurrency > 0 ? r.at : sent);
+    // (A server gone releases the rest early: no lag is negative.)
+    a.lag_ms = std::max(0.0, ms_between(r.due, s_.max_concurrency > 0 ? r.at : sent));
     a.queued_ms = s_.max_concurrency > 0 ? ms_between(r.at, sent) : 0;
     CompletionRequest req = request_(r.index);
     if (sender_.stopped()) {  // released, then Ctrl-C before a worker took it

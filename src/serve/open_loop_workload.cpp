@@ -9,6 +9,7 @@
 #include "serve/open_loop.hpp"
 #include "serve/rate_stats.hpp"
 #include "serve/request_sender.hpp"
+#include "serve/serve_output.hpp"
 #include "serve/traffic_prompts.hpp"
 #include "util/error.hpp"
 
@@ -37,35 +38,6 @@ struct Measured {
 size_t requests_per_rate(const TrafficOptions& t) {
   if (t.num_requests > 0) return static_cast<size_t>(t.num_requests);
   return t.duration_s > 0 ? kMaxRequestsPerRate : kDefaultRequests;
-}
-
-// A counter's change, summed over its label sets ("name{...} value" lines); nullopt when absent.
-std::optional<double> delta(const std::map<std::string, double>& before,
-                            const std::map<std::string, double>& after, const std::string& name) {
-  std::optional<double> d;
-  for (const auto& [key, v] : after) {
-    if (key != name && key.rfind(name + "{", 0) != 0) continue;
-    const auto b = before.find(key);
-    d = d.value_or(0) + v - (b == before.end() ? 0 : b->second);
-  }
-  return d;
-}
-
-// The server's own prompt-cache hit ratio over the rate: llama-server's
-// cached / (cached + processed) prompt tokens, or vLLM's prefix-cache hits / queries.
-nlohmann::json server_hits(const std::map<std::string, double>& before,
-                           const std::map<std::string, double>& after) {
-  const auto cached = delta(before, after, "llamacpp:prompt_tokens_cached_total");
-  const auto processed = delta(before, after, "llamacpp:prompt_tokens_total");
-  if (cached && processed && *cached + *processed > 0)
-    return {{"hit_ratio", *cached / (*cached + *processed)},
-            {"from", "llamacpp:prompt_tokens_cached_total / (+ llamacpp:prompt_tokens_total)"}};
-  const auto hits = delta(before, after, "vllm:prefix_cache_hits_total");
-  const auto queries = delta(before, after, "vllm:prefix_cache_queries_total");
-  if (hits && queries && *queries > 0)
-    return {{"hit_ratio", *hits / *queries},
-            {"from", "vllm:prefix_cache_hits_total / vllm:prefix_cache_queries_total"}};
-  return {{"hit_ratio", nullptr}, {"from", "the server's /metrics has no prompt-cache counters"}};
 }
 
 // The prompt cache as the answers' cache_n saw it; a request that should
@@ -140,8 +112,9 @@ void warm_up(Context& c, RequestSender& s) {
   }
 }
 
-// One rate, a round of its own: flushed, warmed, primed, measured, summarised.
-Measured measure(Context& c, double rate) {
+// One rate, a round of its own: flushed, warmed, primed, measured, summarised;
+// its arrivals end by `max_duration_s` too (> 0: the capacity search's budget left).
+Measured measure(Context& c, double rate, double max_duration_s = 0) {
   const int round = ++c.round;
   if (c.w.flush == "restart" && c.restart) c.client = c.restart();
   RequestSender s(*c.client, c.hooks, c.run);
@@ -155,11 +128,14 @@ Measured measure(Context& c, double rate) {
     s.send(p, 1, prime);
   const size_t first = c.run.requests.size();
   const auto before = c.client->metrics();
+  double duration = c.t.duration_s;
+  if (max_duration_s > 0)
+    duration = duration > 0 ? std::min(duration, max_duration_s) : max_duration_s;
   const OpenLoopSettings o{{rate, c.t.burstiness, c.w.seed},
                            round,
                            c.t.max_concurrency,
                            requests_per_rate(c.t),
-                           c.t.duration_s};
+                           duration};
   const OpenLoopOutcome out = run_open_loop(
       o, [&c, round](size_t i) { return c.prompts->request(round, i); }, s);
   const bool gone = !s.why_not().empty();
@@ -183,10 +159,10 @@ Measured measure(Context& c, double rate) {
             {"wall_s", out.wall_s},
             {"client", client_lag(c, rate, recs, notes)},
             {"cache", cache_seen(c, recs, notes)},
-            {"server_cache", gone ? nlohmann::json(nullptr) : server_hits(before, after)}});
+            {"server_cache", gone ? nlohmann::json(nullptr) : server_cache_hits(before, after)}});
   if (gone) notes.push_back("the server stopped answering: " + s.why_not());
   if (m.stats.ok > 0 && m.stats.ok < 100)
-    notes.push_back(fmt::format("p99 of {} requests is their largest value", m.stats.ok));
+    notes.push_back("with fewer than 100 requests, p99 is their largest value");
   j["notes"] = notes;
   c.run.rates.push_back(j);
   return m;
@@ -202,12 +178,13 @@ void search_capacity(Context& c) {
     start = m.stats.requests_per_s;
     from = {{"start", "throughput"}, {"throughput_req_per_s", start}};
   }
-  const auto probe = [&c](double rate) -> std::optional<CapacityProbe> {
-    const Measured m = measure(c, rate);
+  const auto elapsed = [t0] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  // A rate runs no longer than the budget left (a low rate's requests take long).
+  const auto probe = [&c, &elapsed](double rate) -> std::optional<CapacityProbe> {
+    const Measured m = measure(c, rate, std::max(1.0, c.t.capacity.budget_s - elapsed()));
     if (m.stop) return std::nullopt;
     return CapacityProbe{rate, m.stats.slos_met(), m.stats.worst_slo_ratio()};
   };
-  const auto elapsed = [t0] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
   CapacityResult r;
   if (start > 0) r = find_capacity(probe, start, c.t.capacity, elapsed);
   c.run.capacity = r.to_json();

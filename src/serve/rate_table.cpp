@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "report/markdown_table.hpp"
 
 namespace moesweep {
@@ -64,9 +66,16 @@ std::string latency_table(const nlohmann::json& rates) {
 std::string rate_tables(const nlohmann::json& s) {
   if (!s.contains("rates") || s["rates"].empty()) return "";
   std::string out = "\n" + throughput_table(s["rates"]) + "\n" + latency_table(s["rates"]);
+  // Each note once, with the rates it came at.
+  std::vector<std::pair<std::string, std::string>> notes;  // note, rates
   for (const auto& r : s["rates"])
-    for (const auto& note : r["notes"])
-      out += fmt::format("  at {} req/s: {}\n", rate_cell(r["rate"]), note.get<std::string>());
+    for (const auto& n : r["notes"]) {
+      const std::string text = n.get<std::string>();
+      auto it = std::find_if(notes.begin(), notes.end(), [&](auto& p) { return p.first == text; });
+      if (it == notes.end()) it = notes.insert(notes.end(), {text, ""});
+      it->second += (it->second.empty() ? "" : ", ") + rate_cell(r["rate"]);
+    }
+  for (const auto& [text, rates] : notes) out += fmt::format("  at {} req/s: {}\n", rates, text);
   if (s.contains("capacity") && s["capacity"].is_object())
     out += fmt::format("  {}\n", s["capacity"]["text"].get<std::string>());
   return out;

@@ -363,10 +363,12 @@ void check_serve_bench_options(const ServeBenchOptions& o) {
   if (o.api != "auto") parse_api(o.api);  // a bad --api before anything starts
   check_traffic_options(o.traffic, o.workloads);
   for (const std::string& f : o.formats)
-    if (f != "vllm")
-      throw UserError(fmt::format("--format '{}'", f),
-                      "vllm (each open-loop rate as vLLM bench serve's --save-result JSON)",
-                      "pass --format vllm, or leave it out");
+    if (f != "vllm" || !o.traffic.active())
+      throw UserError(fmt::format("--format '{}'{}", f,
+                                  f == "vllm" ? " without an open-loop rate to write" : ""),
+                      "vllm, with --request-rate or --find-capacity (each open-loop rate as "
+                      "vLLM bench serve's --save-result JSON)",
+                      "pass --format vllm with a rate, or leave it out");
   for (const Workload& w : o.workloads)
     if (w.open_loop() && w.flush == "restart" && !o.url.empty())
       throw UserError(fmt::format("workload {} flushes the cache by a restart, with --url", w.name),

@@ -47,8 +47,10 @@ void check_traffic_options(const TrafficOptions& t, const std::vector<Workload>&
   check_bound("--max-concurrency", t.max_concurrency, 0, kMaxInFlight, "4");
   check_bound("--duration", t.duration_s, 0, kMaxDurationS, "60");
   check_bound("--num-requests", t.num_requests, 0, kMaxRequestsPerRate, "50");
-  const bool all_at_once = t.find_capacity || std::any_of(t.rates.begin(), t.rates.end(),
-                                                          [](double r) { return std::isinf(r); });
+  // inf, or --find-capacity's first rate (the throughput, all at once)
+  const bool all_at_once =
+      (t.find_capacity && t.rates.empty()) ||
+      std::any_of(t.rates.begin(), t.rates.end(), [](double r) { return std::isinf(r); });
   if (all_at_once && t.num_requests == 0 && t.duration_s > 0)
     throw UserError("a rate of inf (every request at once) bounded only by --duration",
                     "--num-requests to say how many requests are sent at once (--find-capacity "
