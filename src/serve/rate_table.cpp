@@ -21,7 +21,10 @@ std::string slo_cell(const nlohmann::json& rate) {
   if (!rate.contains("slos_met")) return "-";
   std::string missed;
   for (const auto& c : rate["slos"])
-    if (!c["met"].get<bool>()) missed += (missed.empty() ? "" : ", ") + c["slo"].get<std::string>();
+    if (!c["met"].get<bool>()) {
+      if (!missed.empty()) missed += ", ";
+      missed += c["slo"].get<std::string>();
+    }
   return rate["slos_met"].get<bool>() ? "met" : "missed " + missed;
 }
 
@@ -65,7 +68,8 @@ std::string latency_table(const nlohmann::json& rates) {
 
 std::string rate_tables(const nlohmann::json& s) {
   if (!s.contains("rates") || s["rates"].empty()) return "";
-  std::string out = "\n" + throughput_table(s["rates"]) + "\n" + latency_table(s["rates"]);
+  std::string out =
+      fmt::format("\n{}\n{}", throughput_table(s["rates"]), latency_table(s["rates"]));
   // Each note once, with the rates it came at.
   std::vector<std::pair<std::string, std::string>> notes;  // note, rates
   for (const auto& r : s["rates"])
@@ -73,7 +77,8 @@ std::string rate_tables(const nlohmann::json& s) {
       const std::string text = n.get<std::string>();
       auto it = std::find_if(notes.begin(), notes.end(), [&](auto& p) { return p.first == text; });
       if (it == notes.end()) it = notes.insert(notes.end(), {text, ""});
-      it->second += (it->second.empty() ? "" : ", ") + rate_cell(r["rate"]);
+      if (!it->second.empty()) it->second += ", ";
+      it->second += rate_cell(r["rate"]);
     }
   for (const auto& [text, rates] : notes) out += fmt::format("  at {} req/s: {}\n", rates, text);
   if (s.contains("capacity") && s["capacity"].is_object())
