@@ -104,6 +104,18 @@ TEST(CapacitySearch, FindsTheKnownCapacityOfATestDoubleServer) {
   EXPECT_EQ(summary[0]["rates"][0]["rate"], "inf");
   EXPECT_EQ(summary[0]["rates"].size(), c["probes"].size() + 1);
   EXPECT_GT(server.served(), 40 * 3);
+  // report draws the rates (plot_data.json, whether or not matplotlib is here);
+  // compare joins the requests per rate.
+  const auto run = test::only_run_dir(dir / "runs");
+  ASSERT_EQ(test::run_cli(fmt::format("report {}", run.string())).exit_code, 0);
+  const auto plots = read_json_file(run / "report" / "plot_data.json", "plot data");
+  std::string files;
+  for (const auto& fig : plots["serve"]) files += fig["file"].get<std::string>() + " ";
+  for (const char* f : {"ttft_by_rate.png", "tpot_by_rate.png", "goodput_by_rate.png"})
+    EXPECT_NE(files.find(f), std::string::npos) << files;
+  const auto cmp = test::run_cli(fmt::format("compare {} {}", run.string(), run.string()));
+  EXPECT_EQ(cmp.exit_code, 0) << cmp.err;
+  EXPECT_NE(cmp.out.find("ol @ inf req/s"), std::string::npos) << cmp.out;
 }
 
 }  // namespace
