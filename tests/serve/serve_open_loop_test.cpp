@@ -71,14 +71,8 @@ TEST_F(ServeBench, CtrlCStopsTheArrivalsAndEndsTheOpenLoopRunInterrupted) {
                   kTwinFlags, wl.string(), dir_.string()),
       dir_ / "out.txt", dir_ / "err.txt");
   server_pid_ = wait_for_requests(dir_, 3);
-  const pid_t cli = cli_pid_;
   ASSERT_GT(server_pid_, 0) << "no request recorded in time";
-  ::kill(cli, SIGINT);
-  EXPECT_EQ(test::wait_exit_code(cli, std::chrono::seconds(60)), 130);
-  cli_pid_ = -1;
-  EXPECT_FALSE(alive(server_pid_)) << "llama-server left running after Ctrl-C";
-  const auto run = test::only_run_dir(dir_);
-  EXPECT_EQ(read_json_file(run / "meta.json", "meta")["status"], "interrupted");
+  const auto run = interrupt_and_check();
   EXPECT_LT(requests(run).size(), 20u);  // the arrivals stopped: far from 500
   const auto summary = read_json_file(run / "summary.json", "summary");
   EXPECT_TRUE(summary[0]["rates"][0]["interrupted"].get<bool>()) << summary.dump(2);
