@@ -21,6 +21,7 @@
 #include "util/json_fields.hpp"
 #include "util/json_file.hpp"
 #include "util/paths.hpp"
+#include "util/utc_time.hpp"
 
 namespace moesweep {
 
@@ -47,10 +48,6 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) uint64_t read_lines
   }
   Line a = a0 ^ a1 ^ a2 ^ a3 ^ a4 ^ a5 ^ a6 ^ a7;
   return a[0] ^ a[1] ^ a[2] ^ a[3] ^ a[4] ^ a[5] ^ a[6] ^ a[7];
-}
-
-std::string utc_now() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
 
 }  // namespace
@@ -222,7 +219,7 @@ BandwidthMeasurement measure_bandwidth(const BandwidthProbeOptions& options) {
   }
   m.machine_key = machine_key();
   m.cpu_model = cpu_info().model_name;
-  m.measured_at = utc_now();
+  m.measured_at = utc_now_iso8601();
   return m;
 }
 
