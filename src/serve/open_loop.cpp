@@ -13,7 +13,7 @@ namespace moesweep {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr auto kPoll = std::chrono::milliseconds(50);  // how soon Ctrl-C is seen while waiting
+constexpr auto kLoadPoll = std::chrono::milliseconds(50);  // how soon Ctrl-C is seen while waiting
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -62,7 +62,7 @@ class Dispatch {
     while (Clock::now() < due) {
       if (sender_.stopped()) return false;
       if (!sender_.why_not().empty()) return true;
-      std::this_thread::sleep_for(std::min<Clock::duration>(kPoll, due - Clock::now()));
+      std::this_thread::sleep_for(std::min<Clock::duration>(kLoadPoll, due - Clock::now()));
     }
     return !sender_.stopped();
   }
