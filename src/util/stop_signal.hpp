@@ -19,6 +19,9 @@ class StopOnSignal {
   const std::atomic<bool>& flag() const;
   // The flag, for code that takes a plain function (serve's `interrupted`).
   static bool requested();
+  // The flag itself, for code that waits on a child (the engine worker): false
+  // while no StopOnSignal has seen a signal.
+  static const std::atomic<bool>& process_flag();
 };
 
 }  // namespace moesweep
