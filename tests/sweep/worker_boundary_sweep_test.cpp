@@ -52,12 +52,12 @@ while IFS= read -r line; do
 done
 )";
 
+// Each test adds its depths, context size and repetitions.
 const std::string kSweep =
-    "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 -c 256 -ub 64 -n 2 --counters none --no-db "
-    "--quiet";
+    "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 -ub 64 -n 2 --counters none --no-db --quiet";
 
 std::string quoted(const fs::path& p) {
-  return "'" + p.string() + "'";
+  return fmt::format("'{}'", p.string());
 }
 
 std::string slurp(const fs::path& file) {
@@ -134,7 +134,7 @@ void expect_all_failed_with(const std::vector<nlohmann::json>& records, const st
 
 TEST(BoundarySweep, AHungLoadFailsItsPointsAtThePointTimeout) {  // D1
   const ProxySweep s;
-  const auto r = s.sweep("hang_load", "-d 0 -r 1 --point-timeout 2");
+  const auto r = s.sweep("hang_load", "-d 0 -c 256 -r 1 --point-timeout 2");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   expect_all_failed_with(records_of(s.run("hang_load")), "no answer within 2 s (--point-timeout)");
   ASSERT_GT(s.hung_pid(), 0);
@@ -144,9 +144,10 @@ TEST(BoundarySweep, AHungLoadFailsItsPointsAtThePointTimeout) {  // D1
 TEST(BoundarySweep, CtrlCDuringAHungDecodeKeepsTheResultsAndExits130) {  // D2
   const ProxySweep s;
   const fs::path out = s.dir / "runs";
-  const pid_t cli = spawn_shell("exec env " + s.env("hang_decode") + test::cli_path() + " " +
-                                    kSweep + " -d 0,64,128,192 -r 20 --out-dir " + quoted(out),
-                                s.dir / "err");
+  const pid_t cli =
+      spawn_shell("exec env " + s.env("hang_decode") + test::cli_path() + " " + kSweep +
+                      " -d 0,32,64,128 -c 256 -r 20 --out-dir " + quoted(out),
+                  s.dir / "err");
   ASSERT_GT(cli, 0);
   const auto deadline = Clock::now() + std::chrono::seconds(240);
   fs::path run;
@@ -173,7 +174,8 @@ TEST(BoundarySweep, ImpossibleDecodeTimesFailTheirPointsAndTheRunStaysReadable) 
   const ProxySweep s;
   for (auto [seconds, why] : {std::pair{"5e-324", "below the"}, {"1e9", "by moesweep's clock"}}) {
     SCOPED_TRACE(seconds);
-    const auto r = s.sweep("decode_time", "-d 0 -r 1", fmt::format("FAKE_SECONDS={}", seconds));
+    const auto r =
+        s.sweep("decode_time", "-d 0 -c 256 -r 1", fmt::format("FAKE_SECONDS={}", seconds));
     EXPECT_EQ(r.exit_code, 3) << r.err;  // points failed: not exit 2 reading its own file
     const fs::path run = s.run("decode_time");
     expect_all_failed_with(records_of(run), why);
@@ -186,7 +188,7 @@ TEST(BoundarySweep, ImpossibleDecodeTimesFailTheirPointsAndTheRunStaysReadable) 
 
 TEST(BoundarySweep, AWorkerThatMisdescribesTheModelFailsItsPoints) {  // D9
   const ProxySweep s;
-  const auto r = s.sweep("lie_desc", "-d 0 -r 1");
+  const auto r = s.sweep("lie_desc", "-d 0 -c 256 -r 1");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   expect_all_failed_with(records_of(s.run("lie_desc")), "'llama 70B'");
   EXPECT_EQ(slurp(s.run("lie_desc") / "meta.json").find("llama 70B"), std::string::npos);
@@ -212,7 +214,7 @@ TEST(BoundarySweep, TheRecordKeepsWhatTheEngineAppliedAndAnotherThreadCountFails
   EXPECT_NEAR(mem.at("kv_bytes").get<double>() / mem.at("kv_expected_bytes").get<double>(), 1, 0.05)
       << mem;
 
-  r = s.sweep("threads", "-d 0,64 -r 1");
+  r = s.sweep("threads", "-d 0,64 -c 256 -r 1");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   const auto refused = records_of(s.run("threads"));
   expect_all_failed_with(refused, "the engine applied n_threads 3 where the plan asked for 1");
@@ -234,8 +236,11 @@ fs::path registry_with(const fs::path& dir, const std::string& name, const fs::p
 TEST(BoundarySweep, AnEnginesRefusalOrMissingWorkerIsNamed) {  // D17, D18
   const ProxySweep s;
   const fs::path registry = registry_with(s.dir, "liar", s.proxy);
+  // The default engine runs the real worker; only the registered one is the filter.
+  const fs::path real = fs::path(test::cli_path()).parent_path() / "moesweep-worker";
   const auto r =
-      s.sweep("input", "-d 0 -r 1 --engine default,liar", "MOESWEEP_ENGINES=" + quoted(registry));
+      s.sweep("input", "-d 0 -c 256 -r 1 --engine default,liar",
+              "MOESWEEP_ENGINES=" + quoted(registry) + " MOESWEEP_WORKER=" + quoted(real));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("engine 'liar': the engine worker"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("refused its decode request: bad input"), std::string::npos) << r.err;
@@ -243,7 +248,7 @@ TEST(BoundarySweep, AnEnginesRefusalOrMissingWorkerIsNamed) {  // D17, D18
   const fs::path ghost = registry_with(s.dir, "ghost", s.dir / "gone" / "moesweep-worker");
   const auto g =
       test::run_shell("MOESWEEP_ENGINES=" + quoted(ghost) + " " + test::cli_path() + " " + kSweep +
-                      " -d 0 -r 1 --engine ghost --out-dir " + quoted(s.dir / "ghost-runs"));
+                      " -d 0 -c 256 -r 1 --engine ghost --out-dir " + quoted(s.dir / "ghost-runs"));
   EXPECT_EQ(g.exit_code, 2) << g.err;
   EXPECT_NE(g.err.find("engine 'ghost': its worker"), std::string::npos) << g.err;
   EXPECT_NE(g.err.find("register it again"), std::string::npos) << g.err;
