@@ -228,6 +228,10 @@ std::string CotenantProcess::read_line(double timeout_s) {
 }
 
 void CotenantProcess::end_child() {
+  if (pid_ <= 0) {  // reaped already (not_ready): never kill(-1), which is every process
+    end_process_tree({}, tree_mark_);
+    return;
+  }
   kill(pid_, SIGTERM);  // it ends its own tree (the user's command) and reports
   const auto deadline = Clock::now() + std::chrono::duration<double>(kGraceS);
   int status = 0;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -144,15 +145,26 @@ TEST(Cotenant, DestructorEndsTheLoadWhenAnErrorUnwinds) {
 }
 
 TEST(Cotenant, AnExecutableWithoutTheLoadIsAClearError) {
+  // A bystander: a load that ended by itself is reaped already, and ending it
+  // must never signal pid -1 (every process of the user) in its place.
+  const pid_t bystander = ::fork();
+  if (bystander == 0) {
+    ::execl("/bin/sleep", "sleep", "60", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ASSERT_GT(bystander, 0);
   try {
     CotenantProcess load("stream", {last_cpu()}, "/bin/false");
-    FAIL() << "started";
+    ADD_FAILURE() << "started";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("did not start"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("it ended (exit 1) before it was ready"),
               std::string::npos)
         << e.what();
   }
+  EXPECT_TRUE(alive(bystander)) << "ending the co-tenant signalled an unrelated process";
+  ::kill(bystander, SIGKILL);
+  ::waitpid(bystander, nullptr, 0);
 }
 
 // The pid a command wrote to `file` (0 when it has not within 2 s).
