@@ -35,10 +35,6 @@ constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMaxThreads = 1 << 20;
 
-// A field an older worker does not send: 0 when absent, else ranged.
-int optional_int(const nlohmann::json& j, std::string_view key, int64_t lo, int64_t hi,
-                 std::string_view what);
-
 // A reply's free text ("error", "expected", "fix"): "" when absent or not a string.
 std::string text_or_empty(const nlohmann::json& reply, const char* key) {
   if (!reply.is_object()) return {};
@@ -63,6 +59,7 @@ int64_t int_field(const nlohmann::json& j, std::string_view key, int64_t lo, int
 }
 
 namespace {
+// A field an older worker does not send: 0 when absent, else ranged.
 int optional_int(const nlohmann::json& j, std::string_view key, int64_t lo, int64_t hi,
                  std::string_view what) {
   return j.contains(std::string(key)) ? static_cast<int>(int_field(j, key, lo, hi, what)) : 0;

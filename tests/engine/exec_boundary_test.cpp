@@ -49,6 +49,7 @@ case "$FAKE_MODE" in
   nan) echo '{"n_kv_max": 192, "pp": 64, "tg": 4, "n_kv": 0, "t_pp": nan, "speed_pp": nan, "t_tg": 0.001, "speed_tg": 4000}' ;;
   hang) row 0 0.001 0.001; exec >&- 2>&-; echo $$ > "$FAKE_PID"; exec sleep 600 ;;
   daemon) setsid sh -c 'echo $$ > "$FAKE_PID"; exec sleep 600' &
+          while [ ! -s "$FAKE_PID" ]; do sleep 0.01; done  # the daemon is up
           row 0 0.001 0.001; row 64 0.001 0.001 ;;
   *) row 0 0.001 0.001; row 64 0.001 0.001 ;;
 esac
@@ -105,14 +106,6 @@ struct ExecSweep {
   }
 };
 
-bool alive(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  const size_t close = stat.rfind(')');
-  return close != std::string::npos && stat.size() > close + 2 && stat[close + 2] != 'Z';
-}
-
 // Every record failed, with `why` in its error.
 void expect_all_failed_with(const std::vector<nlohmann::json>& records, const std::string& why) {
   ASSERT_FALSE(records.empty());
@@ -163,7 +156,7 @@ TEST(ExecBoundary, AToolThatClosesItsOutputAndStaysIsEndedAtItsDeadline) {  // D
   expect_all_failed_with(s.run("fake", "hang", 3, "--point-timeout 1"),
                          "closed its output but did not end within 2 s");
   ASSERT_GT(s.tool_pid(), 0);
-  EXPECT_FALSE(alive(s.tool_pid())) << "the tool outlived its deadline";
+  EXPECT_FALSE(test::process_alive(s.tool_pid())) << "the tool outlived its deadline";
 }
 
 TEST(ExecBoundary, ADaemonTheToolStartedEndsWithItsRun) {  // D13
@@ -171,7 +164,8 @@ TEST(ExecBoundary, ADaemonTheToolStartedEndsWithItsRun) {  // D13
   s.add("fake", "llama-sweep-bench", kFakeSweepBench);
   for (const nlohmann::json& rec : s.run("fake", "daemon", 0)) EXPECT_TRUE(rec.at("ok")) << rec;
   ASSERT_GT(s.tool_pid(), 0);
-  EXPECT_FALSE(alive(s.tool_pid())) << "the tool's setsid() daemon outlived the sweep";
+  EXPECT_FALSE(test::process_alive(s.tool_pid()))
+      << "the tool's setsid() daemon outlived the sweep";
 }
 
 }  // namespace

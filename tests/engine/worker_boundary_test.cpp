@@ -63,21 +63,6 @@ std::string answers_load_and_context() {
 // Hangs: writes its pid (the sleep's, by exec) and never answers.
 const char* const kHang = "echo $$ > \"$PID_FILE\"; exec sleep 600\n";
 
-bool alive(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  const size_t close = stat.rfind(')');
-  return close != std::string::npos && stat.size() > close + 2 && stat[close + 2] != 'Z';
-}
-
-bool gone_within(pid_t pid, std::chrono::seconds limit) {
-  const auto end = Clock::now() + limit;
-  while (alive(pid) && Clock::now() < end)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  return !alive(pid);
-}
-
 ModelLoadParams load_of(const std::string& path) {
   ModelLoadParams p;
   p.path = path;
@@ -97,7 +82,7 @@ TEST(WorkerBoundary, ALoadThatNeverAnswersEndsAtThePointTimeout) {  // D1
     EXPECT_EQ(e.how(), "hung");
   }
   ASSERT_GT(fake.hung_pid(), 0);
-  EXPECT_TRUE(gone_within(fake.hung_pid(), std::chrono::seconds(5)));
+  EXPECT_TRUE(test::gone_within(fake.hung_pid(), std::chrono::seconds(5)));
 }
 
 TEST(WorkerBoundary, AContextThatNeverComesEndsAtThePointTimeout) {  // D1
@@ -109,7 +94,7 @@ TEST(WorkerBoundary, AContextThatNeverComesEndsAtThePointTimeout) {  // D1
   } catch (const EngineCrash& e) {
     EXPECT_NE(std::string(e.what()).find("during context"), std::string::npos) << e.what();
   }
-  EXPECT_TRUE(gone_within(fake.hung_pid(), std::chrono::seconds(5)));
+  EXPECT_TRUE(test::gone_within(fake.hung_pid(), std::chrono::seconds(5)));
 }
 
 TEST(WorkerBoundary, TheStopFlagEndsAHungCallWithinASecond) {  // D2
@@ -129,7 +114,7 @@ TEST(WorkerBoundary, TheStopFlagEndsAHungCallWithinASecond) {  // D2
   // Not a timing test: a call that waited for its 600 s deadline would fail here.
   EXPECT_LT(Clock::now() - t0, std::chrono::seconds(120));
   ASSERT_GT(fake.hung_pid(), 0);
-  EXPECT_TRUE(gone_within(fake.hung_pid(), std::chrono::seconds(5)));
+  EXPECT_TRUE(test::gone_within(fake.hung_pid(), std::chrono::seconds(5)));
   try {
     throw WorkerInterrupted("decode");
   } catch (const UserError& e) {
@@ -151,7 +136,7 @@ TEST(WorkerBoundary, AWorkerThatStopsReadingCannotBlockARequest) {  // D3
         << e.what();
     EXPECT_NE(std::string(e.what()).find("(--point-timeout)"), std::string::npos) << e.what();
   }
-  EXPECT_TRUE(gone_within(fake.hung_pid(), std::chrono::seconds(5)));
+  EXPECT_TRUE(test::gone_within(fake.hung_pid(), std::chrono::seconds(5)));
 }
 
 TEST(WorkerBoundary, ASetsidGrandchildOfTheWorkerEndsWithIt) {  // D13
@@ -165,7 +150,8 @@ TEST(WorkerBoundary, ASetsidGrandchildOfTheWorkerEndsWithIt) {  // D13
   pid_t pid = 0;
   std::ifstream(grandchild) >> pid;
   ASSERT_GT(pid, 0) << "the fake's grandchild did not start";
-  EXPECT_TRUE(gone_within(pid, std::chrono::seconds(5))) << "the setsid() grandchild survived";
+  EXPECT_TRUE(test::gone_within(pid, std::chrono::seconds(5)))
+      << "the setsid() grandchild survived";
 }
 
 TEST(WorkerBoundary, ADeadlineIsCalledByItsOwnName) {  // D18

@@ -10,7 +10,6 @@
 // The misbehaving worker is a test double: the real worker behind a bash
 // filter that hangs, or rewrites one kind of answer, as $FAKE_MODE says (the
 // real engine cannot be made to do these things on purpose).
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -65,33 +64,11 @@ std::string slurp(const fs::path& file) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-bool alive(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  const size_t close = stat.rfind(')');
-  return close != std::string::npos && stat.size() > close + 2 && stat[close + 2] != 'Z';
-}
-
 std::vector<nlohmann::json> records_of(const fs::path& run) {
   std::vector<nlohmann::json> out;
   for (const std::string& line : test::read_lines(run / "records.jsonl"))
     out.push_back(nlohmann::json::parse(line));
   return out;
-}
-
-// `command` in the background (sh -c, which execs it: the pid is moesweep's),
-// its stdout and stderr to `log`.
-pid_t spawn_shell(const std::string& command, const fs::path& log) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  return pid;
 }
 
 struct ProxySweep {
@@ -138,16 +115,16 @@ TEST(BoundarySweep, AHungLoadFailsItsPointsAtThePointTimeout) {  // D1
   EXPECT_EQ(r.exit_code, 3) << r.err;
   expect_all_failed_with(records_of(s.run("hang_load")), "no answer within 2 s (--point-timeout)");
   ASSERT_GT(s.hung_pid(), 0);
-  EXPECT_FALSE(alive(s.hung_pid())) << "the hung worker was left behind";
+  EXPECT_FALSE(test::process_alive(s.hung_pid())) << "the hung worker was left behind";
 }
 
 TEST(BoundarySweep, CtrlCDuringAHungDecodeKeepsTheResultsAndExits130) {  // D2
   const ProxySweep s;
   const fs::path out = s.dir / "runs";
   const pid_t cli =
-      spawn_shell("exec env " + s.env("hang_decode") + test::cli_path() + " " + kSweep +
-                      " -d 0,32,64,128 -c 256 -r 20 --out-dir " + quoted(out),
-                  s.dir / "err");
+      test::spawn_shell("exec env " + s.env("hang_decode") + test::cli_path() + " " + kSweep +
+                            " -d 0,32,64,128 -c 256 -r 20 --out-dir " + quoted(out),
+                        s.dir / "out", s.dir / "err");
   ASSERT_GT(cli, 0);
   const auto deadline = Clock::now() + std::chrono::seconds(240);
   fs::path run;
@@ -156,13 +133,16 @@ TEST(BoundarySweep, CtrlCDuringAHungDecodeKeepsTheResultsAndExits130) {  // D2
       for (const auto& e : fs::directory_iterator(out)) run = e.path();
     if (!run.empty() && !test::read_lines(run / "records.jsonl").empty())
       std::ofstream(s.trigger) << "hang\n";  // the next decode hangs
-    if (::waitpid(cli, nullptr, WNOHANG) == cli) FAIL() << slurp(s.dir / "err");
+    if (::waitpid(cli, nullptr, WNOHANG) == cli)
+      FAIL() << slurp(s.dir / "out") + slurp(s.dir / "err");
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_GT(s.hung_pid(), 0) << "the fake never hung";
   ASSERT_EQ(::kill(cli, SIGINT), 0);
-  EXPECT_EQ(test::wait_exit_code(cli, std::chrono::seconds(60)), 130) << slurp(s.dir / "err");
-  EXPECT_FALSE(alive(s.hung_pid())) << "the hung worker outlived the interrupted sweep";
+  EXPECT_EQ(test::wait_exit_code(cli, std::chrono::seconds(60)), 130)
+      << slurp(s.dir / "out") + slurp(s.dir / "err");
+  EXPECT_FALSE(test::process_alive(s.hung_pid()))
+      << "the hung worker outlived the interrupted sweep";
   const nlohmann::json meta = nlohmann::json::parse(slurp(run / "meta.json"));
   EXPECT_EQ(meta.at("status"), "interrupted");
   const auto records = records_of(run);
