@@ -183,8 +183,8 @@ ExecRun run_exec(const ExecRequest& request, double timeout_s, const std::atomic
   return run;
 }
 
-ExecVersion exec_version(const std::filesystem::path& exe) {
-  const Finished f = run_tool({exe.string(), "--version"}, 30, StopOnSignal::process_flag());
+ExecVersion exec_version(const std::filesystem::path& exe, double timeout_s) {
+  const Finished f = run_tool({exe.string(), "--version"}, timeout_s, StopOnSignal::process_flag());
   // llama.cpp's common: "version: 4012 (8337e4cd)"; "unknown" when built outside git.
   static const std::regex version(R"(version: (\d+) \(([0-9a-f]{6,40})\))");
   const std::string head = f.output.substr(0, 4096);  // what --version says fits in a line

@@ -84,11 +84,12 @@ std::vector<ExecRow> parse_exec_output(ExecTool tool, const std::string& output,
 nlohmann::json exec_blanks(ExecTool tool);
 
 // The tool's `--version`: "6 (abc123)"-style release and commit; empty when it
-// says nothing we can read, or does not end within 30 s.
+// says nothing we can read, or does not end within `timeout_s` (its tree is
+// ended then, like a run's).
 struct ExecVersion {
   std::string release, commit;
 };
-ExecVersion exec_version(const std::filesystem::path& exe);
+ExecVersion exec_version(const std::filesystem::path& exe, double timeout_s = 30);
 
 // One run of the tool: its rows and how long it ran by moesweep's clock (no
 // time it reports can add up to more).

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "engine/exec_tool.hpp"
 #include "engine/shared_engines.hpp"
 #include "support/test_support.hpp"
 
@@ -157,6 +158,24 @@ TEST(ExecBoundary, AToolThatClosesItsOutputAndStaysIsEndedAtItsDeadline) {  // D
                          "closed its output but did not end within 2 s");
   ASSERT_GT(s.tool_pid(), 0);
   EXPECT_FALSE(test::process_alive(s.tool_pid())) << "the tool outlived its deadline";
+}
+
+TEST(ExecBoundary, AVersionThatClosesItsOutputAndStaysIsEndedAtItsDeadline) {  // D4
+  // What `engine add --exec` asks first; the test double hangs there.
+  const fs::path dir = test::scratch_dir();
+  const fs::path tool = dir / "llama-sweep-bench", pid_file = dir / "version.pid";
+  std::ofstream(tool) << "#!/bin/sh\nexec >&- 2>&-\necho $$ > " << shell_quoted(pid_file)
+                      << "\nexec sleep 600\n";
+  ::chmod(tool.c_str(), 0755);
+  const auto t0 = std::chrono::steady_clock::now();
+  const ExecVersion v = exec_version(tool, 1);
+  EXPECT_TRUE(v.release.empty() && v.commit.empty()) << v.release << " " << v.commit;
+  // Not a timing test: a wait without a deadline would not return at all.
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(120));
+  pid_t pid = 0;
+  std::ifstream(pid_file) >> pid;
+  ASSERT_GT(pid, 0) << "the test double never ran";
+  EXPECT_FALSE(test::process_alive(pid)) << "the tool outlived its --version deadline";
 }
 
 TEST(ExecBoundary, ADaemonTheToolStartedEndsWithItsRun) {  // D13
