@@ -24,6 +24,7 @@ namespace moesweep {
 namespace {
 
 namespace fs = std::filesystem;
+using test::expect_all_failed_with;
 using test::shell_quoted;
 
 // A test double for llama-sweep-bench: rows for N_KV 0 and 64 with the
@@ -106,15 +107,6 @@ struct ExecSweep {
     return pid;
   }
 };
-
-// Every record failed, with `why` in its error.
-void expect_all_failed_with(const std::vector<nlohmann::json>& records, const std::string& why) {
-  ASSERT_FALSE(records.empty());
-  for (const nlohmann::json& rec : records) {
-    EXPECT_FALSE(rec.at("ok").get<bool>()) << rec;
-    EXPECT_NE(rec.value("error", std::string()).find(why), std::string::npos) << rec;
-  }
-}
 
 TEST(ExecBoundary, RowsAreCheckedAgainstThePlanEachOtherAndTheClock) {  // D6, D7, D8, D16
   ExecSweep s;

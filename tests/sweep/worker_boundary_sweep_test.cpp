@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "engine/engine_registry.hpp"
+#include "support/run_records.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep {
@@ -30,6 +31,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using test::expect_all_failed_with;
+using test::records_of;
 
 const char* const kProxy = R"(#!/bin/bash
 # Test double: the real worker ($REAL_WORKER) behind a filter.
@@ -64,13 +67,6 @@ std::string slurp(const fs::path& file) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-std::vector<nlohmann::json> records_of(const fs::path& run) {
-  std::vector<nlohmann::json> out;
-  for (const std::string& line : test::read_lines(run / "records.jsonl"))
-    out.push_back(nlohmann::json::parse(line));
-  return out;
-}
-
 struct ProxySweep {
   fs::path dir = test::scratch_dir();
   fs::path proxy = dir / "worker-proxy";
@@ -100,14 +96,6 @@ struct ProxySweep {
     return pid;
   }
 };
-
-void expect_all_failed_with(const std::vector<nlohmann::json>& records, const std::string& why) {
-  ASSERT_FALSE(records.empty());
-  for (const nlohmann::json& rec : records) {
-    EXPECT_FALSE(rec.at("ok").get<bool>()) << rec;
-    EXPECT_NE(rec.value("error", std::string()).find(why), std::string::npos) << rec;
-  }
-}
 
 TEST(BoundarySweep, AHungLoadFailsItsPointsAtThePointTimeout) {  // D1
   const ProxySweep s;
