@@ -20,7 +20,8 @@ enum class Rule {
   kExact,      // any difference changes what the point measures
   kAtLeast,    // more is harmless (the engine rounds up); less changes the point
   kNote,       // any difference is harmless: kept and shown
-  kUnlessSet,  // planned -1 (auto, or a switch left unset): what the engine chose; else exact
+  kUnlessSet,  // planned -1 (auto): what the engine chose; else exact
+  kSwitch,     // ik_llama.cpp's: as kUnlessSet; no setting where neither set nor reported
 };
 
 // One setting the engine is given: how its planned and applied values read,
@@ -62,21 +63,22 @@ const std::vector<Setting>& settings() {
        [](const Sides& s) { return reported(s.context.type_v); }, ""},
       {"flash_attn", Rule::kUnlessSet, [](const Sides& s) { return json(s.plan.flash_attn); },
        [](const Sides& s) { return reported(s.context.flash_attn, -1); }, ""},
-      {"fused_moe", Rule::kUnlessSet, [](const Sides& s) { return json(s.plan.knobs.fused_moe); },
+      {"fused_moe", Rule::kSwitch, [](const Sides& s) { return json(s.plan.knobs.fused_moe); },
        [](const Sides& s) { return reported(s.context.fused_moe, -1); }, ""},
-      {"mla", Rule::kUnlessSet, [](const Sides& s) { return json(s.plan.knobs.mla); },
+      {"mla", Rule::kSwitch, [](const Sides& s) { return json(s.plan.knobs.mla); },
        [](const Sides& s) { return reported(s.context.mla, -1); }, ""},
-      {"attn_max_batch", Rule::kUnlessSet,
+      {"attn_max_batch", Rule::kSwitch,
        [](const Sides& s) { return json(s.plan.knobs.attn_max_batch); },
        [](const Sides& s) { return reported(s.context.attn_max_batch, -1); }, ""},
   };
   return table;
 }
 
-// "" when `applied` is what `planned` asks under `rule`.
+// Whether `applied` is other than what `planned` asks under `rule` (null: unreported, no
+// difference).
 bool differs(Rule rule, const json& planned, const json& applied) {
   if (applied.is_null() || planned == applied) return false;
-  if (rule == Rule::kUnlessSet) return planned != json(-1);
+  if (rule == Rule::kUnlessSet || rule == Rule::kSwitch) return planned != json(-1);
   return true;
 }
 
@@ -84,6 +86,7 @@ bool changes_the_point(Rule rule, const json& planned, const json& applied) {
   switch (rule) {
     case Rule::kExact:
     case Rule::kUnlessSet:
+    case Rule::kSwitch:
       return true;
     case Rule::kAtLeast:
       return applied.get<int64_t>() < planned.get<int64_t>();
@@ -165,7 +168,7 @@ AppliedCheck check_applied(const ContextParams& planned, const ThreadSettings& t
     const json want = s.planned(sides);
     const json got = s.applied(sides);
     // A switch neither set nor reported (a mainline engine has none): not a setting here.
-    if (s.rule == Rule::kUnlessSet && want == json(-1) && got.is_null()) continue;
+    if (s.rule == Rule::kSwitch && want == json(-1) && got.is_null()) continue;
     out.applied[s.name] = got;
     if (!differs(s.rule, want, got)) continue;
     if (changes_the_point(s.rule, want, got))
