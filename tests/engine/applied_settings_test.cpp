@@ -10,32 +10,26 @@
 #include <string>
 
 #include "engine/applied_settings.hpp"
+#include "support/engine_fixtures.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep {
 namespace {
 
+using test::threads;
+
+// n_batch 2048, f16/f16, flash attention auto, no ik switches (the defaults).
 ContextParams plan() {
   ContextParams p;
-  p.n_ctx = 80;
-  p.n_batch = 2048;
-  p.n_ubatch = 64;
-  return p;  // f16/f16, flash attention auto, no ik switches
+  p.n_ctx = 80, p.n_ubatch = 64;
+  return p;
 }
 
-ThreadSettings threads(int n) {
-  ThreadSettings t;
-  t.n_threads = t.n_threads_batch = n;
-  return t;
-}
-
+// What the engine applies of plan() when it applies it all (auto: on).
 AppliedContext as_planned() {
   AppliedContext a;
-  a.n_ctx = 80;
-  a.n_batch = 2048;
-  a.n_ubatch = 64;
+  a.n_ctx = 80, a.n_batch = 2048, a.n_ubatch = 64, a.flash_attn = 1;
   a.type_k = a.type_v = "f16";
-  a.flash_attn = 1;
   return a;
 }
 
