@@ -2,6 +2,7 @@
 #include "engine/engine_util.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 #include <optional>
@@ -138,10 +139,11 @@ Record finish_point(const WalkInputs& in, PointInProgress& r) {
 }
 
 // Untimed fill (or rewind) to `depth`, on the current threads.
-void reach_depth(const WalkInputs& in, int depth, int& filled, int& current_thread) {
+void reach_depth(const WalkInputs& in, int depth, int& filled, int& current_thread,
+                 AppliedThreads& applied) {
   if (depth > filled) {
     if (current_thread < 0) {
-      in.ctx.set_threads(in.group.threads[0]);
+      applied = in.ctx.set_threads(in.group.threads[0]);
       current_thread = 0;
     }
     in.ctx.prefill(slice(in.tokens, filled, depth - filled), filled);
@@ -177,28 +179,57 @@ KvWalk::~KvWalk() = default;
 
 // Points are depth-major (position / threads = depth index). A fill goes
 // straight to the next wanted depth: the same tokens at the same positions as
-// a fill through every depth in between, so the cache holds the same.
-void KvWalk::begin_point(size_t i) {
+// a fill through every depth in between, so the cache holds the same. A
+// point whose settings the engine did not apply as planned is not measured:
+// its check comes back with the failures.
+AppliedCheck KvWalk::begin_point(size_t i) {
   const PlannedPoint& point = *points_[i];
   const size_t di = i / n_threads_;
   const int depth = in_.group.depths[di];
   const int n_prompt = in_.group.n_prompt;
   if (in_.in_progress) *in_.in_progress = &point;  // the fill is charged to it
-  reach_depth(in_, depth, filled_, current_thread_);
+  reach_depth(in_, depth, filled_, current_thread_, applied_threads_);
   // The timed PP covers exactly the tokens a fill to depth + PP would add.
   const bool deeper_wanted = next_wanted((di + 1) * n_threads_) < points_.size();
   const bool pp_is_next_fill = n_prompt > 0 && deeper_wanted && di + 1 < in_.group.depths.size() &&
                                in_.group.depths[di + 1] == depth + n_prompt;
   const bool last_at_depth = next_wanted(i + 1) >= (di + 1) * n_threads_;
   const int thread = static_cast<int>(point.thread);  // the snake's, not the position's
-  if (current_thread_ != thread || !warmed_) {
-    in_.ctx.set_threads(in_.group.threads[point.thread]);
+  const ThreadSettings& threads = in_.group.threads[point.thread];
+  const bool switched = current_thread_ != thread || !warmed_;
+  if (switched) {
+    applied_threads_ = in_.ctx.set_threads(threads);
     current_thread_ = thread;
+  }
+  // The same settings give the same answer: a point after a refused one at
+  // its thread setting is refused too, so a switch is never left unwarmed.
+  AppliedCheck check =
+      check_applied(in_.ctx.params(), threads, in_.ctx.applied(), applied_threads_);
+  if (!check.failures.empty()) return check;
+  if (switched) {
     warm_up(in_, depth, !warmed_);  // after every context creation and thread switch
     warmed_ = true;
     in_.counters.threads_changed(in_.ctx.pid());
   }
   current_ = start_point(in_, point, i, pp_is_next_fill && last_at_depth);
+  current_->rec.extra["applied"] = check.applied;
+  if (!check.notes.empty()) current_->rec.extra["applied_notes"] = check.notes;
+  return check;
+}
+
+// A point the engine would measure with other settings than planned: failed
+// with the reason, unmeasured, the applied values beside it.
+Record KvWalk::refused_point(size_t i, const AppliedCheck& check) {
+  const PlannedPoint& point = *points_[i];
+  Record rec;
+  rec.point_index = point.index;
+  rec.params = point.params;
+  rec.ok = false;
+  rec.error = fmt::format("{}", fmt::join(check.failures, "; "));
+  rec.extra["applied"] = check.applied;
+  if (in_.in_progress) *in_.in_progress = nullptr;
+  next_ = i + 1;
+  return rec;
 }
 
 bool KvWalk::step(const PointDone& done) {
@@ -208,7 +239,13 @@ bool KvWalk::step(const PointDone& done) {
     stopped_ = true;  // a point in progress is dropped, as an interrupted one
     return false;
   }
-  if (!current_) begin_point(i);
+  if (!current_) {
+    const AppliedCheck check = begin_point(i);
+    if (!check.failures.empty()) {
+      done(*points_[i], refused_point(i, check));
+      return true;
+    }
+  }
   measure_repetition(in_, *current_);
   if (another(in_, *current_, current_->rep)) return true;
   Record rec = finish_point(in_, *current_);

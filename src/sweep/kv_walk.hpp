@@ -69,7 +69,8 @@ class KvWalk {
 
  private:
   size_t next_wanted(size_t from) const;
-  void begin_point(size_t index);
+  AppliedCheck begin_point(size_t index);
+  Record refused_point(size_t index, const AppliedCheck& check);
   WalkInputs in_;
   std::vector<const PlannedPoint*> points_;
   std::function<bool(const PlannedPoint&)> wanted_;
@@ -77,6 +78,7 @@ class KvWalk {
   size_t next_ = 0;  // position in points_ to look from
   int filled_ = 0;
   int current_thread_ = -1;
+  AppliedThreads applied_threads_;  // what the engine holds of the current thread setting
   bool warmed_ = false;
   bool stopped_ = false;
   std::unique_ptr<PointInProgress> current_;

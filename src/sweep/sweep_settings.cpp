@@ -110,8 +110,9 @@ const std::vector<SweepSetting>& sweep_settings() {
        K::kValue, L::kWalk},
       {"token-seed", "--token-seed", nullptr, "seed of the random prompt tokens", K::kValue, L::kWalk},
       {"point-timeout", "--point-timeout", nullptr,
-       "seconds one engine call of a point may take before the engine counts as hung and the point "
-       "fails (default 1800; 0 = no limit)", K::kValue, L::kWalk},
+       "seconds one engine call may take (loading the model, making a context, each call of a "
+       "point) before the engine counts as hung and its points fail (default 1800; 0 = no limit)",
+       K::kValue, L::kWalk},
       // engines (issue 19)
       {"engine", "--engine", nullptr,
        "engine build(s) to measure every point on, comma-separated names from `moesweep engine "

@@ -35,6 +35,10 @@ const std::atomic<bool>& StopOnSignal::flag() const {
   return g_stop;
 }
 
+const std::atomic<bool>& StopOnSignal::process_flag() {
+  return g_stop;
+}
+
 bool StopOnSignal::requested() {
   return g_stop.load();
 }

@@ -24,6 +24,9 @@ class StopOnSignal {
   static bool requested();
   // SIGINT and SIGTERM received since the constructor.
   static int count();
+  // The flag itself, for code that waits on a child (the engine worker): false
+  // while no StopOnSignal has seen a signal.
+  static const std::atomic<bool>& process_flag();
 };
 
 }  // namespace moesweep

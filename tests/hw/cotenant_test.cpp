@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -169,12 +170,63 @@ TEST(Cotenant, DestructorEndsTheLoadWhenAnErrorUnwinds) {
 }
 
 TEST(Cotenant, AnExecutableWithoutTheLoadIsAClearError) {
+  // A bystander: a load that ended by itself is reaped already, and ending it
+  // must never signal pid -1 (every process of the user) in its place.
+  const pid_t bystander = ::fork();
+  if (bystander == 0) {
+    ::execl("/bin/sleep", "sleep", "60", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ASSERT_GT(bystander, 0);
   try {
     CotenantProcess load("stream", {last_cpu()}, "/bin/false");
-    FAIL() << "started";
+    ADD_FAILURE() << "started";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("did not start"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("it ended (exit 1) before it was ready"),
+              std::string::npos)
+        << e.what();
   }
+  EXPECT_TRUE(alive(bystander)) << "ending the co-tenant signalled an unrelated process";
+  ::kill(bystander, SIGKILL);
+  ::waitpid(bystander, nullptr, 0);
+}
+
+// The pid a command wrote to `file` (0 when it has not within 2 s).
+pid_t pid_from(const std::filesystem::path& file) {
+  pid_t pid = 0;
+  for (int i = 0; i < 200 && !pid; ++i) {
+    std::this_thread::sleep_for(10ms);
+    std::ifstream(file) >> pid;
+  }
+  return pid;
+}
+
+TEST(Cotenant, ASetsidGrandchildOfTheCommandEndsWithIt) {  // issue 35, D13
+  const auto dir = test::scratch_dir();
+  for (const bool moesweep_killed : {false, true}) {
+    const auto pid_file = dir / (moesweep_killed ? "killed.pid" : "stopped.pid");
+    CotenantProcess load(
+        "cmd:setsid sh -c 'echo $$ > " + pid_file.string() + "; exec sleep 300' & exec sleep 300",
+        {last_cpu()}, MOESWEEP_CLI);
+    const pid_t grandchild = pid_from(pid_file);
+    ASSERT_GT(grandchild, 0);
+    // moesweep killed outright: its co-tenant gets SIGTERM (PR_SET_PDEATHSIG)
+    // and ends its own tree; stopped: the same, then moesweep's check.
+    if (moesweep_killed) {
+      ::kill(load.pid(), SIGTERM);
+      EXPECT_TRUE(gone_within(grandchild, 3000ms));
+    }
+    load.stop();
+    EXPECT_TRUE(gone_within(grandchild, 3000ms)) << "the setsid() grandchild survived";
+  }
+}
+
+TEST(Cotenant, ACommandsOwnOutputIsNeverReadAsTheLoadsAnswer) {  // issue 35, D19
+  CotenantProcess load(R"(cmd:echo '{"throughput": 5, "unit": "GB/s"}'; exec sleep 300)",
+                       {last_cpu()}, MOESWEEP_CLI);
+  const nlohmann::json j = load.stop();
+  EXPECT_TRUE(j["throughput"].contains("unavailable")) << j.dump();
 }
 
 // A sweep with a co-tenant, ended by Ctrl-C and by SIGKILL: the co-tenant

@@ -34,6 +34,14 @@ CommandResult run_shell(const std::string& command);
 // to these files; returns its pid (for tests that signal or race it).
 pid_t spawn_cli(const std::string& args, const std::filesystem::path& out,
                 const std::filesystem::path& err);
+// The same for any `sh -c` command (start it with `exec` for the pid to be
+// the program's own).
+pid_t spawn_shell(const std::string& command, const std::filesystem::path& out,
+                  const std::filesystem::path& err);
+// Whether `pid` runs (a zombie does not: it answers kill(0) but is gone).
+bool process_alive(pid_t pid);
+// Whether `pid` is gone by `limit` (looked at every 20 ms).
+bool gone_within(pid_t pid, std::chrono::milliseconds limit);
 // Waits for `pid` up to `limit`; kills it (and fails the test) if it is still
 // running, so no test leaves a moesweep behind. Returns its exit code, or
 // 128 + signal.

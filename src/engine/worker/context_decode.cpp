@@ -164,4 +164,20 @@ int Context::n_ctx() const {
   return static_cast<int>(llama_n_ctx(ctx_));
 }
 
+int Context::n_batch() const {
+  return static_cast<int>(llama_n_batch(ctx_));
+}
+
+int Context::n_ubatch() const {
+  return static_cast<int>(llama_n_ubatch(ctx_));
+}
+
+int Context::n_threads() const {
+  return static_cast<int>(llama_n_threads(ctx_));
+}
+
+int Context::n_threads_batch() const {
+  return static_cast<int>(llama_n_threads_batch(ctx_));
+}
+
 }  // namespace moesweep::worker
