@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "counter_test_data.hpp"
 #include "counters/counter_profile.hpp"
 #include "counters/derived_metrics.hpp"
 #include "counters/metric_formula.hpp"
@@ -11,10 +12,6 @@
 
 namespace moesweep::counters {
 namespace {
-
-CounterProfile shipped(const std::string& name) {
-  return load_counter_profile(profiles_dir() / "counters" / (name + ".json"));
-}
 
 TEST(MetricFormula, PrecedenceParenthesesAndNames) {
   const auto lookup = [](const std::string& id) -> std::optional<double> {

@@ -22,10 +22,6 @@ namespace fs = std::filesystem;
 using test::ensure_engine;
 using test::with_registry;
 
-std::string q(const fs::path& p) {
-  return test::shell_quoted(p);
-}
-
 std::vector<nlohmann::json> records_of(const fs::path& run) {
   std::vector<nlohmann::json> out;
   for (const std::string& line : test::read_lines(run / "records.jsonl"))
@@ -50,7 +46,7 @@ TEST(EngineBuilds, TwoReleasesSideBySideInOneSweep) {
       with_registry(std::string(test::cli_path()) +
                     " sweep -m kimi-k2.5 --scale tiny -t 1 -d 0,64 -c 512 -ub 64 -p 64 -n 8 -r 3 "
                     "--counters none --no-db --engine default,v050 --out-dir " +
-                    q(out)));
+                    test::shell_quoted(out)));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const fs::path run = test::only_run_dir(out);
   std::map<std::string, std::string> release_of;
@@ -60,7 +56,7 @@ TEST(EngineBuilds, TwoReleasesSideBySideInOneSweep) {
   EXPECT_NE(release_of["default"], "v0.5.0");
   // The engines joined point by point, each side named by its build; the exit
   // code is the verdict's: 4 exactly when a point of v050 is a regression.
-  r = test::run_cli("compare " + q(run) + " --engines default,v050 --json");
+  r = test::run_cli("compare " + test::shell_quoted(run) + " --engines default,v050 --json");
   ASSERT_FALSE(r.out.empty()) << r.err;
   const nlohmann::json c = nlohmann::json::parse(r.out);
   EXPECT_EQ(c.at("engines").at("new").get<std::string>().rfind("v050: v0.5.0", 0), 0u) << c;
@@ -91,10 +87,11 @@ test::CommandResult ab_gate(const fs::path& dir, const std::string& fresh,
   std::ofstream(dir / "gate.json") << R"({"name": "gate", "model": "kimi-k2.5", "scale": "tiny",
     "threads": "1", "depths": "0,256", "ctx-size": 1024, "n-gen": "32", "repetitions": "5",
     "counters": "none"})";
-  return test::run_shell(with_registry(
-      "MOESWEEP=" + std::string(test::cli_path()) + " REGRESS_DIR=" + q(dir / fresh) + " " +
-      std::string(test::source_dir()) + "/scripts/regress --base default --new " + fresh +
-      " --profile " + q(dir / "gate.json") + compare_args));
+  return test::run_shell(
+      with_registry("MOESWEEP=" + std::string(test::cli_path()) +
+                    " REGRESS_DIR=" + test::shell_quoted(dir / fresh) + " " +
+                    std::string(test::source_dir()) + "/scripts/regress --base default --new " +
+                    fresh + " --profile " + test::shell_quoted(dir / "gate.json") + compare_args));
 }
 
 TEST(EngineBuilds, TheAbGateCatchesAPlantedRegression) {

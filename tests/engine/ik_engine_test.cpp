@@ -24,17 +24,13 @@ namespace fs = std::filesystem;
 using test::ensure_engine;
 using test::with_registry;
 
-std::string q(const fs::path& p) {
-  return test::shell_quoted(p);
-}
-
 // Portable AVX2 (GGML_NATIVE off): the build, cached across sessions, must
 // run on whichever x86-64 CPU the next session gets. Flash-attention kernels
 // for f16/q8_0 caches only (GGML_IQK_FA_ALL_QUANTS off): the test's caches are
 // f16, and the full set of iqk FA kernels is most of a cold build's time.
 void ensure_ik_engine(const std::string& checkout) {
   ensure_engine("ik",
-                "--ik-llama " + q(checkout) +
+                "--ik-llama " + test::shell_quoted(checkout) +
                     " --cmake-flag -DGGML_NATIVE=OFF --cmake-flag -DGGML_IQK_FA_ALL_QUANTS=OFF");
 }
 
@@ -54,7 +50,7 @@ TEST(IkLlama, OneSweepRunsBothEnginesAndRecordsIkLlamasSwitches) {
       std::string(test::cli_path()) +
       " sweep -m qwen3-moe --scale tiny -t 1,2 --allow-oversubscribe -d 0,64 -c 512 -ub 64 "
       "-p 64 -n 8 -r 2 -fmoe 1 -amb 128 --counters none --no-db --engine default,ik --out-dir " +
-      q(out)));
+      test::shell_quoted(out)));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const fs::path run = test::only_run_dir(out);
   std::map<std::string, int> points;
@@ -78,7 +74,7 @@ TEST(IkLlama, OneSweepRunsBothEnginesAndRecordsIkLlamasSwitches) {
   // ik against default joined point by point although ik ran with its own
   // switches: the join the run's side-by-side table renders (compare's), read
   // as JSON. One pair per point, both sides' repetitions in it.
-  r = test::run_cli("compare " + q(run) + " --engines default,ik --json");
+  r = test::run_cli("compare " + test::shell_quoted(run) + " --engines default,ik --json");
   ASSERT_FALSE(r.out.empty()) << r.err;
   const nlohmann::json c = nlohmann::json::parse(r.out);
   EXPECT_NE(c.at("engines").at("new").get<std::string>().find("fmoe=1 amb=128"), std::string::npos)

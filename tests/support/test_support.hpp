@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -78,6 +79,8 @@ std::string engine_source(const std::string& relative_path);
 // EXPECTED" for the caller to look into; fails the test when `f` accepts.
 std::string refused(const std::function<void()>& f);
 
+inline constexpr uint64_t MiB = uint64_t{1} << 20;
+
 // Non-empty lines of a text file.
 std::vector<std::string> read_lines(const std::filesystem::path& path);
 
@@ -87,3 +90,8 @@ std::vector<std::string> read_lines(const std::filesystem::path& path);
 #define MOESWEEP_TEST_DATA (::moesweep::test::test_data_dir())
 #define MOESWEEP_TEST_TMP (::moesweep::test::test_tmp_dir())
 #define MOESWEEP_SOURCE_DIR (::moesweep::test::source_dir())
+
+namespace moesweep::test {
+// tests/data/proc: recorded /proc files.
+inline const std::filesystem::path kProc = std::filesystem::path(MOESWEEP_TEST_DATA) / "proc";
+}  // namespace moesweep::test
