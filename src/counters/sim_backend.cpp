@@ -71,7 +71,9 @@ std::vector<std::string> SimBackend::worker_launcher() const {
   std::vector<std::string> argv = {valgrind_.string(), "--tool=callgrind", "--cache-sim=yes"};
   for (const std::string& a : valgrind_cache_args(cache_)) argv.push_back(a);
   argv.push_back("--callgrind-out-file=" + (dump_dir_ / "callgrind.out.%p").string());
-  argv.push_back("--dump-line=no");  // totals are what is read: smaller dumps
+  // -q: valgrind's own messages only when something is wrong. (One line per worker,
+  // "warning: L3 cache found, using its data for the LL simulation", still comes:
+  // valgrind prints it while it reads the host's caches, before --LL replaces them.)
   argv.push_back("-q");
   return argv;
 }
