@@ -51,7 +51,11 @@ TEST(L3Sim, EachSizeIsOneSimulatedSweepAndTheTraceIsNative) {
 
 L3SimCurve curve_at(std::vector<uint64_t> sizes) {
   L3SimCurve c;
-  for (uint64_t s : sizes) c.points.push_back({s});
+  for (uint64_t s : sizes) {
+    L3SimPoint p;
+    p.ll_bytes = s;
+    c.points.push_back(p);
+  }
   return c;
 }
 
