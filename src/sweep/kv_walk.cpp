@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -88,36 +91,69 @@ bool another(const WalkInputs& in, const PointInProgress& r, int done) {
                  : needs_another_repetition(in.spec, r.rec, done);
 }
 
-// One repetition at the point's depth (the cache holds exactly N_KV): TG,
-// then PP, each rewound (or the last PP kept as the next depth's fill).
-void measure_repetition(const WalkInputs& in, PointInProgress& r) {
-  const SweepSpec& spec = in.spec;
+// The calls one sample of `phase` takes at this point's cell: one untimed
+// call decides when the cell has no decision yet (sweep/sample_length.hpp).
+int sample_calls(const WalkInputs& in, const PointInProgress& r, const char* phase, int tokens,
+                 const std::function<double()>& call) {
+  if (!in.lengths || !in.lengths->active()) return 1;
+  const int depth = r.point->params.n_kv;
+  const int calls = in.lengths->calls(*r.point, phase, [&] {
+    const double s = call();
+    in.ctx.rewind_to(depth);
+    return s;
+  });
+  return std::min(calls, INT32_MAX / std::max(tokens, 1));  // tokens x calls stays an int
+}
+
+// One sample of `calls` calls of `tokens` tokens: its speed, and each call's
+// mean time (what sweep-bench's T_PP / T_TG mean for the plan's tokens).
+void record_sample(const WalkInputs& in, PhaseResult& phase, double s, int tokens, int calls) {
+  phase.seconds.push_back(s / calls);
+  phase.tokens_per_s.push_back(static_cast<double>(tokens) * calls / s);
+  if (in.lengths && in.lengths->active()) phase.tokens_run = tokens * calls;
+}
+
+void measure_tg(const WalkInputs& in, PointInProgress& r) {
+  const PlannedPoint& point = *r.point;
+  const int depth = point.params.n_kv;
+  const int n_gen = in.spec.n_gen;
+  const std::vector<int32_t> tokens = slice(in.tokens, tg_offset(in), n_gen);
+  const auto call = [&] { return in.ctx.generate(tokens, depth); };
+  const int calls = sample_calls(in, r, "tg", n_gen, call);
+  r.watch->phase_begin("tg");
+  r.tg_session->start();
+  const double s = timed_calls(calls, call, [&] { in.ctx.rewind_to(depth); });
+  r.tg_session->stop(s, n_gen * calls);
+  r.watch->phase_end("tg");
+  in.ctx.rewind_to(depth);
+  record_sample(in, r.rec.tg, s, n_gen, calls);
+  in.listener.sample({point.index, &point.params, "tg", r.rep, s, n_gen * calls});
+}
+
+// The last call of the last PP sample at a depth may stay as the fill to N_KV + PP.
+void measure_pp(const WalkInputs& in, PointInProgress& r) {
   const PlannedPoint& point = *r.point;
   const int depth = point.params.n_kv;
   const int n_prompt = in.group.n_prompt;
-  if (spec.n_gen > 0) {
-    r.watch->phase_begin("tg");
-    r.tg_session->start();
-    const double s = in.ctx.generate(slice(in.tokens, tg_offset(in), spec.n_gen), depth);
-    r.tg_session->stop(s, spec.n_gen);
-    r.watch->phase_end("tg");
-    in.ctx.rewind_to(depth);
-    r.rec.tg.seconds.push_back(s);
-    r.rec.tg.tokens_per_s.push_back(spec.n_gen / s);
-    in.listener.sample({point.index, &point.params, "tg", r.rep, s, spec.n_gen});
-  }
-  if (n_prompt > 0) {
-    r.watch->phase_begin("pp");
-    r.pp_session->start();
-    const double s = in.ctx.prefill(slice(in.tokens, depth, n_prompt), depth);
-    r.pp_session->stop(s, n_prompt);
-    r.watch->phase_end("pp");
-    r.rec.pp.seconds.push_back(s);
-    r.rec.pp.tokens_per_s.push_back(n_prompt / s);
-    r.kept_fill = r.keep_fill && !another(in, r, r.rep + 1);
-    if (!r.kept_fill) in.ctx.rewind_to(depth);
-    in.listener.sample({point.index, &point.params, "pp", r.rep, s, n_prompt});
-  }
+  const std::vector<int32_t> tokens = slice(in.tokens, depth, n_prompt);
+  const auto call = [&] { return in.ctx.prefill(tokens, depth); };
+  const int calls = sample_calls(in, r, "pp", n_prompt, call);
+  r.watch->phase_begin("pp");
+  r.pp_session->start();
+  const double s = timed_calls(calls, call, [&] { in.ctx.rewind_to(depth); });
+  r.pp_session->stop(s, n_prompt * calls);
+  r.watch->phase_end("pp");
+  record_sample(in, r.rec.pp, s, n_prompt, calls);
+  r.kept_fill = r.keep_fill && !another(in, r, r.rep + 1);
+  if (!r.kept_fill) in.ctx.rewind_to(depth);
+  in.listener.sample({point.index, &point.params, "pp", r.rep, s, n_prompt * calls});
+}
+
+// One repetition at the point's depth (the cache holds exactly N_KV): TG,
+// then PP, each rewound (or the last PP kept as the next depth's fill).
+void measure_repetition(const WalkInputs& in, PointInProgress& r) {
+  if (in.spec.n_gen > 0) measure_tg(in, r);
+  if (in.group.n_prompt > 0) measure_pp(in, r);
   ++r.rep;
 }
 

@@ -17,6 +17,7 @@
 #include "sweep/memory_plan.hpp"
 #include "sweep/memory_watch.hpp"
 #include "sweep/repetition_rule.hpp"
+#include "sweep/sample_length.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
@@ -75,6 +76,7 @@ SweepRunner::~SweepRunner() = default;
 RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
   RunOutcome out;
   reps_ = std::make_unique<RepetitionRule>(plan_, RepetitionRule::Clock::now());
+  lengths_ = std::make_unique<SampleLength>(min_sample_s_);
   for (size_t mi = 0; mi < plan_.models.size(); ++mi) {
     if (stop.load()) break;
     run_model(mi, stop, out);
@@ -383,8 +385,9 @@ void SweepRunner::open_lane(Lane& lane, const MemoryShape& shape,
   lane.em->memory->context_created(engine_memory_figures(lane.ctx->creation_log()),
                                    context_footprint(shape, cg.params, plan_.spec.load_mode).kv);
   lane.context_made = true;
-  const WalkInputs in{*lane.ctx, cg,   plan_.spec,        tokens,          counters_,
-                      listener_, stop, &lane.in_progress, lane.ctx->pid(), reps_.get()};
+  const WalkInputs in{*lane.ctx,       cg,          plan_.spec,    tokens,
+                      counters_,       listener_,   stop,          &lane.in_progress,
+                      lane.ctx->pid(), reps_.get(), lengths_.get()};
   lane.walk = std::make_unique<KvWalk>(in, lane.points,
                                        [this](const PlannedPoint& p) { return wanted(p); });
 }

@@ -22,6 +22,7 @@ namespace moesweep {
 
 class MemoryWatch;     // sweep/memory_watch.hpp
 class RepetitionRule;  // sweep/repetition_rule.hpp
+class SampleLength;    // sweep/sample_length.hpp
 struct MemoryShape;    // sweep/memory_plan.hpp
 
 // sweep --trace-routing: hands out the observer that records one context's
@@ -55,6 +56,9 @@ class SweepRunner {
   void annotate_with(RooflineAnnotator* annotator) { annotator_ = annotator; }
   // Records routing traces of every context (nullptr: none, the default).
   void trace_routing_with(RoutingTraceFactory* traces) { traces_ = traces; }
+  // Seconds every sample lasts at least (sweep/sample_length.hpp); 0, the
+  // default: one call of -n (-p) per sample.
+  void min_sample_time(double seconds) { min_sample_s_ = seconds; }
   RunOutcome run(const std::atomic<bool>& stop);
 
  private:
@@ -93,6 +97,8 @@ class SweepRunner {
   RooflineAnnotator* annotator_ = nullptr;
   RoutingTraceFactory* traces_ = nullptr;
   std::unique_ptr<RepetitionRule> reps_;  // made when the run starts: --max-time counts from it
+  double min_sample_s_ = 0;
+  std::unique_ptr<SampleLength> lengths_;  // one decision per cell for every engine
 };
 
 // Fixed-seed random tokens in [0, n_vocab): realistic expert routing (a

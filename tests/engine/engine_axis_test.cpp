@@ -191,6 +191,33 @@ TEST(EngineAxis, TargetMdeAddsRepetitionsInTurnsUpToTheMaximum) {
     EXPECT_EQ(turns[t], (t % 4 == 0 || t % 4 == 3) ? "default" : "same") << "turn " << t;
 }
 
+// --min-sample-time (issue 31 §1): a sample is whole calls of -n (-p), and
+// the engines of a cell run the same number of them, so the pairs' ratio
+// compares samples of one length. No timing asserted: how many calls is the
+// machine's business, that both engines agree is not.
+TEST(EngineAxis, BothEnginesOfACellTakeSamplesOfOneLength) {
+  const fs::path registry = registry_with_same_worker();
+  const fs::path out = test::scratch_dir() / "runs";
+  const auto r =
+      test::run_shell("MOESWEEP_ENGINES=" + q(registry) + " " + std::string(test::cli_path()) +
+                      " " + kSweep + " --min-sample-time 0.02 --out-dir " + q(out));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::map<int, std::map<std::string, std::pair<int, int>>>
+      run_tokens;  // n_kv -> engine -> (tg, pp)
+  for (const auto& rec : test::records_of(test::only_run_dir(out))) {
+    const int tg = rec.at("tg_phase").at("tokens_run").get<int>();
+    const int pp = rec.at("pp_phase").at("tokens_run").get<int>();
+    EXPECT_EQ(tg % 8, 0) << rec.dump();
+    EXPECT_EQ(pp % 64, 0) << rec.dump();
+    run_tokens[rec.at("n_kv").get<int>()][rec.at("engine").get<std::string>()] = {tg, pp};
+  }
+  ASSERT_EQ(run_tokens.size(), 3u);
+  for (const auto& [n_kv, engines] : run_tokens) {
+    ASSERT_EQ(engines.size(), 2u) << n_kv;
+    EXPECT_EQ(engines.at("default"), engines.at("same")) << "N_KV " << n_kv;
+  }
+}
+
 TEST(EngineAxis, BadEngineListsAreRefusedBeforeAnythingIsWritten) {
   const fs::path registry = registry_with_same_worker();
   const fs::path out = test::scratch_dir() / "runs";

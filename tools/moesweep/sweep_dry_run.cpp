@@ -29,7 +29,7 @@ std::string repetitions_text(const SweepSpec& spec) {
 
 }  // namespace
 
-int print_dry_run(const Plan& plan, const std::string& origin) {
+int print_dry_run(const Plan& plan, const std::string& origin, const SampleTimeChoice& samples) {
   const nlohmann::json s = plan.summary();
   fmt::print("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)\n",
              origin, s["points"].get<int>(), s["model_loads"].get<int>(), s["contexts"].get<int>(),
@@ -65,16 +65,25 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
                  problem.empty() ? "" : "\n    DOES NOT FIT: " + problem);
     }
   }
+  if (samples.seconds > 0)
+    fmt::print(
+        "samples: at least {:g} s each, the call of -n (-p) tokens repeated at its depth "
+        "({})\n",
+        samples.seconds, samples.source);
+  else
+    fmt::print("samples: {}\n", samples.source);
   for (const std::string& w : plan.warnings) fmt::print("warning: {}\n", w);
   fmt::print("cost: {} timed tokens + {} fill tokens", s["timed_tokens"].get<int64_t>(),
              s["fill_tokens"].get<int64_t>());
-  const auto estimate = estimate_seconds(plan);
+  Plan timed = plan;  // the samples' length as this run chose it
+  timed.spec.min_sample_time_s = samples.seconds;
+  const auto estimate = estimate_seconds(timed);
   if (estimate)
     fmt::print(", about {:.0f} s at -r {} at the speeds of earlier runs of these models\n",
                *estimate, plan.spec.repetitions);
   else
     fmt::print("; no earlier run of these models to estimate the time from\n");
-  fmt::print("{}", target_mde_line(plan, SpeedTable::from_runs("results/runs")));
+  fmt::print("{}", target_mde_line(timed, SpeedTable::from_runs("results/runs")));
   return exit_code::kOk;
 }
 
