@@ -22,12 +22,11 @@ test::CommandResult hw(const fs::path& cache, const std::string& args) {
                          " hw " + args);
 }
 
-const std::string kTiny =
-    " --noise-tg 2,4 --noise-pp 1,2 --noise-gaps 0,0.01 --noise-gap-tg 4 "
-    "--noise-repetitions 3 ";
+const std::string kTiny = " --noise-tg 2,4 --noise-pp 1,2 --noise-gap-tg 4 --noise-repetitions 3 ";
 
-std::string tiny_noise() {
-  return "--noise --noise-model '" + test::tiny_twin().string() + "'" + kTiny;
+std::string tiny_noise(const std::string& gaps = "0,0.01") {
+  return "--noise --noise-model '" + test::tiny_twin().string() + "'" + kTiny + "--noise-gaps " +
+         gaps + " ";
 }
 
 void expect_curve(const nlohmann::json& curve, const std::vector<int>& tokens) {
@@ -83,7 +82,7 @@ TEST(HwNoise, ADamagedProfileIsReportedAndMeasuredAgain) {
   r = hw(cache, "--json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(nlohmann::json::parse(r.out)["noise"].contains("unavailable")) << r.out;
-  r = hw(cache, tiny_noise() + "--noise-gaps 0");
+  r = hw(cache, tiny_noise("0"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_noise_profile(file, machine_key()).gaps.size(), 1u);  // replaced
 }
