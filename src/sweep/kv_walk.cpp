@@ -105,48 +105,43 @@ int sample_calls(const WalkInputs& in, const PointInProgress& r, const char* pha
   return std::min(calls, INT32_MAX / std::max(tokens, 1));  // tokens x calls stays an int
 }
 
-// One sample of `calls` calls of `tokens` tokens: its speed, and each call's
-// mean time (what sweep-bench's T_PP / T_TG mean for the plan's tokens).
-void record_sample(const WalkInputs& in, PhaseResult& phase, double s, int tokens, int calls) {
-  phase.seconds.push_back(s / calls);
-  phase.tokens_per_s.push_back(static_cast<double>(tokens) * calls / s);
-  if (in.lengths && in.lengths->active()) phase.tokens_run = tokens * calls;
+// One timed sample of `phase`: whole calls of `tokens` tokens (--min-sample-time)
+// inside the counters and the memory watch, rewound between the calls; each
+// call's mean time (what sweep-bench's T_PP / T_TG mean for the plan's tokens)
+// and the sample's speed recorded, the listener told. The cache is left as the
+// last call left it (the caller rewinds it or keeps it as the next fill).
+void timed_sample(const WalkInputs& in, PointInProgress& r, const char* phase, int tokens,
+                  counters::CounterSession& session, PhaseResult& result,
+                  const std::function<double()>& call) {
+  const PlannedPoint& point = *r.point;
+  const int calls = sample_calls(in, r, phase, tokens, call);
+  r.watch->phase_begin(phase);
+  session.start();
+  const double s = timed_calls(calls, call, [&] { in.ctx.rewind_to(point.params.n_kv); });
+  session.stop(s, tokens * calls);
+  r.watch->phase_end(phase);
+  result.seconds.push_back(s / calls);
+  result.tokens_per_s.push_back(static_cast<double>(tokens) * calls / s);
+  if (in.lengths && in.lengths->active()) result.tokens_run = tokens * calls;
+  in.listener.sample({point.index, &point.params, phase, r.rep, s, tokens * calls});
 }
 
 void measure_tg(const WalkInputs& in, PointInProgress& r) {
-  const PlannedPoint& point = *r.point;
-  const int depth = point.params.n_kv;
-  const int n_gen = in.spec.n_gen;
-  const std::vector<int32_t> tokens = slice(in.tokens, tg_offset(in), n_gen);
-  const auto call = [&] { return in.ctx.generate(tokens, depth); };
-  const int calls = sample_calls(in, r, "tg", n_gen, call);
-  r.watch->phase_begin("tg");
-  r.tg_session->start();
-  const double s = timed_calls(calls, call, [&] { in.ctx.rewind_to(depth); });
-  r.tg_session->stop(s, n_gen * calls);
-  r.watch->phase_end("tg");
+  const int depth = r.point->params.n_kv;
+  const std::vector<int32_t> tokens = slice(in.tokens, tg_offset(in), in.spec.n_gen);
+  timed_sample(in, r, "tg", in.spec.n_gen, *r.tg_session, r.rec.tg,
+               [&] { return in.ctx.generate(tokens, depth); });
   in.ctx.rewind_to(depth);
-  record_sample(in, r.rec.tg, s, n_gen, calls);
-  in.listener.sample({point.index, &point.params, "tg", r.rep, s, n_gen * calls});
 }
 
 // The last call of the last PP sample at a depth may stay as the fill to N_KV + PP.
 void measure_pp(const WalkInputs& in, PointInProgress& r) {
-  const PlannedPoint& point = *r.point;
-  const int depth = point.params.n_kv;
-  const int n_prompt = in.group.n_prompt;
-  const std::vector<int32_t> tokens = slice(in.tokens, depth, n_prompt);
-  const auto call = [&] { return in.ctx.prefill(tokens, depth); };
-  const int calls = sample_calls(in, r, "pp", n_prompt, call);
-  r.watch->phase_begin("pp");
-  r.pp_session->start();
-  const double s = timed_calls(calls, call, [&] { in.ctx.rewind_to(depth); });
-  r.pp_session->stop(s, n_prompt * calls);
-  r.watch->phase_end("pp");
-  record_sample(in, r.rec.pp, s, n_prompt, calls);
+  const int depth = r.point->params.n_kv;
+  const std::vector<int32_t> tokens = slice(in.tokens, depth, in.group.n_prompt);
+  timed_sample(in, r, "pp", in.group.n_prompt, *r.pp_session, r.rec.pp,
+               [&] { return in.ctx.prefill(tokens, depth); });
   r.kept_fill = r.keep_fill && !another(in, r, r.rep + 1);
   if (!r.kept_fill) in.ctx.rewind_to(depth);
-  in.listener.sample({point.index, &point.params, "pp", r.rep, s, n_prompt * calls});
 }
 
 // One repetition at the point's depth (the cache holds exactly N_KV): TG,
