@@ -125,7 +125,9 @@ RunOutcome RunSession::run(const std::atomic<bool>& stop) {
     RooflineAnnotator roofline(bandwidth);
     runner.annotate_with(&roofline);
     runner.trace_routing_with(traces_);
-    runner.min_sample_time(sample_time_.choice.seconds);
+    SampleLength lengths(sample_time_.choice.seconds);
+    if (resumed_) lengths.keep_decisions_of(load_records(life_->dir().file("records.jsonl")));
+    runner.sample_lengths(lengths);
     outcome = runner.run(stop);
     meta.other["outcome"] = {{"ok_points", outcome.ok_points},
                              {"failed_points", outcome.failed_points},

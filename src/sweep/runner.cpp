@@ -73,10 +73,14 @@ SweepRunner::SweepRunner(Plan& plan, RunListener& listener, counters::CounterBac
 
 SweepRunner::~SweepRunner() = default;
 
+void SweepRunner::sample_lengths(const SampleLength& lengths) {
+  lengths_ = std::make_unique<SampleLength>(lengths);
+}
+
 RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
   RunOutcome out;
   reps_ = std::make_unique<RepetitionRule>(plan_, RepetitionRule::Clock::now());
-  lengths_ = std::make_unique<SampleLength>(min_sample_s_);
+  if (!lengths_) lengths_ = std::make_unique<SampleLength>(0);
   for (size_t mi = 0; mi < plan_.models.size(); ++mi) {
     if (stop.load()) break;
     run_model(mi, stop, out);

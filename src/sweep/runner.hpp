@@ -56,9 +56,9 @@ class SweepRunner {
   void annotate_with(RooflineAnnotator* annotator) { annotator_ = annotator; }
   // Records routing traces of every context (nullptr: none, the default).
   void trace_routing_with(RoutingTraceFactory* traces) { traces_ = traces; }
-  // Seconds every sample lasts at least (sweep/sample_length.hpp); 0, the
-  // default: one call of -n (-p) per sample.
-  void min_sample_time(double seconds) { min_sample_s_ = seconds; }
+  // How long every sample lasts (sweep/sample_length.hpp: --min-sample-time
+  // and the decisions a resumed run kept); by default one call of -n (-p).
+  void sample_lengths(const SampleLength& lengths);
   RunOutcome run(const std::atomic<bool>& stop);
 
  private:
@@ -96,8 +96,7 @@ class SweepRunner {
   std::set<int> finished_;  // point indices recorded in this run
   RooflineAnnotator* annotator_ = nullptr;
   RoutingTraceFactory* traces_ = nullptr;
-  std::unique_ptr<RepetitionRule> reps_;  // made when the run starts: --max-time counts from it
-  double min_sample_s_ = 0;
+  std::unique_ptr<RepetitionRule> reps_;   // made when the run starts: --max-time counts from it
   std::unique_ptr<SampleLength> lengths_;  // one decision per cell for every engine
 };
 

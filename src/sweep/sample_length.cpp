@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "sweep/repetition_rule.hpp"
 #include "util/error.hpp"
@@ -111,6 +112,20 @@ int SampleLength::calls(const PlannedPoint& point, const std::string& phase,
   const int n = calls_for_time(min_s_, calibrate());
   decided_[key] = n;
   return n;
+}
+
+void SampleLength::keep_decisions_of(const std::vector<Record>& records) {
+  if (!active()) return;
+  for (const Record& r : records) {
+    if (!r.ok) continue;
+    for (const auto& [phase, result, planned] :
+         {std::tuple{"pp", &r.pp, r.params.pp}, std::tuple{"tg", &r.tg, r.params.tg}}) {
+      if (planned <= 0 || result->tokens_run <= 0 || result->tokens_run % planned != 0) continue;
+      const int calls = result->tokens_run / planned;
+      if (calls <= kMaxCallsPerSample)
+        decided_.emplace(std::make_pair(cell_key(r.params), std::string(phase)), calls);
+    }
+  }
 }
 
 }  // namespace moesweep

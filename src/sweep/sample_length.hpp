@@ -17,7 +17,8 @@
 // engine to reach it, from one untimed call -- and every engine of the cell
 // follows it, so the samples of an ABBA pair are of the same length and
 // their ratio means something (sweep/repetition_rule.hpp decides the
-// repetitions the same way).
+// repetitions the same way). A resumed run keeps the decisions its finished
+// points recorded (tokens_run), so a pair split by the interruption does too.
 #include <nlohmann/json.hpp>
 
 #include <functional>
@@ -27,6 +28,7 @@
 #include <utility>
 
 #include "hw/noise_profile.hpp"
+#include "results/record.hpp"
 #include "sweep/plan.hpp"
 
 namespace moesweep {
@@ -81,6 +83,9 @@ class SampleLength {
   // and decides; the others follow. 1 when not active (calibrate not run).
   int calls(const PlannedPoint& point, const std::string& phase,
             const std::function<double()>& calibrate);
+  // The decisions the ok records of a resumed run took (tokens_run / the
+  // plan's tokens, when whole), kept for their cells' remaining points.
+  void keep_decisions_of(const std::vector<Record>& records);
 
  private:
   double min_s_ = 0;

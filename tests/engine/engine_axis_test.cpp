@@ -216,6 +216,36 @@ TEST(EngineAxis, BothEnginesOfACellTakeSamplesOfOneLength) {
     ASSERT_EQ(engines.size(), 2u) << n_kv;
     EXPECT_EQ(engines.at("default"), engines.at("same")) << "N_KV " << n_kv;
   }
+
+  // Interrupted between the engines of N_KV 64 (turns A B | B A | A B): the
+  // resumed run's "default" follows the calls "same" recorded there (made 13
+  // here, which no calibration of a 20 ms sample takes), not a decision of its own.
+  const fs::path run = test::only_run_dir(out);
+  const std::vector<std::string> lines = test::read_lines(run / "records.jsonl");
+  ASSERT_EQ(lines.size(), 6u);
+  nlohmann::json cut = nlohmann::json::parse(lines[2]);
+  ASSERT_EQ(cut.at("engine"), "same");
+  ASSERT_EQ(cut.at("n_kv"), 64);
+  cut["tg_phase"]["tokens_run"] = 8 * 13;
+  cut["pp_phase"]["tokens_run"] = 64 * 13;
+  std::ofstream(run / "records.jsonl") << lines[0] << "\n"
+                                       << lines[1] << "\n"
+                                       << cut.dump() << "\n";
+  nlohmann::json meta = nlohmann::json::parse(std::ifstream(run / "meta.json"));
+  meta["status"] = "interrupted";
+  std::ofstream(run / "meta.json") << meta.dump(2);
+  const auto resumed =
+      test::run_shell("MOESWEEP_ENGINES=" + q(registry) + " " + std::string(test::cli_path()) +
+                      " sweep --quiet --resume " + q(run));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  int followed = 0;
+  for (const auto& rec : test::records_of(run)) {
+    if (rec.at("n_kv") != 64 || rec.at("engine") != "default") continue;
+    ++followed;
+    EXPECT_EQ(rec.at("tg_phase").at("tokens_run"), 8 * 13) << rec.dump();
+    EXPECT_EQ(rec.at("pp_phase").at("tokens_run"), 64 * 13) << rec.dump();
+  }
+  EXPECT_EQ(followed, 1);
 }
 
 TEST(EngineAxis, BadEngineListsAreRefusedBeforeAnythingIsWritten) {

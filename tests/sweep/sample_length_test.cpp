@@ -95,6 +95,7 @@ PlannedPoint point_on(size_t engine, const std::string& name, int n_kv) {
   p.params.engine = name;
   p.params.n_kv = n_kv;
   p.params.tg = 32;
+  p.params.pp = 64;
   return p;
 }
 
@@ -119,6 +120,35 @@ TEST(SampleLength, TheEnginesOfACellFollowTheFirstOnesCalibration) {
   SampleLength off(0);
   EXPECT_EQ(off.calls(a, "tg", takes(0.1)), 1);
   EXPECT_EQ(calibrations, 3);  // nothing to decide: no untimed call
+}
+
+// A resumed run: the cells its finished points decided keep their calls (the
+// records' tokens_run / the plan's tokens), so the engine whose turn the
+// interruption cut off takes samples of its partner's length; no calibration.
+TEST(SampleLength, AResumedRunKeepsTheCallsItsRecordsTook) {
+  Record done;
+  done.params = point_on(0, "a", 0).params;
+  done.tg.tokens_run = 32 * 7;
+  done.pp.tokens_run = 64 * 3;
+  Record torn = done;  // not whole calls of the plan's: ignored
+  torn.params.n_kv = 512;
+  torn.tg.tokens_run = 33;
+  Record failed = done;
+  failed.ok = false;
+  failed.params.n_kv = 1024;
+  SampleLength lengths(1.0);
+  lengths.keep_decisions_of({done, torn, failed});
+  const auto never = [] {
+    ADD_FAILURE() << "a kept decision was calibrated again";
+    return 0.1;
+  };
+  EXPECT_EQ(lengths.calls(point_on(1, "b", 0), "tg", never), 7);
+  EXPECT_EQ(lengths.calls(point_on(1, "b", 0), "pp", never), 3);
+  EXPECT_EQ(lengths.calls(point_on(1, "b", 512), "tg", [] { return 0.5; }), 2);
+  EXPECT_EQ(lengths.calls(point_on(1, "b", 1024), "tg", [] { return 0.25; }), 4);
+  SampleLength off(0);  // one call: nothing kept, nothing decided
+  off.keep_decisions_of({done});
+  EXPECT_EQ(off.calls(point_on(1, "b", 0), "tg", never), 1);
 }
 
 TEST(SampleLength, TimedCallsRewindBetweenCallsOnly) {
