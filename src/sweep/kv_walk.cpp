@@ -108,11 +108,11 @@ int sample_calls(const WalkInputs& in, const PointInProgress& r, const char* pha
 // One timed sample of `phase`: whole calls of `tokens` tokens (--min-sample-time)
 // inside the counters and the memory watch, rewound between the calls; each
 // call's mean time (what sweep-bench's T_PP / T_TG mean for the plan's tokens)
-// and the sample's speed recorded, the listener told. The cache is left as the
-// last call left it (the caller rewinds it or keeps it as the next fill).
+// and the sample's speed recorded; then `leave` rewinds the cache (or keeps
+// the last call as the next fill) before the listener hears of the sample.
 void timed_sample(const WalkInputs& in, PointInProgress& r, const char* phase, int tokens,
                   counters::CounterSession& session, PhaseResult& result,
-                  const std::function<double()>& call) {
+                  const std::function<double()>& call, const std::function<void()>& leave) {
   const PlannedPoint& point = *r.point;
   const int calls = sample_calls(in, r, phase, tokens, call);
   r.watch->phase_begin(phase);
@@ -123,25 +123,29 @@ void timed_sample(const WalkInputs& in, PointInProgress& r, const char* phase, i
   result.seconds.push_back(s / calls);
   result.tokens_per_s.push_back(static_cast<double>(tokens) * calls / s);
   if (in.lengths && in.lengths->active()) result.tokens_run = tokens * calls;
+  leave();
   in.listener.sample({point.index, &point.params, phase, r.rep, s, tokens * calls});
 }
 
 void measure_tg(const WalkInputs& in, PointInProgress& r) {
   const int depth = r.point->params.n_kv;
   const std::vector<int32_t> tokens = slice(in.tokens, tg_offset(in), in.spec.n_gen);
-  timed_sample(in, r, "tg", in.spec.n_gen, *r.tg_session, r.rec.tg,
-               [&] { return in.ctx.generate(tokens, depth); });
-  in.ctx.rewind_to(depth);
+  timed_sample(
+      in, r, "tg", in.spec.n_gen, *r.tg_session, r.rec.tg,
+      [&] { return in.ctx.generate(tokens, depth); }, [&] { in.ctx.rewind_to(depth); });
 }
 
 // The last call of the last PP sample at a depth may stay as the fill to N_KV + PP.
 void measure_pp(const WalkInputs& in, PointInProgress& r) {
   const int depth = r.point->params.n_kv;
   const std::vector<int32_t> tokens = slice(in.tokens, depth, in.group.n_prompt);
-  timed_sample(in, r, "pp", in.group.n_prompt, *r.pp_session, r.rec.pp,
-               [&] { return in.ctx.prefill(tokens, depth); });
-  r.kept_fill = r.keep_fill && !another(in, r, r.rep + 1);
-  if (!r.kept_fill) in.ctx.rewind_to(depth);
+  timed_sample(
+      in, r, "pp", in.group.n_prompt, *r.pp_session, r.rec.pp,
+      [&] { return in.ctx.prefill(tokens, depth); },
+      [&] {
+        r.kept_fill = r.keep_fill && !another(in, r, r.rep + 1);
+        if (!r.kept_fill) in.ctx.rewind_to(depth);
+      });
 }
 
 // One repetition at the point's depth (the cache holds exactly N_KV): TG,
