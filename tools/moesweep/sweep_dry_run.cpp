@@ -67,7 +67,7 @@ int print_dry_run(const Plan& plan, const std::string& origin, const SampleTimeC
   }
   if (samples.seconds > 0)
     fmt::print(
-        "samples: at least {:g} s each, the call of -n (-p) tokens repeated at its depth "
+        "samples: at least {:.3g} s each, the call of -n (-p) tokens repeated at its depth "
         "({})\n",
         samples.seconds, samples.source);
   else
