@@ -20,6 +20,7 @@
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/repetition_rule.hpp"
+#include "sweep/sample_length.hpp"
 
 namespace moesweep {
 
@@ -39,6 +40,9 @@ struct WalkInputs {
   // When a point has had enough repetitions (shared by the engines of a
   // context); null: -r and --target-ci alone (needs_another_repetition).
   RepetitionRule* reps = nullptr;
+  // How many calls of -n (-p) tokens make one sample (--min-sample-time),
+  // shared by the engines of a context like `reps`; null: one call.
+  SampleLength* lengths = nullptr;
 };
 
 // Called with each finished point (ok or failed); the walk stops on `stop`.

@@ -19,6 +19,7 @@
 #include "sweep/memory_watch.hpp"
 #include "sweep/repetition_rule.hpp"
 #include "sweep/worker_facts_check.hpp"
+#include "sweep/sample_length.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
@@ -74,10 +75,15 @@ SweepRunner::SweepRunner(Plan& plan, RunListener& listener, counters::CounterBac
 
 SweepRunner::~SweepRunner() = default;
 
+void SweepRunner::sample_lengths(const SampleLength& lengths) {
+  lengths_ = std::make_unique<SampleLength>(lengths);
+}
+
 RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
   RunOutcome out;
   reps_ = std::make_unique<RepetitionRule>(plan_, RepetitionRule::Clock::now());
   stop_ = &stop;
+  if (!lengths_) lengths_ = std::make_unique<SampleLength>(0);
   for (size_t mi = 0; mi < plan_.models.size(); ++mi) {
     if (stop.load()) break;
     run_model(mi, stop, out);
@@ -432,8 +438,9 @@ void SweepRunner::open_lane(Lane& lane, const MemoryShape& shape,
   for (const std::string& n : check_applied(params, {}, lane.ctx->applied(), {}).notes)
     listener_.note(fmt::format("the engine{} applied {}", on_engine(engines(), lane.engine), n));
   lane.context_made = true;
-  const WalkInputs in{*lane.ctx, cg,   plan_.spec,        tokens,          counters_,
-                      listener_, stop, &lane.in_progress, lane.ctx->pid(), reps_.get()};
+  const WalkInputs in{*lane.ctx,       cg,          plan_.spec,    tokens,
+                      counters_,       listener_,   stop,          &lane.in_progress,
+                      lane.ctx->pid(), reps_.get(), lengths_.get()};
   lane.walk = std::make_unique<KvWalk>(in, lane.points,
                                        [this](const PlannedPoint& p) { return wanted(p); });
 }

@@ -22,6 +22,7 @@ namespace moesweep {
 
 class MemoryWatch;      // sweep/memory_watch.hpp
 class RepetitionRule;   // sweep/repetition_rule.hpp
+class SampleLength;     // sweep/sample_length.hpp
 struct MemoryShape;     // sweep/memory_plan.hpp
 struct GgufInspection;  // model/gguf_inspect.hpp
 
@@ -56,6 +57,9 @@ class SweepRunner {
   void annotate_with(RooflineAnnotator* annotator) { annotator_ = annotator; }
   // Records routing traces of every context (nullptr: none, the default).
   void trace_routing_with(RoutingTraceFactory* traces) { traces_ = traces; }
+  // How long every sample lasts (sweep/sample_length.hpp: --min-sample-time
+  // and the decisions a resumed run kept); by default one call of -n (-p).
+  void sample_lengths(const SampleLength& lengths);
   RunOutcome run(const std::atomic<bool>& stop);
 
  private:
@@ -95,6 +99,7 @@ class SweepRunner {
   RooflineAnnotator* annotator_ = nullptr;
   RoutingTraceFactory* traces_ = nullptr;
   std::unique_ptr<RepetitionRule> reps_;  // made when the run starts: --max-time counts from it
+  std::unique_ptr<SampleLength> lengths_;    // one decision per cell for every engine
   const std::atomic<bool>* stop_ = nullptr;  // run()'s: every worker call looks at it
 };
 

@@ -108,6 +108,11 @@ const std::vector<SweepSetting>& sweep_settings() {
        "seconds after which no point takes repetitions beyond -r (--target-ci, --target-mde); "
        "each cell gets a fair share of what is left (0 = no limit)",
        K::kValue, L::kWalk},
+      {"min-sample-time", "--min-sample-time", nullptr,
+       "seconds each sample lasts at least: the call of -n (-p) tokens is repeated at its depth "
+       "until it does (default: where this machine's noise profile, `moesweep hw --noise`, "
+       "stops falling; 0 = one call, the plan's -n)",
+       K::kValue, L::kWalk},
       {"token-seed", "--token-seed", nullptr, "seed of the random prompt tokens", K::kValue, L::kWalk},
       {"point-timeout", "--point-timeout", nullptr,
        "seconds one engine call may take (loading the model, making a context, each call of a "

@@ -375,6 +375,14 @@ SweepSpec spec_from_settings(const std::map<std::string, nlohmann::json>& settin
                     "the smallest slowdown to detect, in percent, e.g. 5",
                     fmt::format("pass {} 5", s.flag("target-mde")));
   spec.max_time_s = s.one_number("max-time", 0, 0);
+  if (s.has("min-sample-time")) {
+    spec.min_sample_time_s = s.one_number("min-sample-time", 0, 0);
+    if (spec.min_sample_time_s > kMaxMinSampleTime)
+      throw UserError(fmt::format("{}: {:g} s is longer than a sample may be",
+                                  s.flag("min-sample-time"), spec.min_sample_time_s),
+                      fmt::format("0 to {:g} seconds", kMaxMinSampleTime),
+                      fmt::format("pass {} 1", s.flag("min-sample-time")));
+  }
   spec.max_repetitions = s.one_int("max-repetitions", std::max(20, spec.repetitions), 1);
   if (spec.max_repetitions < spec.repetitions) {
     throw UserError(fmt::format("{}: {} is below --repetitions {}", s.flag("max-repetitions"),
@@ -482,6 +490,8 @@ nlohmann::json SweepSpec::to_json() const {
   // Only when used: the plans (and plan ids) of sweeps without it stay as they were.
   if (target_mde_pct > 0) j["target_mde_pct"] = target_mde_pct;
   if (max_time_s > 0) j["max_time_s"] = max_time_s;
+  // As given: the noise profile's default is the run's (meta.json "sample_length"), not the plan's.
+  if (min_sample_time_s >= 0) j["min_sample_time_s"] = min_sample_time_s;
   if (cotenants != std::vector<std::string>{""}) j["cotenants"] = cotenants;
   if (!cotenant_cpus.empty()) j["cotenant_cpus"] = cotenant_cpus;
   if (point_timeout_s != SweepSpec{}.point_timeout_s) j["point_timeout_s"] = point_timeout_s;

@@ -189,6 +189,63 @@ TEST(EngineAxis, TargetMdeAddsRepetitionsInTurnsUpToTheMaximum) {
     EXPECT_EQ(turns[t], (t % 4 == 0 || t % 4 == 3) ? "default" : "same") << "turn " << t;
 }
 
+// --min-sample-time (issue 31 §1): a sample is whole calls of -n (-p), and
+// the engines of a cell run the same number of them, so the pairs' ratio
+// compares samples of one length. No timing asserted: how many calls is the
+// machine's business, that both engines agree is not.
+TEST(EngineAxis, BothEnginesOfACellTakeSamplesOfOneLength) {
+  const fs::path registry = registry_with_same_worker();
+  const fs::path out = test::scratch_dir() / "runs";
+  const auto r =
+      test::run_shell("MOESWEEP_ENGINES=" + q(registry) + " " + std::string(test::cli_path()) +
+                      " " + kSweep + " --min-sample-time 0.02 --out-dir " + q(out));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::map<int, std::map<std::string, std::pair<int, int>>>
+      run_tokens;  // n_kv -> engine -> (tg, pp)
+  for (const auto& rec : test::records_of(test::only_run_dir(out))) {
+    const int tg = rec.at("tg_phase").at("tokens_run").get<int>();
+    const int pp = rec.at("pp_phase").at("tokens_run").get<int>();
+    EXPECT_EQ(tg % 8, 0) << rec.dump();
+    EXPECT_EQ(pp % 64, 0) << rec.dump();
+    run_tokens[rec.at("n_kv").get<int>()][rec.at("engine").get<std::string>()] = {tg, pp};
+  }
+  ASSERT_EQ(run_tokens.size(), 3u);
+  for (const auto& [n_kv, engines] : run_tokens) {
+    ASSERT_EQ(engines.size(), 2u) << n_kv;
+    EXPECT_EQ(engines.at("default"), engines.at("same")) << "N_KV " << n_kv;
+  }
+
+  // Interrupted between the engines of N_KV 64 (turns A B | B A | A B): the
+  // resumed run's "default" follows the calls "same" recorded there (made 13
+  // here, which no calibration of a 20 ms sample takes), not a decision of its own.
+  const fs::path run = test::only_run_dir(out);
+  const std::vector<std::string> lines = test::read_lines(run / "records.jsonl");
+  ASSERT_EQ(lines.size(), 6u);
+  nlohmann::json cut = nlohmann::json::parse(lines[2]);
+  ASSERT_EQ(cut.at("engine"), "same");
+  ASSERT_EQ(cut.at("n_kv"), 64);
+  cut["tg_phase"]["tokens_run"] = 8 * 13;
+  cut["pp_phase"]["tokens_run"] = 64 * 13;
+  std::ofstream(run / "records.jsonl") << lines[0] << "\n"
+                                       << lines[1] << "\n"
+                                       << cut.dump() << "\n";
+  nlohmann::json meta = nlohmann::json::parse(std::ifstream(run / "meta.json"));
+  meta["status"] = "interrupted";
+  std::ofstream(run / "meta.json") << meta.dump(2);
+  const auto resumed =
+      test::run_shell("MOESWEEP_ENGINES=" + q(registry) + " " + std::string(test::cli_path()) +
+                      " sweep --quiet --resume " + q(run));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  int followed = 0;
+  for (const auto& rec : test::records_of(run)) {
+    if (rec.at("n_kv") != 64 || rec.at("engine") != "default") continue;
+    ++followed;
+    EXPECT_EQ(rec.at("tg_phase").at("tokens_run"), 8 * 13) << rec.dump();
+    EXPECT_EQ(rec.at("pp_phase").at("tokens_run"), 64 * 13) << rec.dump();
+  }
+  EXPECT_EQ(followed, 1);
+}
+
 TEST(EngineAxis, BadEngineListsAreRefusedBeforeAnythingIsWritten) {
   const fs::path registry = registry_with_same_worker();
   const fs::path out = test::scratch_dir() / "runs";

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "hw_cache.hpp"
+#include "hw_noise.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -66,7 +67,8 @@ void print_measurement(const BandwidthMeasurement& m, const HardwareProfile& p, 
 
 }  // namespace
 
-void print_machine(const MachineReport& m, bool measured_now, bool probed_now) {
+void print_machine(const MachineReport& m, const MeasuredNow& now) {
+  const bool measured_now = now.bandwidth, probed_now = now.cache;
   fmt::print("cpu:      {} (family {} model {}){}\n", m.cpu.model_name, m.cpu.family, m.cpu.model,
              m.cpu.hypervisor ? ", virtual machine (hypervisor present)" : ", bare metal");
   fmt::print("engine:   {} {}, CPU backend {} ({})\n", m.engine.kind, m.engine.release,
@@ -85,6 +87,14 @@ void print_machine(const MachineReport& m, bool measured_now, bool probed_now) {
     if (probed_now) fmt::print("cached in {}\n", cache_probe_path().string());
   } else {
     fmt::print("effective L3: not measured yet; run `moesweep hw --cache` (about a minute)\n");
+  }
+  if (m.noise) {
+    print_noise_profile(*m.noise, now.noise);
+    if (now.noise) fmt::print("cached in {}\n", noise_profile_path().string());
+  } else if (!m.noise_problem.empty()) {
+    fmt::print("noise profile: unusable: {}\n", m.noise_problem);
+  } else {
+    fmt::print("noise profile: not measured yet; run `moesweep hw --noise` (a few minutes)\n");
   }
 }
 

@@ -42,7 +42,7 @@ void print_twin_disk(const Plan& plan) {
 
 }  // namespace
 
-int print_dry_run(const Plan& plan, const std::string& origin) {
+int print_dry_run(const Plan& plan, const std::string& origin, const SampleTimeChoice& samples) {
   const nlohmann::json s = plan.summary();
   fmt::print("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)\n",
              origin, s["points"].get<int>(), s["model_loads"].get<int>(), s["contexts"].get<int>(),
@@ -79,10 +79,19 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
     }
   }
   print_twin_disk(plan);
+  if (samples.seconds > 0)
+    fmt::print(
+        "samples: at least {:.3g} s each, the call of -n (-p) tokens repeated at its depth "
+        "({})\n",
+        samples.seconds, samples.source);
+  else
+    fmt::print("samples: {}\n", samples.source);
   for (const std::string& w : plan.warnings) fmt::print("warning: {}\n", w);
   fmt::print("cost: {} timed tokens + {} fill tokens", s["timed_tokens"].get<int64_t>(),
              s["fill_tokens"].get<int64_t>());
-  const auto estimate = estimate_seconds(plan);
+  Plan timed = plan;  // the samples' length as this run chose it
+  timed.spec.min_sample_time_s = samples.seconds;
+  const auto estimate = estimate_seconds(timed);
   if (estimate)
     fmt::print(", about {:.0f} s at -r {} at the speeds of earlier runs of these models\n",
                *estimate, plan.spec.repetitions);
@@ -92,7 +101,7 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
     fmt::print(
         "--counters sim: about {:.0f}x slower under valgrind{}\n", counters::kSimulatedSlowdown,
         estimate ? fmt::format(", about {:.0f} s", *estimate * counters::kSimulatedSlowdown) : "");
-  fmt::print("{}", target_mde_line(plan, SpeedTable::from_runs("results/runs")));
+  fmt::print("{}", target_mde_line(timed, SpeedTable::from_runs("results/runs")));
   return exit_code::kOk;
 }
 
