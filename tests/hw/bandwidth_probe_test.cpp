@@ -50,7 +50,9 @@ TEST(BandwidthProbe, ReturnsAPositiveFigurePerThreadCount) {
     EXPECT_GT(m.points[i].gbps, 0.0);
     EXPECT_GE(m.points[i].passes, 5) << "a median needs passes";
     EXPECT_LE(m.points[i].overlapped_passes, m.points[i].passes);
-    if (m.points[i].overlapped_passes == 0) EXPECT_EQ(m.points[i].peak_gbps, 0.0);
+    if (m.points[i].overlapped_passes == 0) {
+      EXPECT_EQ(m.points[i].peak_gbps, 0.0);
+    }
   }
   EXPECT_GT(m.gbps, 0.0);
   EXPECT_GE(m.threads, 1);
