@@ -19,7 +19,7 @@ constexpr const char* kMeasureAgain =
     "run `moesweep hw --noise` again (it measures anew and replaces the file)";
 
 // One table drives the reader and the writer of a curve point (json_fields.hpp).
-const std::vector<FieldRow<NoiseCurvePoint>>& point_rows() {
+const std::vector<FieldRow<NoiseCurvePoint>>& noise_point_rows() {
   using P = NoiseCurvePoint;
   static const std::vector<FieldRow<P>> rows = {
       {"tokens", &P::tokens, 1, 1 << 24},
@@ -60,7 +60,7 @@ nlohmann::json curve_json(const std::vector<NoiseCurvePoint>& curve) {
   nlohmann::json out = nlohmann::json::array();
   for (const NoiseCurvePoint& p : curve) {
     nlohmann::json j = nlohmann::json::object();
-    write_rows(p, point_rows(), j);
+    write_rows(p, noise_point_rows(), j);
     out.push_back(std::move(j));
   }
   return out;
@@ -74,7 +74,7 @@ std::vector<NoiseCurvePoint> curve_from(const JsonFields& f, const char* key) {
     NoiseCurvePoint p;
     for (const char* required : {"tokens", "samples", "median_s", "mean_tps", "cv"})
       if (!point.has(required)) point.fail(required, "a number (every curve point has it)");
-    read_rows(point, p, point_rows());
+    read_rows(point, p, noise_point_rows());
     if (p.median_s <= 0 || p.mean_tps <= 0) point.fail("median_s", "a time and a speed above 0");
     out.push_back(p);
   }
