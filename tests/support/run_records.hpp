@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -11,6 +12,17 @@
 #include "support/test_support.hpp"
 
 namespace moesweep::test {
+
+// A JSON file, parsed.
+inline nlohmann::json read_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+// A run directory's meta.json, parsed.
+inline nlohmann::json read_meta(const std::filesystem::path& run) {
+  return read_json(run / "meta.json");
+}
 
 // Every record of a run directory, parsed.
 inline std::vector<nlohmann::json> records_of(const std::filesystem::path& run) {

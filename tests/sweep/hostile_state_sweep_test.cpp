@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "support/run_records.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep {
@@ -34,10 +35,7 @@ const std::string kLong =
     "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 --depths 0,64,128,192 -c 512 -ub 64 -n 2 "
     "-r 40 --counters none --quiet";
 
-nlohmann::json read_meta(const std::filesystem::path& run) {
-  std::ifstream in(run / "meta.json");
-  return nlohmann::json::parse(in);
-}
+using test::read_meta;
 
 void write_meta(const std::filesystem::path& run, const nlohmann::json& meta) {
   std::ofstream(run / "meta.json") << meta.dump(2);
@@ -62,10 +60,7 @@ int exec_sql(const std::filesystem::path& db, const std::string& sql) {
   return rc;
 }
 
-std::string slurp(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using test::slurp;
 
 // Waits until the run under `out` has `records` records on disk; its directory.
 std::filesystem::path wait_for_records(const std::filesystem::path& out, pid_t pid,

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "support/run_records.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep {
@@ -64,10 +65,7 @@ int count_rows_starting_with(const std::string& text, const std::string& first) 
   return n;
 }
 
-nlohmann::json read_meta(const std::filesystem::path& run) {
-  std::ifstream in(run / "meta.json");
-  return nlohmann::json::parse(in);
-}
+using test::read_meta;
 
 // Starts the sweep, sends SIGINT once the first record is on disk; returns
 // the run directory (empty if the sweep never got that far).

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results/sqlite_store.hpp"
+#include "support/run_records.hpp"
 #include "support/test_support.hpp"
 #include "sweep/run_session.hpp"
 #include "util/error.hpp"
@@ -50,10 +51,7 @@ struct TwoModels {
   RunRequest request() const { return two_model_request(dir, first, second); }
 };
 
-nlohmann::json read_meta(const std::filesystem::path& run) {
-  std::ifstream in(run / "meta.json");
-  return nlohmann::json::parse(in);
-}
+using test::read_meta;
 
 std::optional<RunInfo> run_row(const std::filesystem::path& db, const std::string& run_id) {
   SqliteStore store(db, SqliteStore::Mode::kReadOnly);

@@ -12,6 +12,7 @@
 
 #include "hw/bandwidth_probe.hpp"
 #include "hw/noise_profile.hpp"
+#include "support/run_records.hpp"
 #include "support/sweep_bench_format.hpp"
 #include "support/test_support.hpp"
 
@@ -36,10 +37,7 @@ test::CommandResult sweep(const fs::path& cache, const fs::path& out, const std:
                          quoted(out) + " " + more);
 }
 
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
+using test::read_json;
 
 std::vector<nlohmann::json> json_lines(const fs::path& path) {
   std::vector<nlohmann::json> out;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 
+#include "support/run_records.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep {
@@ -23,10 +24,7 @@ std::string file_sweep(const std::filesystem::path& model) {
   return "sweep -m '" + model.string() + "' --depths 0,64 " + kCommon;
 }
 
-nlohmann::json read_meta(const std::filesystem::path& run) {
-  std::ifstream in(run / "meta.json");
-  return nlohmann::json::parse(in);
-}
+using test::read_meta;
 
 TEST(SweepFailedPoints, QuantizedVWithoutFlashAttentionIsRecordedFailedAndTheSweepGoesOn) {
   const std::filesystem::path out = test::scratch_dir() / "runs";

@@ -25,10 +25,7 @@ const std::string kSweep =
     "--counters none --quiet";
 const std::string kTorn = "{\"n_kv_max\":512,\"n_bat";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using test::slurp;
 
 // As a kill during the last point's write leaves the run: that record cut in
 // half, meta.json still "running".

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "engine/engine_registry.hpp"
+#include "engine/shared_engines.hpp"
 #include "support/run_records.hpp"
 #include "support/test_support.hpp"
 
@@ -55,17 +56,10 @@ done
 )";
 
 // Each test adds its depths, context size and repetitions.
-const std::string kSweep =
+const std::string kBoundarySweep =
     "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 -ub 64 -n 2 --counters none --no-db --quiet";
 
-std::string quoted(const fs::path& p) {
-  return fmt::format("'{}'", p.string());
-}
-
-std::string slurp(const fs::path& file) {
-  std::ifstream in(file);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using test::slurp;
 
 struct ProxySweep {
   fs::path dir = test::scratch_dir();
@@ -82,12 +76,13 @@ struct ProxySweep {
     return fmt::format(
         "REAL_WORKER={} MOESWEEP_WORKER={} FAKE_MODE={} FAKE_READY={} "
         "FAKE_TRIGGER={} {} ",
-        quoted(real), quoted(proxy), mode, quoted(ready), quoted(trigger), extra);
+        test::shell_quoted(real), test::shell_quoted(proxy), mode, test::shell_quoted(ready),
+        test::shell_quoted(trigger), extra);
   }
   test::CommandResult sweep(const std::string& mode, const std::string& args,
                             const std::string& extra_env = "") const {
-    return test::run_shell(env(mode, extra_env) + test::cli_path() + " " + kSweep + " " + args +
-                           " --out-dir " + quoted(dir / ("runs-" + mode)));
+    return test::run_shell(env(mode, extra_env) + test::cli_path() + " " + kBoundarySweep + " " +
+                           args + " --out-dir " + test::shell_quoted(dir / ("runs-" + mode)));
   }
   fs::path run(const std::string& mode) const { return test::only_run_dir(dir / ("runs-" + mode)); }
   pid_t hung_pid() const {
@@ -109,10 +104,10 @@ TEST(BoundarySweep, AHungLoadFailsItsPointsAtThePointTimeout) {  // D1
 TEST(BoundarySweep, CtrlCDuringAHungDecodeKeepsTheResultsAndExits130) {  // D2
   const ProxySweep s;
   const fs::path out = s.dir / "runs";
-  const pid_t cli =
-      test::spawn_shell("exec env " + s.env("hang_decode") + test::cli_path() + " " + kSweep +
-                            " -d 0,32,64,128 -c 256 -r 20 --out-dir " + quoted(out),
-                        s.dir / "out", s.dir / "err");
+  const pid_t cli = test::spawn_shell(
+      "exec env " + s.env("hang_decode") + test::cli_path() + " " + kBoundarySweep +
+          " -d 0,32,64,128 -c 256 -r 20 --out-dir " + test::shell_quoted(out),
+      s.dir / "out", s.dir / "err");
   ASSERT_GT(cli, 0);
   const auto deadline = Clock::now() + std::chrono::seconds(240);
   fs::path run;
@@ -148,7 +143,7 @@ TEST(BoundarySweep, ImpossibleDecodeTimesFailTheirPointsAndTheRunStaysReadable) 
     const fs::path run = s.run("decode_time");
     expect_all_failed_with(records_of(run), why);
     EXPECT_EQ(nlohmann::json::parse(slurp(run / "meta.json")).at("status"), "points_failed");
-    const auto report = test::run_cli("report " + quoted(run));
+    const auto report = test::run_cli("report " + test::shell_quoted(run));
     EXPECT_NE(report.exit_code, 2) << report.err;  // the run's files read back
     fs::remove_all(s.dir / "runs-decode_time");
   }
@@ -206,17 +201,18 @@ TEST(BoundarySweep, AnEnginesRefusalOrMissingWorkerIsNamed) {  // D17, D18
   const fs::path registry = registry_with(s.dir, "liar", s.proxy);
   // The default engine runs the real worker; only the registered one is the filter.
   const fs::path real = fs::path(test::cli_path()).parent_path() / "moesweep-worker";
-  const auto r =
-      s.sweep("input", "-d 0 -c 256 -r 1 --engine default,liar",
-              "MOESWEEP_ENGINES=" + quoted(registry) + " MOESWEEP_WORKER=" + quoted(real));
+  const auto r = s.sweep("input", "-d 0 -c 256 -r 1 --engine default,liar",
+                         "MOESWEEP_ENGINES=" + test::shell_quoted(registry) +
+                             " MOESWEEP_WORKER=" + test::shell_quoted(real));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("engine 'liar': the engine worker"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("refused its decode request: bad input"), std::string::npos) << r.err;
 
   const fs::path ghost = registry_with(s.dir, "ghost", s.dir / "gone" / "moesweep-worker");
   const auto g =
-      test::run_shell("MOESWEEP_ENGINES=" + quoted(ghost) + " " + test::cli_path() + " " + kSweep +
-                      " -d 0 -c 256 -r 1 --engine ghost --out-dir " + quoted(s.dir / "ghost-runs"));
+      test::run_shell("MOESWEEP_ENGINES=" + test::shell_quoted(ghost) + " " + test::cli_path() +
+                      " " + kBoundarySweep + " -d 0 -c 256 -r 1 --engine ghost --out-dir " +
+                      test::shell_quoted(s.dir / "ghost-runs"));
   EXPECT_EQ(g.exit_code, 2) << g.err;
   EXPECT_NE(g.err.find("engine 'ghost': its worker"), std::string::npos) << g.err;
   EXPECT_NE(g.err.find("register it again"), std::string::npos) << g.err;
