@@ -100,8 +100,10 @@ TEST_P(RecordedSysfsMachine, PlanHasOneCounterPerInstanceFieldMapAndCpu) {
     std::size_t expected = 0;
     for (const PmuInfo& pmu : pmus.match(event.pmu))
       expected += event.sum_of.size() * pmu.cpumask.size();
-    const auto planned = std::count_if(plan.counters.begin(), plan.counters.end(),
-                                       [&](const PlannedCounter& c) { return c.event == name; });
+    // (clang 14 cannot capture a structured binding: an init-capture names it)
+    const auto planned = std::count_if(
+        plan.counters.begin(), plan.counters.end(),
+        [&event_name = name](const PlannedCounter& c) { return c.event == event_name; });
     EXPECT_EQ(static_cast<std::size_t>(planned), expected) << GetParam() << " " << name;
     EXPECT_EQ(plan.unavailable.count(name), expected == 0 ? 1u : 0u) << GetParam() << " " << name;
   }
