@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 namespace moesweep {
@@ -20,6 +21,7 @@ enum class Rule {
   kExact,      // any difference changes what the point measures
   kAtLeast,    // more is harmless (the engine rounds up); less changes the point
   kNote,       // any difference is harmless: kept and shown
+  kBatchCap,   // the engine's cap (its batch, itself capped at the context) is harmless
   kUnlessSet,  // planned -1 (auto): what the engine chose; else exact
   kSwitch,     // ik_llama.cpp's: as kUnlessSet; no setting where neither set nor reported
 };
@@ -55,8 +57,9 @@ const std::vector<Setting>& settings() {
       {"n_batch", Rule::kNote, [](const Sides& s) { return json(s.plan.n_batch); },
        [](const Sides& s) { return reported(s.context.n_batch, 0); },
        "the engine caps the batch at the context, and no decode of a sweep is larger"},
-      {"n_ubatch", Rule::kExact, [](const Sides& s) { return json(s.plan.n_ubatch); },
-       [](const Sides& s) { return reported(s.context.n_ubatch, 0); }, ""},
+      {"n_ubatch", Rule::kBatchCap, [](const Sides& s) { return json(s.plan.n_ubatch); },
+       [](const Sides& s) { return reported(s.context.n_ubatch, 0); },
+       "the engine caps the ubatch at its batch, which it caps at the context"},
       {"type_k", Rule::kExact, [](const Sides& s) { return json(s.plan.type_k); },
        [](const Sides& s) { return reported(s.context.type_k); }, ""},
       {"type_v", Rule::kExact, [](const Sides& s) { return json(s.plan.type_v); },
@@ -82,8 +85,16 @@ bool differs(Rule rule, const json& planned, const json& applied) {
   return true;
 }
 
-bool changes_the_point(Rule rule, const json& planned, const json& applied) {
+// The batch the engine caps the ubatch at: the one it reported, else the plan's
+// capped at the context (llama.cpp: n_batch = min(n_ctx, n_batch)).
+int64_t batch_cap(const Sides& s) {
+  return s.context.n_batch > 0 ? s.context.n_batch : std::min(s.plan.n_batch, s.plan.n_ctx);
+}
+
+bool changes_the_point(Rule rule, const json& planned, const json& applied, const Sides& s) {
   switch (rule) {
+    case Rule::kBatchCap:
+      return applied.get<int64_t>() != std::min<int64_t>(planned.get<int64_t>(), batch_cap(s));
     case Rule::kExact:
     case Rule::kUnlessSet:
     case Rule::kSwitch:
@@ -171,7 +182,7 @@ AppliedCheck check_applied(const ContextParams& planned, const ThreadSettings& t
     if (s.rule == Rule::kSwitch && want == json(-1) && got.is_null()) continue;
     out.applied[s.name] = got;
     if (!differs(s.rule, want, got)) continue;
-    if (changes_the_point(s.rule, want, got))
+    if (changes_the_point(s.rule, want, got, sides))
       out.failures.push_back(fmt::format("the engine applied {} {} where the plan asked for {}",
                                          s.name, value_text(got), value_text(want)));
     else

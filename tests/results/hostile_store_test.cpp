@@ -213,8 +213,9 @@ TEST(HostileJsonl, MeasurementsNoRunCanGiveAreRefused) {
            R"("n_kv": -64, "t_pp": 0.5, "speed_pp": 128.0, "t_tg": 0.1, "speed_tg": 20.0})",
        "'n_kv' is -64, a count of tokens that cannot be negative"},
   };
-  for (const auto& [line, says] : cases) {
+  for (const auto& [bad_line, says] : cases) {
     int code = -1;
+    const std::string& line = bad_line;  // (clang 14 cannot capture a structured binding)
     const std::string text = user_error_text(
         [&] { read_records_jsonl(write_file("impossible.jsonl", kGoodLine + "\n" + line + "\n")); },
         &code);

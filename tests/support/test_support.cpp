@@ -78,7 +78,9 @@ int wait_exit_code(pid_t pid, std::chrono::seconds limit) {
 }
 
 CommandResult run_shell(const std::string& command) {
-  const std::filesystem::path dir = scratch_dir() / "_cmd";
+  // Beside the test's scratch folder, not in it: tests count what their runs leave there.
+  const std::filesystem::path scratch = scratch_dir();
+  const std::filesystem::path dir = scratch.parent_path() / (scratch.filename().string() + ".cmd");
   std::filesystem::create_directories(dir);
   const std::string out_file = (dir / "stdout").string();
   const std::string err_file = (dir / "stderr").string();
