@@ -4,6 +4,7 @@
 #include <ctime>
 #include <set>
 
+#include "report/run_tables.hpp"
 #include "results/file_sinks.hpp"
 #include "sweep/merge_runs.hpp"
 #include "sweep/run_lifecycle.hpp"
@@ -115,8 +116,7 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
   meta.resumed_at.clear();
   meta.error.clear();
   meta.command_line.clear();
-  for (const char* k : {"outcome", "noise"}) meta.other.erase(k);
-  meta.kind = "merged";
+  meta.kind = RunKind::kMerged;
   meta.started_at.clear();  // begin() stamps the merge's own
   meta.hosts = group.hosts;
   meta.merge = merge_facts(check, group, runs);
@@ -125,10 +125,11 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
                            {"missing_points", group.missing.size()},
                            {"planned_points", check.planned}};
   if (meta.name.empty()) meta.name = check.name;
+  RunTablesWriter tables(out, out.filename().string());
   run.guarded([&] {
-    run.listen(std::make_unique<JsonlSink>(out / "records.jsonl"));
-    run.listen(std::make_unique<CsvSink>(out / "records.csv"));
+    for (auto& writer : point_file_writers(run.dir(), false)) run.listen(std::move(writer));
     if (extra) run.listen(*extra);
+    run.listen(tables);
   });
   run.begin();
   run.guarded([&] {
@@ -137,6 +138,7 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
       run.listeners().point(r);
     }
     copy_samples(group, runs, out);
+    meta.other["noise"] = tables.noise();  // as a sweep keeps it
     run.end(group.complete() && group.failed == 0 ? RunStatus::kComplete
                                                   : RunStatus::kPointsFailed);
   });
