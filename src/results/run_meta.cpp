@@ -192,6 +192,14 @@ std::string names_of(const E (&values)[N], const char* (*name)(E)) {
   return out;
 }
 
+// The value of `values` whose name is `text`, or nullopt.
+template <typename E, size_t N>
+std::optional<E> named(const E (&values)[N], const char* (*name)(E), std::string_view text) {
+  for (E v : values)
+    if (text == name(v)) return v;
+  return std::nullopt;
+}
+
 void read_status_and_kind(const JsonFields& f, RunMeta& m) {
   const auto status = parse_run_status(f.text("status", run_status_name(RunStatus::kRunning)));
   if (!status) f.fail("status", run_status_names());
@@ -254,9 +262,7 @@ const char* run_status_name(RunStatus s) {
 }
 
 std::optional<RunStatus> parse_run_status(std::string_view name) {
-  for (RunStatus s : kRunStatuses)
-    if (name == run_status_name(s)) return s;
-  return std::nullopt;
+  return named(kRunStatuses, run_status_name, name);
 }
 
 std::string run_status_names() {
@@ -270,9 +276,7 @@ const char* run_kind_name(RunKind k) {
 }
 
 std::optional<RunKind> parse_run_kind(std::string_view name) {
-  for (RunKind k : kRunKinds)
-    if (name == run_kind_name(k)) return k;
-  return std::nullopt;
+  return named(kRunKinds, run_kind_name, name);
 }
 
 std::string run_kind_names() {
