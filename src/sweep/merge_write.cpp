@@ -109,6 +109,7 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
                          const std::vector<ShardRun>& runs, const std::filesystem::path& out,
                          const std::string& run_id, RunListener* extra) {
   create_empty_dir(out);
+  RunTablesWriter tables(out, out.filename().string());  // outlives the lifecycle that ends it
   RunLifecycle run(RunDirectory::adopt(out, run_id));
   RunMeta& meta = run.meta();
   meta = runs[group.runs.front()].meta;  // settings, spec, build, machine class, node of shard 0
@@ -125,7 +126,6 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
                            {"missing_points", group.missing.size()},
                            {"planned_points", check.planned}};
   if (meta.name.empty()) meta.name = check.name;
-  RunTablesWriter tables(out, out.filename().string());
   run.guarded([&] {
     for (auto& writer : point_file_writers(run.dir(), false)) run.listen(std::move(writer));
     if (extra) run.listen(*extra);

@@ -114,9 +114,11 @@ class RunSession {
   std::optional<std::filesystem::path> database_;
   std::unique_ptr<counters::CounterBackend> counters_;
   std::vector<RunListener*> extra_;
+  // One of the lifecycle's listeners: destroyed after it (a lifecycle left
+  // open ends its listeners when it is destroyed).
+  std::unique_ptr<RunTablesWriter> tables_;
   // From open(): the directory, its lock, meta.json and the listeners.
   std::unique_ptr<RunLifecycle> life_;
-  std::unique_ptr<RunTablesWriter> tables_;
   RoutingTraceFactory* traces_ = nullptr;
   std::vector<std::string> notes_;
 };

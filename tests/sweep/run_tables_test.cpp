@@ -57,7 +57,10 @@ std::vector<Record> records_of(const std::filesystem::path& run) {
 void delete_point_rows(const std::filesystem::path& db, const std::string& run_id) {
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  const std::string sql = "DELETE FROM points WHERE run_id = '" + run_id + "'";
+  // As the store deletes: its samples and counters go with the point (a kill
+  // before the store's transaction committed leaves none of the three).
+  const std::string sql =
+      "PRAGMA foreign_keys = ON; DELETE FROM points WHERE run_id = '" + run_id + "'";
   EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(h);
 }
