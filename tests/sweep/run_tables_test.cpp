@@ -16,27 +16,14 @@
 #include "results/sqlite_store.hpp"
 #include "support/test_support.hpp"
 #include "sweep/run_session.hpp"
+#include "tiny_request.hpp"
 #include "util/json_file.hpp"
 
 namespace moesweep {
 namespace {
 
 RunRequest four_points(const std::filesystem::path& dir) {
-  RunRequest req;
-  req.settings = {{"model", test::tiny_twin().string()},
-                  {"threads", "1"},
-                  {"depths", "0,64,128,192"},
-                  {"ctx-size", "512"},
-                  {"ubatch-size", "64"},
-                  {"n-gen", "2"},
-                  {"repetitions", "1"},
-                  {"counters", "none"},
-                  {"name", "tables"}};
-  req.origin = "test";
-  req.out_dir = dir / "runs";
-  req.database = {(dir / "results.sqlite").string(), true, false};
-  req.logical_cpus = 1;
-  return req;
+  return test::tiny_request(dir, test::tiny_twin().string(), "0,64,128,192", "tables");
 }
 
 // Ctrl-C as the sweep sees it: the stop flag, set once the first point is on disk.
