@@ -15,7 +15,6 @@
 #include "util/error.hpp"
 
 namespace moesweep {
-namespace {}  // namespace
 
 std::string knobs_text(const TwinKnobs& k) {
   std::string out;
