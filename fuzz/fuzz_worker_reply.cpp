@@ -44,6 +44,7 @@ void read_line(std::string_view line) {
   expect_only_worker_errors([&] { wp::hello_reply_from(msg); });
   expect_only_worker_errors([&] { wp::load_reply_from(msg); });
   expect_only_worker_errors([&] { wp::context_reply_from(msg); });
+  expect_only_worker_errors([&] { wp::threads_reply_from(msg); });
   expect_only_worker_errors([&] { wp::decode_reply_from(msg); });
   expect_only_worker_errors([&] { wp::cached_reply_from(msg); });
   expect_only_worker_errors([&] { wp::quantize_reply_from(msg); });

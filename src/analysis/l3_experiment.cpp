@@ -1,10 +1,8 @@
 #include "analysis/l3_experiment.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <atomic>
-#include <ctime>
 #include <fstream>
 
 #include "analysis/run_dir_traces.hpp"
@@ -14,6 +12,7 @@
 #include "sweep/run_session.hpp"
 #include "sweep/this_machine.hpp"
 #include "util/json_file.hpp"
+#include "util/utc_time.hpp"
 
 namespace moesweep {
 namespace {
@@ -23,10 +22,6 @@ std::string load_average() {
   std::string a, b, c;
   in >> a >> b >> c;
   return fmt::format("{} {} {}", a, b, c);
-}
-
-std::string utc_now() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
 
 // The machine's usable cache and expert GEMV: `hw --cache`'s, measured once.
@@ -117,7 +112,7 @@ void run_chosen(const PilotResult& chosen, const L3RunOptions& o, L3RunOutcome& 
     report.validation_error = e.what();
   }
   report.shape = chosen.shape.text();
-  report.finished = utc_now();
+  report.finished = utc_now_iso8601();
   report.load_after = load_average();
   out.result_file = write_l3_result(report.run, report, session.lock());
 }
@@ -144,9 +139,27 @@ nlohmann::json to_json(const L3RunReport& r) {
   return j;
 }
 
+void check_l3_run_options(const L3RunOptions& o) {
+  auto settings = l3_sweep_settings(l3_shape_ladder(1).front(), o.run, o.dense ? 256 : 0);
+  settings["experts"] = "8";  // auto-l3 would measure the cache first
+  const RunSession plan_only(request_for(settings, o, true));
+}
+
+L3Sweep run_l3_sweep(std::map<std::string, nlohmann::json> settings, const L3RunOptions& o,
+                     const std::filesystem::path& out_dir, bool trace) {
+  L3RunOptions here = o;
+  here.out_dir = out_dir;
+  const std::unique_ptr<RunListener> progress = o.progress ? o.progress() : nullptr;
+  PointsHeard heard;
+  RunSession session(request_for(std::move(settings), here, false));
+  measure(session, progress.get(), heard, trace);
+  return {session.dir().path(), std::move(heard.records)};
+}
+
 L3RunOutcome run_l3_experiment(const L3RunOptions& o, const L3RunEvents& events) {
+  check_l3_run_options(o);
   L3RunOutcome out;
-  out.report.started = utc_now();
+  out.report.started = utc_now_iso8601();
   out.report.load_before = load_average();
   const CacheProbeResult probe = cache_probe_once(events);
   out.report.kernel = kernel_summary_json(probe);

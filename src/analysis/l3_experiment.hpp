@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,7 +67,21 @@ struct L3RunOutcome {
 };
 
 // Runs the experiment; l3_result.json goes into its run, or with the verdict
-// into the best pilot's. UserError for what the user must fix.
+// into the best pilot's. UserError for what the user must fix, before the
+// cache probe, a twin or a pilot folder (check_l3_run_options).
 L3RunOutcome run_l3_experiment(const L3RunOptions& o, const L3RunEvents& events = {});
+
+// Plans the experiment of the first shape without running it: every setting
+// is checked (UserError) before the cache probe, a twin or a pilot folder.
+void check_l3_run_options(const L3RunOptions& o);
+
+// One sweep of `settings` (l3-run's database, command line and progress) to
+// its end into `out_dir`, routing traced with `trace`: its run and its points.
+struct L3Sweep {
+  std::filesystem::path run;
+  std::vector<Record> records;
+};
+L3Sweep run_l3_sweep(std::map<std::string, nlohmann::json> settings, const L3RunOptions& o,
+                     const std::filesystem::path& out_dir, bool trace);
 
 }  // namespace moesweep

@@ -1,7 +1,8 @@
-// --counters auto|perf|likwid|none. `auto` prefers perf_event when it reaches
+// --counters auto|perf|likwid|sim|none. `auto` prefers perf_event when it reaches
 // hardware counters (per-thread software events, uncore deltas per phase),
 // then likwid, and otherwise perf_event for the software events that work
-// everywhere; describe()["why"] records the choice and what was tried.
+// everywhere; describe()["why"] records the choice and what was tried. `auto`
+// never picks sim: it changes how the engine runs (under valgrind, ~100x slower).
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include "counters/backends.hpp"
 #include "counters/likwid_backend.hpp"
 #include "counters/perf_backend.hpp"
+#include "counters/sim_backend.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::counters {
@@ -49,17 +51,19 @@ std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice,
     backend = std::make_unique<PerfBackend>(options);
   } else if (choice == "likwid") {
     backend = std::make_unique<LikwidBackend>(options);
+  } else if (choice == "sim") {
+    backend = std::make_unique<SimBackend>(parse_sim_cache(options.sim_cache));
   } else if (choice == "auto") {
     backend = choose_auto(options);
   } else {
     throw UserError(fmt::format("--counters: unknown backend '{}'", choice),
-                    "auto, perf, likwid or none", "pick one of those");
+                    "auto, perf, likwid, sim or none", "pick one of those");
   }
   if (likwid_marker_mode()) backend = with_likwid_markers(std::move(backend));
   return backend;
 }
 
-std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice) {
+CounterOptions counter_options_from_environment() {
   // A sweep can be pointed at a recorded machine (tests/data/sysfs/<family>) to
   // see what it would record there; its events are encoded, never opened.
   CounterOptions options;
@@ -67,7 +71,11 @@ std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice) 
     options.sysfs_root = root;
   if (const char* cpuinfo = std::getenv("MOESWEEP_COUNTERS_CPUINFO"); cpuinfo && *cpuinfo)
     options.cpuinfo = cpuinfo;
-  return make_counter_backend(choice, options);
+  return options;
+}
+
+std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice) {
+  return make_counter_backend(choice, counter_options_from_environment());
 }
 
 }  // namespace moesweep::counters

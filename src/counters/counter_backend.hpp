@@ -1,14 +1,15 @@
 #pragma once
 // A narrow interface in the style of ggml-backend: the sweep runner knows only
 // this header. Backends: "perf" (perf_event_open), "likwid" (liblikwid
-// perfmon), "none". Each phase (PP or TG) of each point gets a session; the
-// runner brackets every timed repetition with start()/stop(), and the session
-// accumulates raw counts and derives the metrics once at result().
+// perfmon), "sim" (valgrind's simulated caches, sim_backend.hpp), "none". Each phase (PP or TG) of
+// each point gets a session; the runner brackets every timed repetition with start()/stop(), and
+// the session accumulates raw counts and derives the metrics once at result().
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace moesweep::counters {
 
@@ -36,9 +37,13 @@ class CounterBackend {
   // phase: "pp" or "tg"; region: a unique label (marker API region name).
   virtual std::unique_ptr<CounterSession> session(const std::string& phase,
                                                   const std::string& region) = 0;
+  // A program the engine workers must run under for this backend to count
+  // (sim: valgrind's callgrind), as argv with the worker to be appended;
+  // empty for the backends that count from outside.
+  virtual std::vector<std::string> worker_launcher() const { return {}; }
 };
 
-// choice: auto | perf | likwid | none. Throws UserError for an unknown choice.
+// choice: auto | perf | likwid | sim | none. Throws UserError for an unknown choice.
 // `auto` picks the best backend that works here; describe()["why"] says why.
 // Backends must outlive the sessions they hand out.
 std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice);
@@ -48,7 +53,11 @@ struct CounterOptions {
   std::filesystem::path sysfs_root = "/sys";
   std::filesystem::path cpuinfo = "/proc/cpuinfo";
   std::filesystem::path profile_dir;  // empty: profiles/counters of the shipped data
+  std::string sim_cache;              // --sim-cache for the sim backend ("" = its defaults)
 };
+// The defaults, with MOESWEEP_COUNTERS_SYSFS_ROOT / MOESWEEP_COUNTERS_CPUINFO
+// applied (a sweep pointed at a recorded machine).
+CounterOptions counter_options_from_environment();
 std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice,
                                                      const CounterOptions& options);
 

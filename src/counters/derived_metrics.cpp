@@ -97,4 +97,14 @@ json all_unavailable(const std::vector<std::string>& names, const std::string& r
   return out;
 }
 
+void mark_sources(json& out, const std::vector<std::string>& names, const std::string& source) {
+  for (const std::string& name : names)
+    if (out.contains(name)) out["sources"][name] = source;
+}
+
+void mark_sources(json& out, const std::vector<MetricDef>& defs, const std::string& source) {
+  for (const MetricDef& def : defs)
+    if (out.contains(def.name)) out["sources"][def.name] = source;
+}
+
 }  // namespace moesweep::counters

@@ -38,4 +38,12 @@ nlohmann::json derive_metrics(const std::vector<MetricDef>& defs, const PhaseTot
 // The same metric names, all unavailable for one reason (no profile, no PMU).
 nlohmann::json all_unavailable(const std::vector<std::string>& names, const std::string& reason);
 
+// Where each of `defs`' metrics in `out` comes from: out["sources"][name] =
+// `source` ("software", "hardware"; the sim backend writes "simulated"), so a
+// field that more than one backend fills (dram_bytes_per_token) says whose it is.
+void mark_sources(nlohmann::json& out, const std::vector<std::string>& names,
+                  const std::string& source);
+void mark_sources(nlohmann::json& out, const std::vector<MetricDef>& defs,
+                  const std::string& source);
+
 }  // namespace moesweep::counters

@@ -81,6 +81,7 @@ class LikwidSession : public CounterSession {
       }
       out.update(derive_likwid_group(group.def, it->second));
     }
+    mark_sources(out, hardware_metric_names(), "hardware");
     return out;
   }
 

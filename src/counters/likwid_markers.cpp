@@ -68,6 +68,7 @@ class MarkerBackend : public CounterBackend {
     return d;
   }
   void threads_changed(int pid) override { inner_->threads_changed(pid); }
+  std::vector<std::string> worker_launcher() const override { return inner_->worker_launcher(); }
   std::unique_ptr<CounterSession> session(const std::string& phase,
                                           const std::string& region) override {
     return std::make_unique<MarkerSession>(inner_->session(phase, region),

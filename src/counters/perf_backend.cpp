@@ -132,7 +132,11 @@ std::vector<MetricDef> PerfBackend::hardware_metric_defs() const {
 
 json PerfBackend::derive(const PhaseTotals& totals) const {
   json out = derive_metrics(software_metric_defs(), totals);
-  if (with_hardware_) out.update(derive_metrics(hardware_metric_defs(), totals));
+  mark_sources(out, software_metric_defs(), "software");
+  if (with_hardware_) {
+    out.update(derive_metrics(hardware_metric_defs(), totals));
+    mark_sources(out, hardware_metric_defs(), "hardware");
+  }
   return out;
 }
 

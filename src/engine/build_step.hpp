@@ -14,6 +14,17 @@ struct BuildStep {
   std::vector<std::string> argv;
 };
 
+struct StepEnd {
+  int status = 0;        // waitpid's
+  bool stopped = false;  // ended by moesweep on SIGINT/SIGTERM (util/stop_signal.hpp)
+};
+
+// Runs one step's argv in a process group of its own (stdin /dev/null,
+// stdout and stderr appended to `log`), so a stop ends its whole tree: on
+// SIGINT/SIGTERM the group gets SIGTERM, then SIGKILL after a grace or at a
+// second signal. UserError when the program cannot be started.
+StepEnd run_step_logged(const std::vector<std::string>& argv, const std::filesystem::path& log);
+
 // Adds "-G Ninja" and the ccache launchers to a CMake configure command
 // where ninja and ccache are on PATH.
 void append_generator_and_launcher(std::vector<std::string>& cmake_argv);

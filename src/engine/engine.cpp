@@ -4,13 +4,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 
+#include "engine/engine_util.hpp"
 #include "engine/engine_worker.hpp"
 #include "engine/routing_observer.hpp"
+#include "engine/worker_launcher.hpp"
+#include "engine/timing_bounds.hpp"
 #include "engine/worker_protocol.hpp"
 #include "util/error.hpp"
 
@@ -29,24 +33,36 @@ const EngineFacts& engine_facts(const std::filesystem::path& worker) {
   static std::mutex mutex;
   static std::map<std::string, EngineFacts> cache;
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(worker.string());
+  // Per launcher too: under valgrind ggml picks another CPU variant (worker_launcher.hpp).
+  const std::string key = worker.string() + "\n" + worker_launcher_text();
+  auto it = cache.find(key);
   if (it == cache.end()) {
     EngineWorker w(worker);
-    it = cache.emplace(worker.string(), w.facts()).first;
+    it = cache.emplace(key, w.facts()).first;
   }
   return it->second;
 }
 
-LoadedModel::LoadedModel(const ModelLoadParams& params, const std::filesystem::path& worker)
-    : params_(params), worker_path_(worker) {
+namespace {
+
+CallDeadline point_deadline(double seconds) {
+  return {seconds, "--point-timeout"};
+}
+
+}  // namespace
+
+LoadedModel::LoadedModel(const ModelLoadParams& params, const std::filesystem::path& worker,
+                         const WorkerLimits& limits)
+    : params_(params), worker_path_(worker), limits_(limits) {
   start();
 }
 
 LoadedModel::~LoadedModel() = default;
 
 void LoadedModel::start() {
-  worker_ = std::make_unique<EngineWorker>(worker_path_);
-  const nlohmann::json reply = worker_->call({{"op", "load"}, {"model", wp::to_json(params_)}});
+  worker_ = std::make_unique<EngineWorker>(worker_path_, limits_.stop);
+  const nlohmann::json reply = worker_->call({{"op", "load"}, {"model", wp::to_json(params_)}},
+                                             point_deadline(limits_.timeout_s));
   try {
     wp::LoadReply r = wp::load_reply_from(reply);
     facts_ = std::move(r.facts);
@@ -54,6 +70,13 @@ void LoadedModel::start() {
   } catch (const wp::ProtocolError& e) {
     throw EngineError(fmt::format("the engine worker's model facts are broken: {}", e.what()));
   }
+  // Its facts name the model everywhere (meta.json, its hash): they must be
+  // of the file we asked for, not of one it chose.
+  if (!same_file(facts_.path, params_.path))
+    throw EngineError(fmt::format(
+        "the engine worker says it loaded '{}', not the file it was asked to load, '{}'",
+        facts_.path.substr(0, 300), params_.path));
+  facts_.path = params_.path;
   ++generation_;
 }
 
@@ -72,19 +95,27 @@ int LoadedModel::pid() const {
 
 LiveContext::LiveContext(const LoadedModel& model, const ContextParams& params,
                          RoutingObserver* routing)
-    : model_(model), params_(params), routing_(routing), generation_(model.generation()) {
+    : model_(model),
+      params_(params),
+      routing_(routing),
+      generation_(model.generation()),
+      timeout_s_(model.limits().timeout_s) {
   const nlohmann::json reply = model_.worker().call(
-      {{"op", "context"}, {"context", wp::to_json(params)}, {"routing", routing != nullptr}});
+      {{"op", "context"}, {"context", wp::to_json(params)}, {"routing", routing != nullptr}},
+      point_deadline(timeout_s_));
   wp::ContextReply r = wp::context_reply_from(reply);
   id_ = r.ctx;
-  n_ctx_ = r.n_ctx;
+  applied_.n_ctx = r.n_ctx;
+  applied_.n_batch = r.n_batch;
+  applied_.n_ubatch = r.n_ubatch;
+  read_applied_from_log(r.engine_log, applied_);
   creation_log_ = std::move(r.engine_log);
 }
 
 LiveContext::~LiveContext() {
   if (model_.generation() != generation_) return;  // gone with its worker
   try {
-    model_.worker().call({{"op", "free"}, {"ctx", id_}}, 60);
+    model_.worker().call({{"op", "free"}, {"ctx", id_}}, {60, "the deadline of freeing a context"});
   } catch (const std::exception&) {
     // The worker is ending or gone: the context goes with it.
   }
@@ -108,20 +139,30 @@ void replay(RoutingObserver& routing, const nlohmann::json& line) {
 
 }  // namespace
 
-void LiveContext::set_threads(const ThreadSettings& threads) {
+AppliedThreads LiveContext::set_threads(const ThreadSettings& threads) {
   check_alive(model_, generation_);
-  model_.worker().call({{"op", "threads"}, {"ctx", id_}, {"threads", wp::to_json(threads)}},
-                       timeout_s_);
+  return wp::threads_reply_from(
+      model_.worker().call({{"op", "threads"}, {"ctx", id_}, {"threads", wp::to_json(threads)}},
+                           point_deadline(timeout_s_)));
 }
 
 double LiveContext::decode(const std::vector<int32_t>& tokens, int pos0, int chunk) {
   check_alive(model_, generation_);
   WorkerProcess::EventSink events;
   if (routing_) events = [this](const nlohmann::json& ev) { replay(*routing_, ev); };
+  const auto t0 = std::chrono::steady_clock::now();
   const nlohmann::json reply = model_.worker().call(
       {{"op", "decode"}, {"ctx", id_}, {"tokens", tokens}, {"pos0", pos0}, {"chunk", chunk}},
-      timeout_s_, events);
-  return wp::decode_reply_from(reply);
+      point_deadline(timeout_s_), events);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds = wp::decode_reply_from(reply);
+  // The engine computes micro-batches of at most n_ubatch tokens (one for a generation step).
+  const int ubatch = applied_.n_ubatch > 0 ? applied_.n_ubatch : params_.n_ubatch;
+  const int per_step = chunk <= 1 ? 1 : std::min(chunk, ubatch);
+  const std::string why = implausible_time("the engine worker's decode", seconds,
+                                           static_cast<int64_t>(tokens.size()), per_step, wall);
+  if (!why.empty()) throw EngineError(why);
+  return seconds;
 }
 
 double LiveContext::prefill(const std::vector<int32_t>& tokens, int pos0) {
@@ -134,20 +175,28 @@ double LiveContext::generate(const std::vector<int32_t>& tokens, int pos0) {
 
 void LiveContext::rewind_to(int n_kv) {
   check_alive(model_, generation_);
-  model_.worker().call({{"op", "rewind"}, {"ctx", id_}, {"n_kv", n_kv}}, timeout_s_);
+  model_.worker().call({{"op", "rewind"}, {"ctx", id_}, {"n_kv", n_kv}},
+                       point_deadline(timeout_s_));
 }
 
 int LiveContext::cached_tokens() const {
   check_alive(model_, generation_);
-  const nlohmann::json reply = model_.worker().call({{"op", "cached"}, {"ctx", id_}}, timeout_s_);
+  const nlohmann::json reply =
+      model_.worker().call({{"op", "cached"}, {"ctx", id_}}, point_deadline(timeout_s_));
   return wp::cached_reply_from(reply);
 }
 
 std::string quantize_in_worker(const std::string& in, const std::string& out, int ftype,
                                int n_threads, const std::filesystem::path& worker) {
   EngineWorker w(worker);
+  // Quantizing reads the input once and writes the output once: ten minutes,
+  // plus a second per 5 MB read, is far beyond any disk and CPU of today.
+  std::error_code ec;
+  const uintmax_t bytes = std::filesystem::file_size(in, ec);
+  const double limit = 600 + (ec ? 0.0 : static_cast<double>(bytes) / 5e6);
   const nlohmann::json reply = w.call(
-      {{"op", "quantize"}, {"in", in}, {"out", out}, {"ftype", ftype}, {"n_threads", n_threads}});
+      {{"op", "quantize"}, {"in", in}, {"out", out}, {"ftype", ftype}, {"n_threads", n_threads}},
+      {limit, "the deadline of quantizing: 600 s plus 1 s per 5 MB"});
   return wp::quantize_reply_from(reply);
 }
 
@@ -157,16 +206,17 @@ ExpertGemvProbe::~ExpertGemvProbe() = default;
 
 ExpertGemvPoint ExpertGemvProbe::measure(const ExpertGemvShape& shape, int64_t experts, int threads,
                                          double seconds) {
-  const nlohmann::json reply = worker_->call({{"op", "expert_gemv"},
-                                              {"type", shape.type},
-                                              {"hidden", shape.hidden},
-                                              {"rows", shape.rows},
-                                              {"used", shape.used},
-                                              {"layers", shape.layers},
-                                              {"experts", experts},
-                                              {"threads", threads},
-                                              {"millis", static_cast<int64_t>(seconds * 1e3)}},
-                                             std::max(60.0, seconds * 20));
+  const nlohmann::json reply =
+      worker_->call({{"op", "expert_gemv"},
+                     {"type", shape.type},
+                     {"hidden", shape.hidden},
+                     {"rows", shape.rows},
+                     {"used", shape.used},
+                     {"layers", shape.layers},
+                     {"experts", experts},
+                     {"threads", threads},
+                     {"millis", static_cast<int64_t>(seconds * 1e3)}},
+                    {std::max(60.0, seconds * 20), "the expert GEMV's deadline: 20x its time"});
   ExpertGemvPoint p = wp::expert_gemv_reply_from(reply);
   p.threads = threads;
   return p;

@@ -7,12 +7,14 @@
 // walk and the trace do not know a pipe is in between. An engine that
 // crashes, aborts or hangs throws EngineCrash: the caller fails the point,
 // restarts the worker (LoadedModel::restart) and goes on.
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/applied_settings.hpp"
 #include "engine/engine_types.hpp"
 
 namespace moesweep {
@@ -29,12 +31,24 @@ std::filesystem::path default_worker_path();
 // protocol version.
 const EngineFacts& engine_facts(const std::filesystem::path& worker = default_worker_path());
 
+// What bounds every call to one model's worker: the deadline of loading the
+// model, creating a context and each call of a point (--point-timeout; <= 0:
+// none), and the stop flag looked at while a call waits (null: the process's
+// Ctrl-C flag, util/stop_signal.hpp).
+struct WorkerLimits {
+  double timeout_s = kDefaultPointTimeoutS;
+  const std::atomic<bool>* stop = nullptr;
+};
+
 class LoadedModel {
  public:
   // Starts a worker and loads the model in it. Throws UserError for a file
-  // the user must fix, EngineError / EngineCrash for an engine failure.
+  // the user must fix, EngineError / EngineCrash for an engine failure (a
+  // worker that says it loaded another file than `params.path` among them),
+  // WorkerInterrupted when the stop flag ended the load.
   explicit LoadedModel(const ModelLoadParams& params,
-                       const std::filesystem::path& worker = default_worker_path());
+                       const std::filesystem::path& worker = default_worker_path(),
+                       const WorkerLimits& limits = {});
   ~LoadedModel();
   LoadedModel(const LoadedModel&) = delete;
   LoadedModel& operator=(const LoadedModel&) = delete;
@@ -50,11 +64,13 @@ class LoadedModel {
   void restart();
   EngineWorker& worker() const { return *worker_; }
   int generation() const { return generation_; }
+  const WorkerLimits& limits() const { return limits_; }
 
  private:
   void start();
   ModelLoadParams params_;
   std::filesystem::path worker_path_;
+  WorkerLimits limits_;
   std::unique_ptr<EngineWorker> worker_;
   ModelFacts facts_;
   std::string load_log_;
@@ -65,6 +81,8 @@ class LiveContext {
  public:
   // `routing` (optional, must outlive the context) sees every MoE layer's
   // selected experts of each decode, after the decode (outside its timing).
+  // Created within the model's deadline (WorkerLimits), which is also every
+  // later call's until set_timeout.
   LiveContext(const LoadedModel& model, const ContextParams& params,
               RoutingObserver* routing = nullptr);
   ~LiveContext();
@@ -73,9 +91,11 @@ class LiveContext {
 
   // Deadline of every later request, seconds (<= 0: none).
   void set_timeout(double seconds) { timeout_s_ = seconds; }
-  // New threadpools with these settings, attached to the live context.
-  void set_threads(const ThreadSettings& threads);
+  // New threadpools with these settings, attached to the live context; what
+  // the engine holds afterwards.
+  AppliedThreads set_threads(const ThreadSettings& threads);
   // Decodes `tokens` at positions pos0.. in chunks of n_batch; seconds spent.
+  // EngineError when the worker's time is impossible (engine/timing_bounds.hpp).
   double prefill(const std::vector<int32_t>& tokens, int pos0);
   // Decodes tokens one at a time (a generation step each); seconds spent.
   double generate(const std::vector<int32_t>& tokens, int pos0);
@@ -83,7 +103,11 @@ class LiveContext {
   void rewind_to(int n_kv);
   // Number of tokens in the cache (max position + 1).
   int cached_tokens() const;
-  int n_ctx() const { return n_ctx_; }
+  int n_ctx() const { return applied_.n_ctx; }
+  // The settings asked for (ik_llama.cpp's switches included).
+  const ContextParams& params() const { return params_; }
+  // What the engine made of them (engine/applied_settings.hpp).
+  const AppliedContext& applied() const { return applied_; }
   // The engine's INFO log of creating this context (KV and compute buffers).
   const std::string& creation_log() const { return creation_log_; }
   // The engine worker's process (counters attach to its threads).
@@ -96,7 +120,7 @@ class LiveContext {
   RoutingObserver* routing_ = nullptr;
   int id_ = 0;
   int generation_ = 0;
-  int n_ctx_ = 0;
+  AppliedContext applied_;
   std::string creation_log_;
   double timeout_s_ = 0;
 };

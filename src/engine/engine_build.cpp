@@ -1,7 +1,6 @@
 #include "engine/engine_build.hpp"
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,15 +13,17 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <memory>
+#include <set>
 #include <thread>
 
 #include "engine/build_step.hpp"
 #include "engine/engine.hpp"
+#include "engine/engine_claim.hpp"
 #include "engine/exec_tool.hpp"
 #include "util/error.hpp"
 #include "util/paths.hpp"
-
-extern char** environ;
+#include "util/stop_signal.hpp"
 
 namespace moesweep {
 namespace fs = std::filesystem;
@@ -40,29 +41,6 @@ std::string log_tail(const fs::path& log, size_t lines) {
   std::string out;
   for (const std::string& l : tail) out += "\n    " + l;
   return out;
-}
-
-// Runs argv with stdout and stderr appended to `log`; its wait status.
-int run_logged(const std::vector<std::string>& argv, const fs::path& log) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0)
-    throw UserError(fmt::format("engine add: cannot start '{}': {}", argv[0], std::strerror(rc)),
-                    fmt::format("{} on PATH", argv[0]),
-                    "install it (scripts/setup installs cmake, ninja and npm)");
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
 }
 
 // Whether `program` is an executable on $PATH.
@@ -189,47 +167,67 @@ void check_source(const std::string& name, const EngineSource& src) {
                       "-DNAME=VALUE, e.g. -DGGML_AVX512=OFF", "correct --cmake-flag");
 }
 
-// Runs every step; on failure removes `dir` and throws with the log tail.
+// A -D flag's variable: -DNAME=VALUE and -DNAME:TYPE=VALUE name NAME.
+std::string flag_variable(const std::string& flag) {
+  return flag.rfind("-D", 0) == 0 ? flag.substr(2, flag.find_first_of(":=") - 2) : "";
+}
+
+// A --cmake-flag must not set what the steps set themselves: the registered
+// engine would not be what was built (-DMOESWEEP_LLAMA_DIR=/etc builds
+// another tree than the one recorded; -DCMAKE_BUILD_TYPE=Debug times a debug
+// build as this one).
+void check_flags_moesweep_sets(const std::vector<BuildStep>& steps,
+                               const std::vector<std::string>& flags) {
+  std::set<std::string> ours;
+  for (const BuildStep& step : steps)
+    for (const std::string& a : step.argv)
+      if (const std::string v = flag_variable(a); !v.empty()) ours.insert(v);
+  for (const std::string& f : flags) {
+    const std::string v = flag_variable(f);
+    if (!ours.count(v)) continue;
+    throw UserError(
+        fmt::format("engine add: --cmake-flag {} sets {}, which engine add sets itself", f, v),
+        "flags for the engine's own options, e.g. -DGGML_AVX512=OFF",
+        v == "MOESWEEP_LLAMA_DIR"
+            ? std::string("to build another checkout, give it: --llama-cpp DIR")
+            : "drop that --cmake-flag");
+  }
+}
+
+// Runs every step; on failure or a stop removes `dir` and throws with the log tail.
 void run_steps(const std::vector<BuildStep>& steps, const fs::path& dir, const fs::path& registry,
                const std::string& name, const std::function<void(const std::string&)>& progress) {
   const fs::path log = dir / "add.log";
   for (const BuildStep& step : steps) {
-    progress(step.what);
-    const int status = run_logged(step.argv, log);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+    StepEnd end;
+    if (!StopOnSignal::requested()) {
+      progress(step.what);
+      end = run_step_logged(step.argv, log);
+      if (!end.stopped && WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0) continue;
+    }
     const fs::path kept = registry / ("." + name + ".failed.log");
     std::error_code ec;
     fs::rename(log, kept, ec);
     const std::string tail = log_tail(ec ? log : kept, 25);
     fs::remove_all(dir, ec);
-    const bool interrupted = WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
+    const bool interrupted =
+        StopOnSignal::requested() || (WIFSIGNALED(end.status) && WTERMSIG(end.status) == SIGINT);
     throw UserError(fmt::format("engine add {}: {} {} (log: {}){}", name, step.what,
                                 interrupted ? "was interrupted" : "failed", kept.string(), tail),
                     "a step that succeeds",
-                    "fix what the log says and run engine add again; nothing was registered",
-                    interrupted ? 130 : 2);
+                    interrupted ? fmt::format("nothing was registered and {} is removed: run the "
+                                              "same engine add again",
+                                              dir.string())
+                                : "fix what the log says and run engine add again; nothing was "
+                                  "registered",
+                    interrupted ? exit_code::kInterrupted : exit_code::kBadInput);
   }
-}
-
-// The engine's new registry folder; UserError when the name is taken.
-fs::path claim_engine_dir(const fs::path& registry, const std::string& name) {
-  std::error_code ec;
-  fs::create_directories(registry, ec);
-  const fs::path dir = registry / name;
-  if (!fs::create_directory(dir, ec)) {
-    const bool done = fs::is_regular_file(dir / "engine.json", ec);
-    throw UserError(fmt::format("engine add: {} {}", dir.string(),
-                                done ? "is registered already"
-                                     : "exists (an add in progress, or one that was interrupted)"),
-                    "a new engine name",
-                    fmt::format("pick another name, or run: moesweep engine remove {}", name));
-  }
-  return dir;
 }
 
 // Nothing to build: the tool's path, which tool, and what its --version says.
 RegisteredEngine add_exec_engine(const fs::path& registry, const std::string& name,
-                                 const EngineSource& source) {
+                                 const EngineSource& source,
+                                 const std::function<void(const std::string&)>& progress) {
   const fs::path exe = fs::absolute(source.exec).lexically_normal();
   const ExecTool tool = detect_exec_tool(exe, source.exec_tool);
   RegisteredEngine e;
@@ -241,7 +239,8 @@ RegisteredEngine add_exec_engine(const fs::path& registry, const std::string& na
   const ExecVersion version = exec_version(exe);  // llama-bench has no --version: its rows say
   e.release = version.release;
   e.commit = version.commit;
-  write_engine_file(claim_engine_dir(registry, name) / "engine.json", e);
+  const auto lock = claim_engine_dir(registry, name, progress);
+  write_engine_file(registry / name / "engine.json", e);
   return e;
 }
 
@@ -260,13 +259,17 @@ RegisteredEngine add_engine(const fs::path& registry, const std::string& name,
                             const EngineSource& source,
                             const std::function<void(const std::string&)>& progress) {
   check_source(name, source);
-  if (!source.exec.empty()) return add_exec_engine(registry, name, source);
+  if (!source.exec.empty()) return add_exec_engine(registry, name, source, progress);
   const fs::path tree = source_tree_dir();
   if (tree.empty())
     throw UserError("engine add: the moesweep source tree this binary was built from is gone",
                     "the checkout with CMakeLists.txt and scripts/",
                     "run the moesweep of a checkout");
-  const fs::path dir = claim_engine_dir(registry, name);
+  const fs::path dir = registry / name;
+  EngineSource bare = source;
+  bare.build_flags.clear();
+  check_flags_moesweep_sets(add_steps(tree, dir, bare), source.build_flags);
+  const auto lock = claim_engine_dir(registry, name, progress);
   std::error_code ec;
   if (!std::getenv("CCACHE_BASEDIR")) setenv("CCACHE_BASEDIR", tree.c_str(), 0);
   run_steps(add_steps(tree, dir, source), dir, registry, name, progress);
@@ -299,6 +302,9 @@ void remove_engine(const fs::path& registry, const std::string& name) {
   if (name == kDefaultEngineName || !fs::is_directory(dir, ec))
     throw UserError(fmt::format("engine remove: no engine folder {}", dir.string()),
                     "a registered engine (moesweep engine list)", "check the name");
+  if (add_in_progress(dir))
+    throw UserError(fmt::format("engine remove: {} is being added by another moesweep", name),
+                    "an engine no add is building", "wait for that add to end, or stop it");
   fs::remove_all(dir, ec);
   if (ec)
     throw UserError(fmt::format("engine remove: cannot remove {}: {}", dir.string(), ec.message()),

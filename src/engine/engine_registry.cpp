@@ -21,6 +21,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
+UserError registry_error(const fs::path& registry, const std::string& what,
+                         const std::error_code& ec) {
+  return UserError(fmt::format("the engine registry {} {}{}", registry.string(), what,
+                               ec ? ": " + ec.message() : ""),
+                   "a folder this user can read and write ($MOESWEEP_ENGINES or --registry)",
+                   "point $MOESWEEP_ENGINES (or --registry) at a folder of your own, e.g. "
+                   "~/.local/share/moesweep/engines");
+}
+
+// /proc, /sys and /dev hold the kernel's files, never a build.
+bool under_kernel_fs(const fs::path& path) {
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  for (const char* top : {"/proc", "/sys", "/dev"}) {
+    const auto rel = p.lexically_relative(top);
+    if (!rel.empty() && *rel.begin() != "..") return true;
+  }
+  return false;
+}
+
 constexpr int kEngineFileSchema = 1;
 constexpr uint64_t kMaxEngineFileBytes = 1 << 20;
 
@@ -37,19 +57,39 @@ const std::vector<FieldRow<RegisteredEngine>>& engine_rows() {
 
 std::vector<std::string> sorted_names(const fs::path& registry) {
   std::vector<std::string> names;
+  if (!check_engine_registry(registry, false)) return names;
   std::error_code ec;
-  if (!fs::is_directory(registry, ec)) return names;
-  for (const fs::directory_entry& e : fs::directory_iterator(registry, ec)) {
+  fs::directory_iterator it(registry, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const fs::directory_entry& e = *it;
     const std::string name = e.path().filename().string();
-    if (name.empty() || name[0] == '.') continue;  // an add in progress
-    if (e.is_directory(ec) && fs::is_regular_file(e.path() / "engine.json", ec))
+    if (name.empty() || name[0] == '.') continue;
+    std::error_code entry_ec;
+    if (e.is_directory(entry_ec) && fs::is_regular_file(e.path() / "engine.json", entry_ec))
       names.push_back(name);
   }
+  if (ec) throw registry_error(registry, "cannot be read", ec);
   std::sort(names.begin(), names.end());
   return names;
 }
 
 }  // namespace
+
+bool check_engine_registry(const fs::path& registry, bool make) {
+  if (under_kernel_fs(registry)) throw registry_error(registry, "is in a kernel file system", {});
+  std::error_code ec;
+  fs::file_status st = fs::status(registry, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw registry_error(registry, "cannot be reached", ec);
+  if (!fs::exists(st)) {
+    if (!make) return false;
+    fs::create_directories(registry, ec);
+    if (ec) throw registry_error(registry, "cannot be made", ec);
+    st = fs::status(registry, ec);
+  }
+  if (!fs::is_directory(st)) throw registry_error(registry, "is not a folder", {});
+  return true;
+}
 
 fs::path engine_registry_dir() {
   if (const char* d = std::getenv("MOESWEEP_ENGINES"); d && *d) return d;

@@ -35,6 +35,11 @@ struct RegisteredEngine {
 // ~/.local/share/moesweep/engines.
 std::filesystem::path engine_registry_dir();
 
+// Whether the registry folder exists; UserError (exit 2, the system's reason)
+// when the path is a file, a symlink loop, unreadable or under /proc, /sys or
+// /dev. `make`: create it when missing (UserError when that fails).
+bool check_engine_registry(const std::filesystem::path& registry, bool make);
+
 // UserError (exit 2) unless `name` is a usable engine name: letters, digits,
 // '.', '_' and '-', at most 64 bytes, not starting with '.'.
 void check_engine_name(const std::string& name, const std::string& origin);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/engine_knobs.hpp"
+#include "util/error.hpp"
 
 namespace moesweep {
 
@@ -34,6 +35,21 @@ class EngineCrash : public EngineError {
  private:
   std::string how_;
   std::vector<std::string> log_tail_;
+};
+
+// How long one engine call of a point may take by default (sweep
+// --point-timeout): past it the engine counts as hung.
+inline constexpr double kDefaultPointTimeoutS = 1800;
+
+// The user's stop (Ctrl-C, SIGTERM: util/stop_signal.hpp) ended a call to an
+// engine worker that was still waiting: the worker is killed, the point in
+// progress stays unmeasured (for --resume), and the run ends `interrupted`
+// (exit 130). Not the engine's failure: no point is failed for it.
+class WorkerInterrupted : public UserError {
+ public:
+  explicit WorkerInterrupted(const std::string& during)
+      : UserError("interrupted during the engine worker's " + during, "", "",
+                  exit_code::kInterrupted) {}
 };
 
 struct ModelLoadParams {

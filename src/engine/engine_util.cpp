@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -40,6 +41,14 @@ bool parse_cpu_mask(const std::string& text, std::vector<bool>& mask) {
     return false;
   }
   return !mask.empty();
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec1, ec2;
+  if (std::filesystem::equivalent(a, b, ec1)) return true;
+  const std::filesystem::path ca = std::filesystem::weakly_canonical(a, ec1);
+  const std::filesystem::path cb = std::filesystem::weakly_canonical(b, ec2);
+  return !ec1 && !ec2 && ca == cb;
 }
 
 }  // namespace moesweep

@@ -8,11 +8,17 @@
 namespace moesweep {
 namespace wp = worker_protocol;
 
-EngineWorker::EngineWorker(const std::filesystem::path& binary) : process_(binary) {
+namespace {
+constexpr double kHelloDeadlineS = 60;  // a worker answers hello before it loads anything
+}  // namespace
+
+EngineWorker::EngineWorker(const std::filesystem::path& binary, const std::atomic<bool>* stop)
+    : process_(binary, stop) {
   // Hello has a deadline: a program that is not a worker must not hang us.
   nlohmann::json reply;
   try {
-    reply = process_.request({{"op", "hello"}, {"protocol", wp::kVersion}}, 60);
+    reply = process_.request({{"op", "hello"}, {"protocol", wp::kVersion}},
+                             {kHelloDeadlineS, "the deadline of a worker's hello"});
   } catch (const EngineCrash& e) {
     std::string tail;
     for (const std::string& line : e.log_tail()) tail += "\n    " + line;
@@ -37,10 +43,20 @@ EngineWorker::EngineWorker(const std::filesystem::path& binary) : process_(binar
   facts_.worker = binary.string();
 }
 
-nlohmann::json EngineWorker::call(const nlohmann::json& request, double timeout_s,
+nlohmann::json EngineWorker::call(const nlohmann::json& request, const CallDeadline& deadline,
                                   const WorkerProcess::EventSink& events) {
-  nlohmann::json reply = process_.request(request, timeout_s, events);
-  wp::check_reply(reply);
+  nlohmann::json reply = process_.request(request, deadline, events);
+  try {
+    wp::check_reply(reply);
+  } catch (const UserError& e) {  // the worker's "kind":"input": say whose and of what
+    throw UserError(
+        fmt::format("the engine worker {} refused its {} request: {}", facts_.worker,
+                    request.value("op", std::string("?")), e.problem()),
+        e.expected().empty() ? std::string("a request this engine build accepts") : e.expected(),
+        e.fix().empty() ? std::string("check the sweep's settings against this engine build "
+                                      "(moesweep engine list), or leave the engine out")
+                        : e.fix());
+  }
   return reply;
 }
 

@@ -13,13 +13,16 @@ class EngineWorker {
  public:
   // Starts `binary` and checks its hello. UserError when it is no worker of
   // this protocol version (another build of moesweep, another program).
-  explicit EngineWorker(const std::filesystem::path& binary);
+  // `stop`: WorkerProcess's (null: the process's Ctrl-C flag).
+  explicit EngineWorker(const std::filesystem::path& binary,
+                        const std::atomic<bool>* stop = nullptr);
 
   const EngineFacts& facts() const { return facts_; }
   int pid() const { return process_.pid(); }
-  // One request; a reply {"ok":false} becomes UserError (kind "input") or
-  // EngineError (kind "engine"); a dead or hung worker EngineCrash.
-  nlohmann::json call(const nlohmann::json& request, double timeout_s = 0,
+  // One request; a reply {"ok":false} becomes UserError (kind "input", naming
+  // the request and the worker) or EngineError (kind "engine"); a dead or
+  // hung worker EngineCrash; a call the stop flag ended WorkerInterrupted.
+  nlohmann::json call(const nlohmann::json& request, const CallDeadline& deadline,
                       const WorkerProcess::EventSink& events = {});
 
  private:

@@ -60,14 +60,23 @@ struct ExecPhase {
 };
 struct ExecRow {
   int n_kv = 0;
-  int n_threads = 0;
+  // What the tool says it ran (0 or "": its row does not say), for the check
+  // against the plan: llama-sweep-bench names the threads and batch sizes,
+  // llama-bench those and the model file and cache types.
+  int n_threads = 0, n_threads_batch = 0, n_batch = 0, n_ubatch = 0;
+  std::string model, type_k, type_v;
   ExecPhase pp, tg;
+  // Two rows for this depth (or phase) that disagree: which, by line. The
+  // point fails with it rather than taking one of them.
+  std::string conflict;
 };
 
 // The rows of one run's output (stdout and stderr together: llama-sweep-bench
-// writes its JSONL through the log). Lines that are not the tool's JSON rows
-// are the engine's log and skipped; a row with a wrong type or an impossible
-// value is a UserError naming `origin`, the line and the field.
+// writes its JSONL through the log), one per depth, in depth order. Lines that
+// are not the tool's JSON rows are the engine's log and skipped; a row with a
+// wrong type or an impossible value, or a row that is not JSON at all (a nan
+// or inf printed by the tool), is a UserError naming `origin`, the line and
+// the field.
 std::vector<ExecRow> parse_exec_output(ExecTool tool, const std::string& output,
                                        const std::string& origin);
 
@@ -75,15 +84,26 @@ std::vector<ExecRow> parse_exec_output(ExecTool tool, const std::string& output,
 nlohmann::json exec_blanks(ExecTool tool);
 
 // The tool's `--version`: "6 (abc123)"-style release and commit; empty when it
-// says nothing we can read.
+// says nothing we can read, or does not end within `timeout_s` (its tree is
+// ended then, like a run's).
 struct ExecVersion {
   std::string release, commit;
 };
-ExecVersion exec_version(const std::filesystem::path& exe);
+ExecVersion exec_version(const std::filesystem::path& exe, double timeout_s = 30);
 
-// Runs the tool; its rows. EngineError with the exit status and the output's
-// last lines when it fails, times out (`timeout_s` > 0) or is stopped by `stop`.
-std::vector<ExecRow> run_exec(const ExecRequest& request, double timeout_s,
-                              const std::atomic<bool>& stop);
+// One run of the tool: its rows and how long it ran by moesweep's clock (no
+// time it reports can add up to more).
+struct ExecRun {
+  std::vector<ExecRow> rows;
+  double wall_s = 0;
+};
+
+// Runs the tool in a process tree of its own (util/process_tree.hpp): it dies
+// with moesweep (PR_SET_PDEATHSIG), and the whole tree is ended on every way
+// out, the tool's own end included: at the deadline (`timeout_s` > 0), on
+// `stop` (no rows then), past the byte cap, or when it closes its output and
+// stays. EngineError with the exit status and the output's last lines when
+// it fails or times out.
+ExecRun run_exec(const ExecRequest& request, double timeout_s, const std::atomic<bool>& stop);
 
 }  // namespace moesweep

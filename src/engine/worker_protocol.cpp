@@ -33,6 +33,7 @@ std::vector<std::string> string_list(const nlohmann::json& j, std::string_view k
 
 constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMaxThreads = 1 << 20;
 
 // A reply's free text ("error", "expected", "fix"): "" when absent or not a string.
 std::string text_or_empty(const nlohmann::json& reply, const char* key) {
@@ -56,6 +57,14 @@ int64_t int_field(const nlohmann::json& j, std::string_view key, int64_t lo, int
     throw ProtocolError(fmt::format("{}: '{}' = {} is outside [{}, {}]", what, key, n, lo, hi));
   return n;
 }
+
+namespace {
+// A field an older worker does not send: 0 when absent, else ranged.
+int optional_int(const nlohmann::json& j, std::string_view key, int64_t lo, int64_t hi,
+                 std::string_view what) {
+  return j.contains(std::string(key)) ? static_cast<int>(int_field(j, key, lo, hi, what)) : 0;
+}
+}  // namespace
 
 std::string string_field(const nlohmann::json& j, std::string_view key, std::string_view what,
                          size_t max_bytes) {
@@ -328,8 +337,18 @@ ContextReply context_reply_from(const nlohmann::json& reply) {
   ContextReply r;
   r.ctx = static_cast<int>(int_field(reply, "ctx", 1, 1 << 30, what));
   r.n_ctx = static_cast<int>(int_field(reply, "n_ctx", 1, kMaxTokens, what));
+  r.n_batch = optional_int(reply, "n_batch", 1, kMaxTokens, what);
+  r.n_ubatch = optional_int(reply, "n_ubatch", 1, kMaxTokens, what);
   r.engine_log = string_field(reply, "engine_log", what, size_t{1} << 20);
   return r;
+}
+
+AppliedThreads threads_reply_from(const nlohmann::json& reply) {
+  const char* what = "threads reply";
+  AppliedThreads t;
+  t.n_threads = optional_int(reply, "n_threads", 1, kMaxThreads, what);
+  t.n_threads_batch = optional_int(reply, "n_threads_batch", 1, kMaxThreads, what);
+  return t;
 }
 
 double decode_reply_from(const nlohmann::json& reply) {

@@ -7,7 +7,14 @@
 //   -> {"op":"decode","ctx":1,"tokens":[...],"pos0":0,"chunk":512}
 //   <- {"event":"routing","layer":3,"n_tokens":1,"n_used":8,"ids":[...]}   (only when traced)
 //   <- {"ok":true,"seconds":0.0123}
+//   -> {"op":"threads","ctx":1,"threads":{...ThreadSettings}}
+//   <- {"ok":true,"n_threads":4,"n_threads_batch":4}        (what the engine holds now)
 //   <- {"ok":false,"error":"...","kind":"engine"|"input"}                  (any request)
+//
+// What the engine applied (its context reply's n_ctx, n_batch and n_ubatch,
+// the threads reply's counts) is read where the worker reports it: a worker
+// of an older build that does not is "not reported", never the planned value
+// (engine/applied_settings.hpp).
 //
 // Timing happens in the worker around the engine calls only: the pipe's
 // latency is never inside a measured second. The version changes whenever a
@@ -19,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/applied_settings.hpp"
 #include "engine/engine_types.hpp"
 
 namespace moesweep::worker_protocol {
@@ -123,11 +131,14 @@ struct LoadReply {
 LoadReply load_reply_from(const nlohmann::json& reply);
 
 struct ContextReply {
-  int ctx = 0;    // the worker's id of the context
-  int n_ctx = 0;  // what the engine made of the asked n_ctx
+  int ctx = 0;                    // the worker's id of the context
+  int n_ctx = 0;                  // what the engine made of the asked n_ctx
+  int n_batch = 0, n_ubatch = 0;  // what it made of those (0: not reported)
   std::string engine_log;
 };
 ContextReply context_reply_from(const nlohmann::json& reply);
+// threads: the thread counts the engine holds now (0: not reported).
+AppliedThreads threads_reply_from(const nlohmann::json& reply);
 
 // decode: the seconds the engine took, in (0, 1e9] (EngineError otherwise).
 double decode_reply_from(const nlohmann::json& reply);

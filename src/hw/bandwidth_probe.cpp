@@ -18,8 +18,10 @@
 #include "hw/topology.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/json_fields.hpp"
 #include "util/json_file.hpp"
 #include "util/paths.hpp"
+#include "util/utc_time.hpp"
 
 namespace moesweep {
 
@@ -48,10 +50,6 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) uint64_t read_lines
   return a[0] ^ a[1] ^ a[2] ^ a[3] ^ a[4] ^ a[5] ^ a[6] ^ a[7];
 }
 
-std::string utc_now() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
-}
-
 }  // namespace
 
 struct PinnedReaders::State {
@@ -60,6 +58,9 @@ struct PinnedReaders::State {
   std::vector<std::thread> threads;
   std::vector<std::vector<int>> affinity;
   std::vector<std::string> errors;
+  // Each reader's own stamps around its read, written before the finish
+  // barrier and read by run_pass after it (the barrier orders them).
+  std::vector<Clock::time_point> began, ended;
   std::barrier<> start, finish;
   std::atomic<int> active{0};
   std::atomic<bool> stop{false};
@@ -70,6 +71,8 @@ struct PinnedReaders::State {
         bytes(b),
         affinity(cpus.size()),
         errors(cpus.size()),
+        began(cpus.size()),
+        ended(cpus.size()),
         start(static_cast<std::ptrdiff_t>(cpus.size() + 1)),
         finish(static_cast<std::ptrdiff_t>(cpus.size() + 1)) {}
 
@@ -97,8 +100,12 @@ struct PinnedReaders::State {
     for (;;) {
       start.arrive_and_wait();
       if (stop.load()) break;
-      if (raw && static_cast<int>(index) < active.load())
-        sink.fetch_xor(read_lines(lines, bytes / sizeof(Line)), std::memory_order_relaxed);
+      if (raw && static_cast<int>(index) < active.load()) {
+        began[index] = Clock::now();
+        const uint64_t v = read_lines(lines, bytes / sizeof(Line));
+        ended[index] = Clock::now();
+        sink.fetch_xor(v, std::memory_order_relaxed);
+      }
       finish.arrive_and_wait();
     }
     std::free(raw);
@@ -124,12 +131,18 @@ PinnedReaders::~PinnedReaders() {
   if (!state_->threads.empty()) state_->shut_down();
 }
 
-double PinnedReaders::run_pass(int active) {
+PinnedReaders::Pass PinnedReaders::run_pass(int active) {
+  active = std::clamp(active, 1, size());
   state_->active.store(active);
   state_->start.arrive_and_wait();
-  const auto t0 = Clock::now();
   state_->finish.arrive_and_wait();
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+  const auto first = state_->began.begin(), last = first + active;
+  const Clock::time_point first_start = *std::min_element(first, last);
+  const Clock::time_point last_start = *std::max_element(first, last);
+  const auto ends = state_->ended.begin();
+  const Clock::time_point first_end = *std::min_element(ends, ends + active);
+  const Clock::time_point last_end = *std::max_element(ends, ends + active);
+  return {std::chrono::duration<double>(last_end - first_start).count(), last_start < first_end};
 }
 
 int PinnedReaders::size() const {
@@ -145,6 +158,36 @@ std::vector<std::vector<int>> PinnedReaders::observed_affinity() const {
 uint64_t stream_read(const void* p, uint64_t bytes) {
   return read_lines(static_cast<const Line*>(p), bytes / sizeof(Line));
 }
+
+namespace {
+
+// Passes of `n` readers until the budget is spent (at least 5, for a median
+// that one pass cannot make), after one warm-up pass (TLB, frequency ramp).
+BandwidthPoint measure_thread_count(PinnedReaders& readers, int n, double budget) {
+  readers.run_pass(n);
+  const double bytes = static_cast<double>(readers.bytes_per_thread()) * n;
+  std::vector<double> rates;
+  BandwidthPoint p;
+  p.threads = n;
+  double spent = 0;
+  while (rates.size() < 5 || (spent < budget && rates.size() < 1000)) {
+    const PinnedReaders::Pass pass = readers.run_pass(n);
+    spent += pass.seconds;
+    const double gbps = bytes / pass.seconds / 1e9;
+    rates.push_back(gbps);
+    if (pass.overlapped) {
+      ++p.overlapped_passes;
+      p.peak_gbps = std::max(p.peak_gbps, gbps);
+    }
+  }
+  std::sort(rates.begin(), rates.end());
+  const size_t k = rates.size();
+  p.gbps = k % 2 ? rates[k / 2] : (rates[k / 2 - 1] + rates[k / 2]) / 2;
+  p.passes = static_cast<int>(k);
+  return p;
+}
+
+}  // namespace
 
 BandwidthMeasurement measure_bandwidth(const BandwidthProbeOptions& options) {
   const Topology topo = probe_topology();
@@ -170,26 +213,13 @@ BandwidthMeasurement measure_bandwidth(const BandwidthProbeOptions& options) {
   m.bytes_per_thread = readers.bytes_per_thread();
   const double budget = options.seconds / static_cast<double>(counts.size());
   for (int n : counts) {
-    readers.run_pass(n);  // warm-up: TLB, frequency ramp
-    std::vector<double> rates;
-    double spent = 0;
-    while (rates.size() < 3 || (spent < budget && rates.size() < 1000)) {
-      const double s = readers.run_pass(n);
-      spent += s;
-      rates.push_back(static_cast<double>(m.bytes_per_thread) * n / s / 1e9);
-    }
-    std::sort(rates.begin(), rates.end());
-    const double best = rates.back();
-    const double median = rates[rates.size() / 2];
-    m.points.push_back({n, best, median});
-    if (best > m.best_gbps) {
-      m.best_gbps = best;
-      m.best_threads = n;
-    }
+    BandwidthPoint p = measure_thread_count(readers, n, budget);
+    if (p.gbps > m.gbps) m.gbps = p.gbps, m.threads = n;
+    m.points.push_back(p);
   }
   m.machine_key = machine_key();
   m.cpu_model = cpu_info().model_name;
-  m.measured_at = utc_now();
+  m.measured_at = utc_now_iso8601();
   return m;
 }
 
@@ -212,7 +242,8 @@ std::string machine_key() {
 }
 
 std::filesystem::path bandwidth_cache_path() {
-  return cache_dir() / "hw" / fmt::format("bandwidth-{}.json", machine_key());
+  return cache_dir() / "hw" /
+         fmt::format("bandwidth-v{}-{}.json", kBandwidthProbeVersion, machine_key());
 }
 
 std::optional<BandwidthMeasurement> load_cached_bandwidth() {
@@ -220,7 +251,7 @@ std::optional<BandwidthMeasurement> load_cached_bandwidth() {
   if (!std::filesystem::exists(path)) return std::nullopt;
   try {
     BandwidthMeasurement m = bandwidth_from_json(read_json_file(path, "bandwidth cache"));
-    if (m.machine_key != machine_key() || m.best_gbps <= 0) return std::nullopt;
+    if (m.machine_key != machine_key() || m.gbps <= 0) return std::nullopt;
     return m;
   } catch (const std::exception&) {
     return std::nullopt;  // a damaged cache is the same as none: measure again
@@ -233,30 +264,60 @@ void save_cached_bandwidth(const BandwidthMeasurement& m) {
   write_file_atomically(path, to_json(m).dump(2) + "\n");
 }
 
+namespace {
+
+const std::vector<FieldRow<BandwidthPoint>>& point_rows() {
+  static const std::vector<FieldRow<BandwidthPoint>> rows = {
+      {"threads", &BandwidthPoint::threads, 1, 1 << 16},
+      {"gbps", &BandwidthPoint::gbps, 0, 1 << 20},
+      {"peak_gbps", &BandwidthPoint::peak_gbps, 0, 1 << 20},
+      {"passes", &BandwidthPoint::passes, 0, 1 << 20},
+      {"overlapped_passes", &BandwidthPoint::overlapped_passes, 0, 1 << 20},
+  };
+  return rows;
+}
+
+const std::vector<FieldRow<BandwidthMeasurement>>& measurement_rows() {
+  static const std::vector<FieldRow<BandwidthMeasurement>> rows = {
+      {"machine_key", &BandwidthMeasurement::machine_key},
+      {"cpu_model", &BandwidthMeasurement::cpu_model},
+      {"measured_at", &BandwidthMeasurement::measured_at},
+      {"bytes_per_thread", &BandwidthMeasurement::bytes_per_thread, 0, int64_t{1} << 40},
+      {"gbps", &BandwidthMeasurement::gbps, 0, 1 << 20},
+      {"threads", &BandwidthMeasurement::threads, 0, 1 << 16},
+  };
+  return rows;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const BandwidthMeasurement& m) {
-  nlohmann::json points = nlohmann::json::array();
-  for (const auto& p : m.points)
-    points.push_back({{"threads", p.threads}, {"gbps", p.gbps}, {"median_gbps", p.median_gbps}});
-  return {{"machine_key", m.machine_key},
-          {"cpu_model", m.cpu_model},
-          {"measured_at", m.measured_at},
-          {"bytes_per_thread", m.bytes_per_thread},
-          {"best_gbps", m.best_gbps},
-          {"best_threads", m.best_threads},
-          {"method", "pinned read, one thread per core spread over L3 domains, best pass"},
-          {"points", points}};
+  nlohmann::json j = {{"probe_version", kBandwidthProbeVersion},
+                      {"method",
+                       "pinned readers, one per core spread over L3 domains; each reader times "
+                       "itself, a pass lasts from the first start to the last end; the figure is "
+                       "the median pass"}};
+  write_rows(m, measurement_rows(), j);
+  j["points"] = nlohmann::json::array();
+  for (const auto& p : m.points) {
+    nlohmann::json row;
+    write_rows(p, point_rows(), row);
+    j["points"].push_back(row);
+  }
+  return j;
 }
 
 BandwidthMeasurement bandwidth_from_json(const nlohmann::json& j) {
+  const JsonFields f(j, "bandwidth cache");
+  if (f.integer("probe_version", 0, 1 << 20, 1) != kBandwidthProbeVersion)
+    f.fail("probe_version", fmt::format("{} (this probe's method)", kBandwidthProbeVersion));
   BandwidthMeasurement m;
-  m.machine_key = j.value("machine_key", "");
-  m.cpu_model = j.value("cpu_model", "");
-  m.measured_at = j.value("measured_at", "");
-  m.bytes_per_thread = j.value("bytes_per_thread", uint64_t{0});
-  m.best_gbps = j.value("best_gbps", 0.0);
-  m.best_threads = j.value("best_threads", 0);
-  for (const auto& p : j.value("points", nlohmann::json::array()))
-    m.points.push_back({p.value("threads", 0), p.value("gbps", 0.0), p.value("median_gbps", 0.0)});
+  read_rows(f, m, measurement_rows());
+  for (const JsonFields& p : f.objects("points")) {
+    BandwidthPoint point;
+    read_rows(p, point, point_rows());
+    m.points.push_back(point);
+  }
   return m;
 }
 

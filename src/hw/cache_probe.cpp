@@ -20,6 +20,7 @@
 #include "hw/bandwidth_probe.hpp"
 #include "hw/build_info.hpp"
 #include "hw/topology.hpp"
+#include "util/utc_time.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 #include "util/paths.hpp"
@@ -167,10 +168,6 @@ uint64_t private_cache_bytes() {
   return 1ull << 20;
 }
 
-std::string utc_now() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
-}
-
 // The GEMV from the smallest pool (the experts one token uses) to `max_bytes`,
 // two points per doubling.
 std::vector<GemvProbePoint> gemv_curve(const ExpertGemvShape& shape, uint64_t max_bytes,
@@ -290,7 +287,7 @@ CacheProbeResult measure_cache(const CacheProbeOptions& o) {
   if (o.gemv) r.gemv = gemv_curve(r.gemv_shape, max_bytes, r.threads, o.gemv_seconds);
   r.machine_key = machine_key();
   r.cpu_model = cpu_info().model_name;
-  r.measured_at = utc_now();
+  r.measured_at = utc_now_iso8601();
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "util/error.hpp"
+#include "util/json_fields.hpp"
 #include "util/json_file.hpp"
 #include "util/paths.hpp"
 
@@ -31,38 +32,36 @@ void check_cost_fields(const HardwareProfile& p, const std::string& origin) {
       "name where the figure comes from (a vendor page, a quote and its date), or leave it out");
 }
 
+// Every figure within what a machine can have: a power of 1e308 W or a price
+// of -5 is a broken file, not a machine to predict for.
 HardwareProfile from_json(const nlohmann::json& j, const std::string& name,
                           const std::string& origin) {
+  const JsonFields f(j, origin);
   HardwareProfile p;
   p.name = name;
-  p.description = optional_field<std::string>(j, "description", "", origin);
-  if (j.contains("cpu_model_match"))
-    p.cpu_model_match = j.at("cpu_model_match").get<std::vector<std::string>>();
-  p.cores = optional_field<int>(j, "cores", 0, origin);
-  p.sockets = optional_field<int>(j, "sockets", 1, origin);
-  if (j.contains("l3")) {
-    p.l3_domains = optional_field<int>(j.at("l3"), "domains", 0, origin);
-    p.l3_bytes_per_domain =
-        static_cast<uint64_t>(optional_field<int64_t>(j.at("l3"), "bytes_per_domain", 0, origin));
-  }
-  if (j.contains("memory")) {
-    const auto& m = j.at("memory");
-    p.memory_type = optional_field<std::string>(m, "type", "", origin);
-    p.memory_mt_s = optional_field<int>(m, "mt_s", 0, origin);
-    p.memory_channels = optional_field<int>(m, "channels", 0, origin);
-    p.channel_bytes = optional_field<int>(m, "channel_bytes", 8, origin);
-    p.memory_bandwidth_gbps = optional_field<double>(m, "bandwidth_gbps", 0.0, origin);
-  }
-  p.kind = optional_field<std::string>(j, "kind", "cpu", origin);
-  p.price_usd = optional_field<double>(j, "price_usd", 0.0, origin);
-  p.price_source = optional_field<std::string>(j, "price_source", "", origin);
-  p.price_date = optional_field<std::string>(j, "price_date", "", origin);
-  p.power_w = optional_field<double>(j, "power_w", 0.0, origin);
-  p.power_source = optional_field<std::string>(j, "power_source", "", origin);
+  p.description = f.text("description");
+  p.cpu_model_match = f.texts("cpu_model_match");
+  p.cores = static_cast<int>(f.integer("cores", 0, 1 << 20, 0));
+  p.sockets = static_cast<int>(f.integer("sockets", 1, 1024, 1));
+  const JsonFields l3 = f.object("l3");
+  p.l3_domains = static_cast<int>(l3.integer("domains", 0, 1 << 16, 0));
+  p.l3_bytes_per_domain = l3.unsigned_integer("bytes_per_domain", 1ull << 40, 0);
+  const JsonFields m = f.object("memory");
+  p.memory_type = m.text("type");
+  p.memory_mt_s = static_cast<int>(m.integer("mt_s", 0, 1 << 20, 0));
+  p.memory_channels = static_cast<int>(m.integer("channels", 0, 1 << 16, 0));
+  p.channel_bytes = static_cast<int>(m.integer("channel_bytes", 1, 1024, 8));
+  p.memory_bandwidth_gbps = m.number("bandwidth_gbps", 0, 1e7, 0);
+  p.kind = f.text("kind", "cpu");
+  p.price_usd = f.number("price_usd", 0, 1e9, 0);
+  p.price_source = f.text("price_source");
+  p.price_date = f.text("price_date");
+  p.power_w = f.number("power_w", 0, 1e6, 0);
+  p.power_source = f.text("power_source");
   check_cost_fields(p, origin);
-  p.peak_gflops = optional_field<double>(j, "peak_gflops", 0.0, origin);
-  p.memory_gb = optional_field<double>(j, "memory_gb", 0.0, origin);
-  if (j.contains("reference_runs")) p.reference_runs = j.at("reference_runs");
+  p.peak_gflops = f.number("peak_gflops", 0, 1e12, 0);
+  p.memory_gb = f.number("memory_gb", 0, 1e9, 0);
+  if (j.contains("reference_runs")) p.reference_runs = f.array("reference_runs");
   return p;
 }
 

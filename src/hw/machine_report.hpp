@@ -1,7 +1,8 @@
 #pragma once
 // `moesweep hw`'s facts about this machine: the CPU, the engine build, the
 // topology, the hardware profile, and the bandwidth and cache measurements
-// cached by earlier `hw --bandwidth` / `hw --cache` runs (or just taken).
+// cached by earlier `hw --bandwidth` / `hw --cache` / `hw --noise` runs (or
+// just taken).
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -12,6 +13,7 @@
 #include "hw/build_info.hpp"
 #include "hw/cache_probe.hpp"
 #include "hw/hardware_profile.hpp"
+#include "hw/noise_profile.hpp"
 #include "hw/topology.hpp"
 
 namespace moesweep {
@@ -23,6 +25,8 @@ struct MachineReport {
   HardwareProfile profile;
   std::optional<BandwidthMeasurement> bandwidth;  // nullopt: never measured here
   std::optional<CacheProbeResult> cache;          // nullopt: never measured here
+  std::optional<NoiseProfile> noise;              // nullopt: never measured here, or damaged
+  std::string noise_problem;                      // why a stored profile is not usable
 };
 
 // Probes the CPU, engine and topology; the profile named `profile` (a name or
@@ -30,7 +34,8 @@ struct MachineReport {
 MachineReport describe_machine(const std::string& profile = "");
 
 // `moesweep hw --json`: cpu, cpu_features, engine, topology,
-// hardware_profile, and bandwidth / cache when measured.
+// hardware_profile, and bandwidth / cache / noise when measured (noise:
+// {"unavailable": why} for a damaged file).
 nlohmann::json to_json(const MachineReport& r);
 
 }  // namespace moesweep

@@ -117,11 +117,6 @@ int64_t int_key(const gguf_context* ctx, const std::string& key, int64_t fallbac
   return v.empty() ? fallback : *std::max_element(v.begin(), v.end());
 }
 
-std::string str_key(const gguf_context* ctx, const char* key) {
-  const int64_t id = gguf_find_key(ctx, key);
-  return id >= 0 && gguf_get_kv_type(ctx, id) == GGUF_TYPE_STRING ? gguf_get_val_str(ctx, id) : "";
-}
-
 // Split models: every part named <prefix>-0000N-of-0000M.gguf, metadata in part 1.
 std::vector<std::filesystem::path> split_parts(const std::filesystem::path& path, int64_t count) {
   static const std::regex pattern(R"((.*)-(\d{5})-of-(\d{5})\.gguf)");
@@ -198,8 +193,8 @@ namespace {
 
 // The architecture's hyperparameters from part 1's metadata.
 void read_hparams(const gguf_context* meta, GgufInspection& m) {
-  m.arch = str_key(meta, "general.architecture");
-  m.model_name = str_key(meta, "general.name");
+  m.arch = gguf_text_key(meta, "general.architecture");
+  m.model_name = gguf_text_key(meta, "general.name");
   const std::string a = m.arch + ".";
   const int64_t block_count = int_key(meta, a + "block_count");
   m.n_nextn = int_key(meta, a + "nextn_predict_layers");

@@ -90,15 +90,15 @@ Value read(const gguf_context* ctx, const std::string& key) {
   return best;
 }
 
-std::string str_key(const gguf_context* ctx, const char* key) {
+}  // namespace
+
+std::string gguf_text_key(const gguf_context* ctx, const char* key) {
   const int64_t id = gguf_find_key(ctx, key);
   return id >= 0 && gguf_get_kv_type(ctx, id) == GGUF_TYPE_STRING ? gguf_get_val_str(ctx, id) : "";
 }
 
-}  // namespace
-
 void check_engine_hparams(const gguf_context* meta, const std::string& file) {
-  const std::string a = str_key(meta, "general.architecture") + ".";
+  const std::string a = gguf_text_key(meta, "general.architecture") + ".";
   const Value layers = read(meta, a + "block_count");
   const Value nextn = read(meta, a + "nextn_predict_layers");
   const Value experts = read(meta, a + "expert_count");

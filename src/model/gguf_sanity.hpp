@@ -13,6 +13,8 @@ namespace moesweep {
 // Throws UserError naming `file` when a key breaks one of the engine's rules.
 // `meta`: the header of the file (of part 1 for a split model).
 void check_engine_hparams(const gguf_context* meta, const std::string& file);
+// The string value of `key`, "" when it is absent or not a string.
+std::string gguf_text_key(const gguf_context* ctx, const char* key);
 // Reads the header of `path` (no tensor data) and checks it; a file that is
 // not readable GGUF is left to the caller's own checks.
 void check_engine_hparams(const std::string& path);

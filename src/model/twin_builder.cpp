@@ -14,8 +14,10 @@
 #include "model/twin_quantize.hpp"
 #include "model/twin_routing.hpp"
 #include "model/twin_skeleton.hpp"
+#include "model/twin_space.hpp"
 #include "util/error.hpp"
 #include "util/paths.hpp"
+#include "util/stop_signal.hpp"
 
 namespace moesweep {
 namespace {
@@ -55,7 +57,25 @@ void ensure_writable_dir(const std::filesystem::path& dir) {
   }
 }
 
+void check_space(const TwinSpec& spec, const std::filesystem::path& dir) {
+  const TwinSpaceCheck c = check_twin_space({spec}, dir);
+  if (c.problem.empty()) return;
+  throw UserError(fmt::format("twin {}: {}", spec.file_stem(), c.problem),
+                  "a twin that fits on the disk",
+                  "free disk space, point MOESWEEP_CACHE_DIR at a larger disk, or shrink the twin "
+                  "(--scale, --experts, --expert-ff)");
+}
+
+void stop_point() {
+  if (StopOnSignal::requested()) throw TwinBuildInterrupted();
+}
+
 }  // namespace
+
+TwinBuildInterrupted::TwinBuildInterrupted()
+    : UserError("the twin's build was interrupted (its temporary files are removed)",
+                "a build left to finish", "run the same command again to build it",
+                exit_code::kInterrupted) {}
 
 std::filesystem::path twin_cache_dir() {
   return cache_dir() / "twins";
@@ -81,14 +101,20 @@ void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
   }
   // A skeleton finer than the target's bits where it has more than ~5 of them.
   const ggml_type weights = quant.approx_bpw > 5 ? GGML_TYPE_Q8_0 : GGML_TYPE_Q4_0;
-  say(fmt::format("writing random weights ({} skeleton)", ggml_type_name(weights)));
   try {
-    write_twin_skeleton(spec, spec.routing_skew > 0 ? &skew : nullptr, weights, skeleton);
+    stop_point();
+    say(fmt::format("writing random weights ({} skeleton)", ggml_type_name(weights)));
+    write_twin_skeleton(spec, spec.routing_skew > 0 ? &skew : nullptr, weights, skeleton,
+                        stop_point);
+    stop_point();
     say(fmt::format("quantizing to {}", quant.name));
     quantize_twin(skeleton, partial, quant.ftype, quantize_log_path(path));
+    stop_point();
   } catch (...) {
     std::error_code ec;
     std::filesystem::remove(skeleton, ec);
+    std::filesystem::remove(partial, ec);
+    if (StopOnSignal::requested()) throw TwinBuildInterrupted();  // whatever the engine said
     throw;
   }
   std::filesystem::remove(skeleton);
@@ -107,6 +133,7 @@ TwinResult ensure_twin(const TwinSpec& spec, const std::filesystem::path& out, b
   {
     FileLock lock(dir / (spec.file_stem() + ".lock"));
     if (force || !std::filesystem::exists(cached)) {
+      check_space(spec, dir);
       build_twin_file(spec, cached, progress);
       std::ofstream(dir / (spec.file_stem() + ".json")) << spec.to_json().dump(2) << "\n";
     } else {

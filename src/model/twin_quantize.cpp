@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "engine/engine.hpp"
+#include "engine/worker_launcher.hpp"
 
 namespace moesweep {
 
@@ -10,6 +11,7 @@ namespace moesweep {
 // as text, and an engine that aborts on a shape fails this twin, not moesweep.
 void quantize_twin(const std::filesystem::path& skeleton, const std::filesystem::path& out,
                    int ftype, const std::filesystem::path& log) {
+  const ScopedWorkerLauncher direct({});  // never under --counters sim's valgrind
   try {
     std::ofstream(log) << quantize_in_worker(skeleton.string(), out.string(), ftype, 0);
   } catch (...) {

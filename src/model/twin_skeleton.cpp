@@ -11,7 +11,8 @@
 namespace moesweep {
 
 void write_twin_skeleton(const TwinSpec& spec, const RoutingSkew* skew, ggml_type weight_type,
-                         const std::filesystem::path& path) {
+                         const std::filesystem::path& path,
+                         const std::function<void()>& between_slabs) {
   const std::vector<ArchTensor> tensors = arch_tensors(arch_dims_of(spec.profile));
   std::vector<GgufTensorInfo> infos;
   infos.reserve(tensors.size());
@@ -20,7 +21,10 @@ void write_twin_skeleton(const TwinSpec& spec, const RoutingSkew* skew, ggml_typ
   std::unique_ptr<gguf_context, decltype(&gguf_free)> meta(make_twin_metadata(spec), &gguf_free);
   const TwinFillContext fill{spec.seed, &spec.profile, skew};
   write_gguf_streamed(path, meta.get(), infos, [&](size_t i, const ByteSink& sink) {
-    produce_twin_tensor(tensors[i], infos[i].type, fill, sink);
+    produce_twin_tensor(tensors[i], infos[i].type, fill, [&](const void* data, size_t bytes) {
+      if (between_slabs) between_slabs();
+      sink(data, bytes);
+    });
   });
 }
 

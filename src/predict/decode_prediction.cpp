@@ -16,6 +16,7 @@
 #include "results/run_source.hpp"
 #include "results/stats.hpp"
 #include "util/error.hpp"
+#include "util/json_fields.hpp"
 
 namespace moesweep {
 
@@ -77,29 +78,56 @@ std::vector<double> measured_efficiencies(const std::string& runs_dir, double mi
   return out;
 }
 
+namespace {
+
+// One reference run's cost; nullopt for a model profile this checkout lacks.
+std::optional<ModelCost> reference_cost(const JsonFields& run) {
+  try {
+    return cost_from_profile(run.text("model"), find_quant_type(run.text("quant")),
+                             run.integer("depth", 0, int64_t{1} << 30, 0),
+                             run.text("cache_type", "f16"));
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
 std::optional<Calibration> reference_calibration(const HardwareProfile& hw,
                                                  const std::string& only_model) {
   std::vector<double> effs;
   std::string sources;
-  for (const auto& run : hw.reference_runs) {
-    if (!only_model.empty() && run.value("model", "") != only_model) continue;
-    try {
-      const QuantType& q = find_quant_type(run.value("quant", ""));
-      const ModelCost m =
-          cost_from_profile(run.value("model", ""), q, run.value("depth", int64_t{0}),
-                            run.value("cache_type", "f16"));
-      double best = 0;
-      for (const auto& p : run.value("points", nlohmann::json::array()))
-        best = std::max(best, p.value("speed_tg", 0.0));
-      auto eff =
-          efficiency(best, decode_roofline_tps(hw.theoretical_bandwidth_gbps(), m.bytes_per_token));
-      if (!eff) continue;
-      effs.push_back(*eff);
-      sources += fmt::format("{}{} at {:.2f} t/s", sources.empty() ? "" : "; ", m.label, best);
-    } catch (const UserError&) {
-      // a reference run for a model profile this checkout lacks: skip it
-    }
+  const std::string origin = fmt::format("hardware profile '{}'", hw.name);
+  const double bandwidth = hw.theoretical_bandwidth_gbps();
+  bool no_speed = false;  // a run of a known model whose speeds are all 0
+  for (size_t i = 0; i < hw.reference_runs.size(); ++i) {
+    const JsonFields run(hw.reference_runs[i], origin, fmt::format("reference_runs[{}]", i));
+    if (!only_model.empty() && run.text("model") != only_model) continue;
+    const std::optional<ModelCost> m = reference_cost(run);
+    const auto bound = m ? decode_roofline_tps(bandwidth, m->bytes_per_token) : std::nullopt;
+    if (!bound) continue;
+    double best = 0;
+    for (const JsonFields& p : run.objects("points"))
+      best = std::max(best, p.number("speed_tg", 0, 1e7, 0));
+    no_speed = no_speed || best <= 0;
+    const auto eff = efficiency(best, bound);
+    if (!eff || best <= 0) continue;
+    if (*eff > 1)
+      throw UserError(
+          fmt::format("{}: reference run {} ({}) decodes {:.2f} t/s, above the roofline of {:.2f} "
+                      "t/s at the profile's {:.1f} GB/s",
+                      origin, i, m->label, best, *bound, bandwidth),
+          "reference speeds at or under the roofline of the profile's bandwidth",
+          "check the run's speeds and the profile's memory channels and speed");
+    effs.push_back(*eff);
+    sources += fmt::format("{}{} at {:.2f} t/s", sources.empty() ? "" : "; ", m->label, best);
   }
+  if (effs.empty() && no_speed)
+    throw UserError(fmt::format("{}: its reference runs give no decode speed (every speed_tg is "
+                                "0 or missing)",
+                                origin),
+                    "reference runs with measured S_TG > 0",
+                    "fix the profile's reference_runs, or pass --efficiency FRACTION");
   if (effs.empty()) return std::nullopt;
   return Calibration{Stats::of(effs).median,
                      fmt::format("{}'s reference runs ({})", hw.name, sources)};
@@ -113,7 +141,7 @@ void choose_bandwidth(const PredictInputs& in, Prediction& p) {
   p.bandwidth_source = "--bandwidth";
   if (p.bandwidth_gbps <= 0 && p.this_machine) {
     if (auto cached = load_cached_bandwidth())
-      p.bandwidth_gbps = cached->best_gbps, p.bandwidth_source = "measured here";
+      p.bandwidth_gbps = cached->gbps, p.bandwidth_source = "measured here";
   }
   if (p.bandwidth_gbps <= 0)
     p.bandwidth_gbps = p.hardware.theoretical_bandwidth_gbps(), p.bandwidth_source = "theoretical";
@@ -140,9 +168,38 @@ std::optional<Calibration> choose_calibration(const PredictInputs& in, const Pre
   return reference_calibration(p.hardware, in.reference_model);
 }
 
+// Numbers no prediction can come from (NaN, negative, a fraction above 1,
+// more active parameters than there are): refused, each with its flag.
+void check_inputs(const PredictInputs& in) {
+  const struct {
+    const char* flag;
+    double value, hi;
+  } ranges[] = {{"--bandwidth", in.bandwidth_gbps, 1e7},
+                {"--efficiency", in.efficiency, 1},
+                {"--total-params", in.total_params, 1e15},
+                {"--active-params", in.active_params, 1e15},
+                {"--target-tps", in.target_tps, 1e9},
+                {"--depth", static_cast<double>(in.depth), 1e9},
+                {"the bytes per decoded token", in.active_bytes_per_token, 1e15}};
+  for (const auto& r : ranges)
+    if (!(r.value >= 0 && r.value <= r.hi))
+      throw UserError(fmt::format("predict: {} {} is outside its range", r.flag, r.value),
+                      fmt::format("a number from 0 to {} (0 or left out: not given)", r.hi),
+                      fmt::format("correct {}", r.flag));
+  if ((in.total_params > 0) != (in.active_params > 0))
+    throw UserError("predict: a model by its sizes needs both of them",
+                    "--total-params N and --active-params N", "give both, or --model PROFILE");
+  if (in.active_params > in.total_params)
+    throw UserError(fmt::format("predict: --active-params {} is above --total-params {}",
+                                in.active_params, in.total_params),
+                    "active parameters per token at most the total",
+                    "swap or correct the two values");
+}
+
 }  // namespace
 
 Prediction predict_decode(const PredictInputs& in) {
+  check_inputs(in);
   const int models = !in.model.empty() + (in.active_params > 0) + (in.active_bytes_per_token > 0);
   if (models != 1) {
     throw UserError(models == 0 ? "predict needs a model" : "predict got more than one model",

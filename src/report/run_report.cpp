@@ -9,6 +9,7 @@
 #include "report/plots.hpp"
 #include "report/series.hpp"
 #include "report/working_set.hpp"
+#include "results/counter_fields.hpp"
 #include "util/json_file.hpp"
 
 namespace moesweep {
@@ -83,18 +84,29 @@ void threads_table(std::string& out, const LoadedRun& run) {
 }
 
 // Counters as measured; unavailable ones are listed once with the reason the
-// backend gave -- never a made-up number.
+// backend gave -- never a made-up number. A field's source (`hardware`,
+// `simulated`) is the phase's `sources` entry; simulated ones name their cache.
 void counters_section(std::string& out, const LoadedRun& run) {
   std::map<std::string, std::string> unavailable;
-  MarkdownTable t({"threads", "N_KV", "phase", "metric", "value"});
+  std::string simulated;  // "LL 32 MiB 16-way" when the run's counts are valgrind's
+  MarkdownTable t({"threads", "N_KV", "phase", "metric", "value", "source"});
   for (const Record& r : run.records) {
     if (!r.ok) continue;
     for (const auto& [phase_name, phase] : {std::pair{"PP", &r.pp}, std::pair{"TG", &r.tg}}) {
-      if (!phase->counters.is_object()) continue;
-      for (const auto& [metric, value] : phase->counters.items()) {
+      const nlohmann::json& c = phase->counters;
+      if (!c.is_object()) continue;
+      if (c.contains("simulated") && c["simulated"].is_object())
+        simulated = c["simulated"].value("cache", "");
+      for (const auto& [metric, value] : c.items()) {
+        if (is_counter_metadata(metric)) continue;
         if (value.is_number()) {
+          const nlohmann::json* source =
+              c.contains("sources") && c["sources"].is_object() && c["sources"].contains(metric)
+                  ? &c["sources"][metric]
+                  : nullptr;
           t.add_row({std::to_string(r.params.n_threads), std::to_string(r.params.n_kv), phase_name,
-                     metric, fmt::format("{:.6g}", value.get<double>())});
+                     metric, fmt::format("{:.6g}", value.get<double>()),
+                     source && source->is_string() ? source->get<std::string>() : ""});
         } else {
           unavailable[metric] = value.is_object() && value.contains("unavailable")
                                     ? value["unavailable"].dump()
@@ -104,7 +116,7 @@ void counters_section(std::string& out, const LoadedRun& run) {
     }
   }
   if (t.rows() == 0 && unavailable.empty()) return;
-  out += "## Counters\n\n";
+  out += simulated.empty() ? "## Counters\n\n" : "## Counters (simulated, " + simulated + ")\n\n";
   if (t.rows() > 0) out += t.render() + "\n";
   if (!unavailable.empty()) {
     out += "Not measured on this machine:\n\n";

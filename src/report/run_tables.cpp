@@ -1,5 +1,6 @@
 #include "report/run_tables.hpp"
 
+#include "report/count_table.hpp"
 #include "report/engine_table.hpp"
 #include "report/memory_table.hpp"
 #include "report/sweep_tables.hpp"
@@ -15,6 +16,8 @@ RunTables render_run_tables(const std::vector<Record>& records, const SweetSpotO
     t.markdown += "\n## engines side by side\n\n" + engines;
   if (const std::string memory = memory_tables(records); !memory.empty())
     t.markdown += "\n## memory\n\n" + memory;
+  if (const std::string counts = count_tables(records); !counts.empty())
+    t.markdown += "\n" + counts;
   for (const SweepBenchFile& f : sweep_bench_files(records)) t.files.emplace_back(f.file, f.text);
   t.noise = noise_summary(records);
   return t;
@@ -38,7 +41,8 @@ nlohmann::json RunTablesWriter::noise() const {
 
 void RunTablesWriter::end(const RunMeta&, RunStatus status) {
   if (status == RunStatus::kFailed || status == RunStatus::kRunning) return;
-  const RunTables tables = render_run_tables(records_, keep_);
+  RunTables tables = render_run_tables(records_, keep_);
+  tables.markdown += paragraphs_;
   write_file_atomically(dir_ / "tables.md", "# " + title_ + "\n\n" + tables.markdown);
   const std::filesystem::path bench = dir_ / "sweep-bench";
   std::filesystem::remove_all(bench);  // a resumed run rewrites them all

@@ -37,6 +37,11 @@ class RunTablesWriter : public RunListener {
   // meta.json's "noise" of the points so far (the points the tables flag for
   // steal): the run puts it in its meta before it ends.
   nlohmann::json noise() const;
+  // Every point so far (a resumed run's earlier ones first).
+  const std::vector<Record>& records() const { return records_; }
+  // A paragraph under the tables (e.g. what the sample length cost), written
+  // when the run ends.
+  void add_paragraph(const std::string& text) { paragraphs_ += "\n" + text + "\n"; }
   // tables.md's text after its title, once the run has ended ("" before).
   const std::string& markdown() const { return markdown_; }
 
@@ -45,6 +50,7 @@ class RunTablesWriter : public RunListener {
   std::string title_;
   SweetSpotOptions keep_;
   std::vector<Record> records_;
+  std::string paragraphs_;
   std::string markdown_;
 };
 

@@ -62,7 +62,7 @@ nlohmann::json curve_json(const WorkingSetCurve& c) {
   return s;
 }
 
-std::string mib(double bytes) {
+std::string mib_figure(double bytes) {
   return fmt::format("{:.2f}", bytes / (1 << 20));
 }
 
@@ -102,8 +102,8 @@ std::string working_set_markdown(const WorkingSet& ws) {
       "L3: measured usable {} MiB, nominal (hwloc) {} MiB. Memory-bound check: the "
       "experts' share of a token at the kernel's out-of-cache speed must be at "
       "least {:.0f}% (report/working_set.hpp says why).\n\n",
-      ws.l3_effective > 0 ? mib(ws.l3_effective) : "not measured",
-      ws.l3_nominal > 0 ? mib(ws.l3_nominal) : "unknown", 100 * kMemoryBoundShare);
+      ws.l3_effective > 0 ? mib_figure(ws.l3_effective) : "not measured",
+      ws.l3_nominal > 0 ? mib_figure(ws.l3_nominal) : "unknown", 100 * kMemoryBoundShare);
   out +=
       "| curve | points | memory-bound share | cliff position (MiB of pool) [95% CI] | drop "
       "[95% CI] | dense / MoE in cache | dense / MoE out of cache | verdict |\n";

@@ -309,4 +309,8 @@ void check_same_machine_class(const Comparison& c) {
       "one), or pass --allow-environment-change to compare anyway");
 }
 
+const char* metric_label(Metric m) {
+  return m == Metric::kPp ? "S_PP" : "S_TG";
+}
+
 }  // namespace moesweep

@@ -63,6 +63,8 @@ struct CompareOptions {
   bool allow_environment_change = false;
 };
 
+// "S_PP" or "S_TG": the metric as tables name it.
+const char* metric_label(Metric m);
 // Parses "pp", "tg" or "both"; and the comma list of --ignore (checked names).
 std::vector<Metric> parse_metrics(const std::string& name);
 std::set<std::string> parse_ignored_fields(const std::string& list,

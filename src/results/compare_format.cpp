@@ -7,10 +7,6 @@
 namespace moesweep {
 namespace {
 
-const char* metric_label(Metric m) {
-  return m == Metric::kPp ? "S_PP" : "S_TG";
-}
-
 std::string mean_sd(double mean, double sd, int n) {
   if (n == 0) return "-";
   if (n == 1) return fmt::format("{:.2f}", mean);

@@ -13,10 +13,6 @@
 namespace moesweep {
 namespace {
 
-const char* metric_label(Metric m) {
-  return m == Metric::kPp ? "S_PP" : "S_TG";
-}
-
 // "paired-t", or "mwu 4, welch 2" when the cells ran different tests.
 std::string tests_text(const Comparison& c) {
   std::map<std::string, int> used;

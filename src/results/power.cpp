@@ -5,15 +5,13 @@
 #include <map>
 #include <tuple>
 
+#include "results/significance.hpp"
+
 namespace moesweep {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNormalDof = 1e7;  // beyond this the t distribution is the normal's
-
-double normal_cdf(double z) {
-  return 0.5 * std::erfc(-z / std::sqrt(2.0));
-}
 
 // Density of s = sqrt(W / dof), W chi-square with `dof` degrees of freedom:
 // the denominator of a t statistic in units of the true standard error.

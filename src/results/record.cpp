@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 
 #include "results/memory_fields.hpp"
 #include "results/point_fields.hpp"
@@ -46,11 +47,13 @@ nlohmann::json stats_json(const Stats& s) {
 }
 
 nlohmann::json phase_json(const PhaseResult& p) {
-  return {{"samples_s", p.seconds},
-          {"samples_ts", p.tokens_per_s},
-          {"t", stats_json(p.t)},
-          {"speed", stats_json(p.speed)},
-          {"counters", p.counters}};
+  nlohmann::json j = {{"samples_s", p.seconds},
+                      {"samples_ts", p.tokens_per_s},
+                      {"t", stats_json(p.t)},
+                      {"speed", stats_json(p.speed)},
+                      {"counters", p.counters}};
+  if (p.tokens_run > 0) j["tokens_run"] = p.tokens_run;
+  return j;
 }
 
 void phase_from_json(const nlohmann::json& j, PhaseResult& p) {
@@ -58,6 +61,10 @@ void phase_from_json(const nlohmann::json& j, PhaseResult& p) {
   p.seconds = j.value("samples_s", std::vector<double>{});
   p.tokens_per_s = j.value("samples_ts", std::vector<double>{});
   p.counters = j.value("counters", nlohmann::json::object());
+  const auto run = j.find("tokens_run");
+  if (run != j.end() && run->is_number_integer() && run->get<int64_t>() > 0 &&
+      run->get<int64_t>() <= INT32_MAX)
+    p.tokens_run = static_cast<int>(run->get<int64_t>());
   p.summarize();
 }
 

@@ -73,8 +73,13 @@ std::string load_mode_of(bool use_mmap, bool use_mlock);
 
 // One phase (PP or TG) of one point: all samples, their summary, counters.
 struct PhaseResult {
-  std::vector<double> seconds;  // wall time of each repetition
+  // Wall time of each repetition's call of the plan's tokens (PointParams pp
+  // / tg): a sample of several calls (sweep --min-sample-time) gives their mean.
+  std::vector<double> seconds;
   std::vector<double> tokens_per_s;
+  // Tokens of one sample as run: the plan's x the calls it took
+  // (sweep/sample_length.hpp); 0 = as planned (one call, or records before it).
+  int tokens_run = 0;
   Stats t;                                             // over seconds
   Stats speed;                                         // over tokens_per_s
   nlohmann::json counters = nlohmann::json::object();  // metric -> value or {"unavailable": reason}

@@ -7,13 +7,10 @@
 #include <fmt/format.h>
 
 #include "results/sqlite_open.hpp"
+#include "util/utc_time.hpp"
 
 namespace moesweep {
 namespace {
-
-std::string utc_now_text() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
-}
 
 void bind_or_null(SqliteStmt& st, int i, const nlohmann::json& j, const char* key) {
   if (!j.contains(key) || j[key].is_null() || (j[key].is_string() && j[key].empty())) {
@@ -38,7 +35,7 @@ void bind_or_null(SqliteStmt& st, int i, const nlohmann::json& j, const char* ke
 void write_rows(SqliteDb& db, const ServeRunRow& run, const std::string& server,
                 const std::string& model, const nlohmann::json& s,
                 const std::vector<nlohmann::json>& requests) {
-  const std::string now = utc_now_text();
+  const std::string now = utc_now_iso8601();
   auto up = db.prepare(
       "INSERT INTO runs (run_id, name, run_dir, status, started_at, finished_at, meta_json) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6) ON CONFLICT(run_id) DO UPDATE SET "

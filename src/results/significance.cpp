@@ -56,10 +56,6 @@ double variance_of(const std::vector<double>& v, double mean) {
   return sq / static_cast<double>(v.size() - 1);
 }
 
-double normal_cdf(double z) {
-  return 0.5 * std::erfc(-z / std::sqrt(2.0));
-}
-
 // Counts of U = 0..m*n over all C(m+n, m) arrangements without ties: the
 // coefficients of the Gaussian binomial [m+n choose m](q), built as
 // prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i).
@@ -198,6 +194,10 @@ TestResult run_test(TestKind resolved, const std::vector<double>& a, const std::
     default:
       return welch_t_test(a, b);
   }
+}
+
+double normal_cdf(double z) {
+  return 0.5 * std::erfc(-z / std::sqrt(2.0));
 }
 
 }  // namespace moesweep

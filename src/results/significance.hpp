@@ -55,5 +55,7 @@ TestResult run_test(TestKind resolved, const std::vector<double>& a, const std::
 
 // Student t CDF (regularized incomplete beta); exposed for the tests.
 double student_t_cdf(double t, double dof);
+// Standard normal CDF.
+double normal_cdf(double z);
 
 }  // namespace moesweep

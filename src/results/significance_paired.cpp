@@ -9,10 +9,6 @@
 namespace moesweep {
 namespace {
 
-double normal_cdf(double z) {
-  return 0.5 * std::erfc(-z / std::sqrt(2.0));
-}
-
 // Counts of W+ = 0..n(n+1)/2 over the 2^n sign patterns of ranks 1..n: the
 // coefficients of prod_{i=1..n} (1 + q^i). Up to n = 50 the counts (at most
 // 2^50) are exact in doubles.

@@ -6,21 +6,18 @@
 #include <chrono>
 #include <fstream>
 
+#include "results/counter_fields.hpp"
 #include "results/point_fields.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_db.hpp"
 #include "results/sqlite_open.hpp"
 #include "results/sqlite_schema.hpp"
+#include "util/utc_time.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 
 namespace moesweep {
 namespace {
-
-std::string utc_now() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
-                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
-}
 
 std::optional<double> counter_value(const nlohmann::json& v) {
   if (v.is_number()) return v.get<double>();
@@ -71,7 +68,7 @@ void insert_point_row(SqliteDb& db, const Record& r, const std::string& key) {
   }
   ins.bind(n + 1, r.pp.speed.mean).bind(n + 2, r.pp.speed.sd);
   ins.bind(n + 3, r.tg.speed.mean).bind(n + 4, r.tg.speed.sd);
-  ins.bind(n + 5, record_to_json(r).dump()).bind(n + 6, utc_now());
+  ins.bind(n + 5, record_to_json(r).dump()).bind(n + 6, utc_now_iso8601());
   ins.run();
 }
 
@@ -111,7 +108,7 @@ void SqliteStore::begin_run(const RunMeta& meta) {
   upsert.bind(1, meta.run_id)
       .bind(2, meta.name)
       .bind(3, meta.run_dir)
-      .bind(4, utc_now())
+      .bind(4, utc_now_iso8601())
       .bind(5, to_json(meta).dump())
       .bind(6, run_status_name(RunStatus::kRunning));  // a resumed run runs again
   upsert.run();
@@ -135,7 +132,7 @@ void SqliteStore::begin_run(const RunMeta& meta) {
 
 void SqliteStore::ensure_run_row(const std::string& run_id) {
   auto st = db_->prepare("INSERT OR IGNORE INTO runs (run_id, started_at) VALUES (?1, ?2)");
-  st.bind(1, run_id).bind(2, utc_now()).run();
+  st.bind(1, run_id).bind(2, utc_now_iso8601()).run();
 }
 
 void SqliteStore::add_record(const Record& r) {
@@ -161,6 +158,7 @@ void SqliteStore::add_record(const Record& r) {
     }
     if (!phase->counters.is_object()) continue;
     for (const auto& [metric, value] : phase->counters.items()) {
+      if (is_counter_metadata(metric)) continue;  // records.jsonl keeps them
       counter.bind(1, r.run_id).bind(2, key).bind(3, phase_name).bind(4, metric);
       counter.bind_optional(5, counter_value(value));
       const std::string why = counter_unavailable(value);
@@ -177,7 +175,7 @@ void SqliteStore::add_record(const Record& r) {
 
 void SqliteStore::end_run(const std::string& run_id, RunStatus status) {
   auto st = db_->prepare("UPDATE runs SET status = ?2, finished_at = ?3 WHERE run_id = ?1");
-  st.bind(1, run_id).bind(2, run_status_name(status)).bind(3, utc_now()).run();
+  st.bind(1, run_id).bind(2, run_status_name(status)).bind(3, utc_now_iso8601()).run();
 }
 
 namespace {

@@ -20,7 +20,7 @@ struct ServerAddress;
 struct HttpLimits {
   size_t max_bytes = 1u << 20;                // the answer's body (headers get 1 MiB more)
   std::chrono::milliseconds deadline{10000};  // the whole exchange
-  bool (*interrupted)() = nullptr;            // polled; true stops the exchange
+  std::function<bool()> interrupted;          // polled; true stops the exchange
 };
 
 struct HttpRequest {

@@ -1,19 +1,24 @@
 #include "serve/serve_bench.hpp"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <memory>
 
 #include "results/file_sinks.hpp"
 #include "results/serve_store.hpp"
+#include "serve/arrival_schedule.hpp"
 #include "serve/page_cache.hpp"
 #include "serve/prompt_pool.hpp"
+#include "serve/rate_table.hpp"
 #include "serve/serve_client.hpp"
 #include "serve/serve_output.hpp"
 #include "serve/server_process.hpp"
+#include "serve/vllm_result.hpp"
 #include "serve/workload_runner.hpp"
 #include "sweep/run_lifecycle.hpp"
 #include "util/error.hpp"
@@ -106,11 +111,37 @@ ServerAddress start_server(Session& s, bool (*interrupted)()) {
   return {"127.0.0.1", port};
 }
 
+// --format vllm: each rate of an open-loop workload as vLLM bench serve's result file.
+void write_vllm_files(Session& s, const WorkloadRun& run) {
+  VllmRunInfo info;
+  info.backend = s.api == Api::kLlama ? "llama.cpp" : api_name(s.api);
+  info.label = fmt::format("moesweep {} {}", run.workload.name, s.config().label());
+  info.model_id = s.o.gguf.empty() ? s.o.url : std::filesystem::path(s.o.gguf).filename().string();
+  info.date = fmt::format("{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr)));
+  info.burstiness = s.o.traffic.burstiness;
+  info.max_concurrency = s.o.traffic.max_concurrency;
+  std::filesystem::create_directories(s.dir.file("vllm"));
+  for (const nlohmann::json& rate : run.rates) {
+    const int round = rate["round"].get<int>();
+    std::vector<const RequestRecord*> recs;
+    for (const RequestRecord& r : run.requests)
+      if (r.arrival.round == round && r.arrival.phase == "measure") recs.push_back(&r);
+    info.rate = rate["rate"].is_string() ? kInfiniteRate : rate["rate"].get<double>();
+    info.duration_s = rate["wall_s"].get<double>();
+    const std::string name = vllm_file_name(run.workload.name, info.rate, info.max_concurrency,
+                                            s.config().label(), round);
+    write_file_atomically(s.dir.file("vllm") / name,
+                          vllm_result(recs, info, s.o.traffic.slos).dump(2) + "\n");
+  }
+}
+
 void keep(Session& s, const WorkloadRun& run, const ServerAddress& addr, RunStatus status) {
   std::vector<nlohmann::json> rows;
   for (const auto& rec : run.requests) rows.push_back(s.tag(request_json(run.workload.name, rec)));
   const nlohmann::json summary = s.tag(workload_summary(run));
   s.meta.other["workloads"].push_back(summary);
+  if (std::count(s.o.formats.begin(), s.o.formats.end(), "vllm") && !run.rates.empty())
+    write_vllm_files(s, run);
   if (!s.o.no_db)
     store_serve_workload(
         s.o.db,
@@ -154,7 +185,7 @@ WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
     CompletionRequest req{fmt::format("{} start (ready {:.1f} s)", cold ? "cold" : "warm", ready),
                           pool.take(0, w.system_tokens + w.suffix_tokens), w.n_predict, false,
                           hooks.steer_token};
-    run.requests.push_back({client->complete(req, interrupted), 1});
+    run.requests.push_back({client->complete(req, interrupted), 1, {}});
     if (hooks.on_request) hooks.on_request(run.requests.back());
     s.meta.other["cold_start"].push_back(note);
   }
@@ -210,6 +241,34 @@ std::unique_ptr<ServeClient> connect(Session& s, const ServerAddress& addr, RunH
   return client;
 }
 
+// One workload on the current server: cold-start and open-loop restart it
+// (a server started here), the others run on it as it is.
+WorkloadRun run_one(Session& s, const Workload& w, ServerAddress& addr,
+                    std::unique_ptr<ServeClient>& client, RunHooks& hooks, bool (*interrupted)()) {
+  if (w.kind == "cold-start") return cold_start(s, w, addr, client, hooks, interrupted);
+  if (!w.open_loop()) return run_workload(w, *client, hooks);
+  RestartServer restart;
+  if (s.o.url.empty())
+    restart = [&]() -> const ServeClient* {
+      s.server.stop();
+      addr = start_server(s, interrupted);
+      client = std::make_unique<ServeClient>(addr, s.o.request_timeout_s, s.api, interrupted);
+      return client.get();
+    };
+  return run_open_loop_workload(w, s.o.traffic, client.get(), hooks, restart);
+}
+
+// A workload's text: its per-request table (open-loop: its rate tables), its summary.
+std::string workload_text(const Session& s, const WorkloadRun& run, bool exact) {
+  const Workload& w = run.workload;
+  const nlohmann::json summary = workload_summary(run);
+  return fmt::format("## {} ({}{})\n\n{}{}\n{}{}\n", w.name, w.kind,
+                     s.configs.size() > 1 ? fmt::format(", server {}", s.config().label()) : "",
+                     exact ? "" : "prompt lengths approximate (words, no /tokenize)\n\n",
+                     w.open_loop() ? "" : request_table(run), summary_text(summary),
+                     rate_tables(summary));
+}
+
 // One server configuration: its own llama-server (or the --url server), every
 // workload, then the server stopped before the next configuration starts.
 void run_config(Session& s, RunHooks& hooks, std::string& current, Totals& t,
@@ -219,18 +278,11 @@ void run_config(Session& s, RunHooks& hooks, std::string& current, Totals& t,
                            s.config().label()));
   ServerAddress addr = s.o.url.empty() ? start_server(s, interrupted) : parse_server_url(s.o.url);
   auto client = connect(s, addr, hooks);
-  const std::string server_note =
-      s.configs.size() > 1 ? fmt::format(", server {}", s.config().label()) : "";
   for (const Workload& w : s.o.workloads) {
     if (interrupted()) break;
     current = w.name;
-    const WorkloadRun run = w.kind == "cold-start"
-                                ? cold_start(s, w, addr, client, hooks, interrupted)
-                                : run_workload(w, *client, hooks);
-    const std::string text = fmt::format(
-        "## {} ({}{})\n\n{}{}\n{}\n", w.name, w.kind, server_note,
-        client->exact_tokens() ? "" : "prompt lengths approximate (words, no /tokenize)\n\n",
-        request_table(run), summary_text(workload_summary(run)));
+    const WorkloadRun run = run_one(s, w, addr, client, hooks, interrupted);
+    const std::string text = workload_text(s, run, client->exact_tokens());
     s.out.workload_done(text);
     t.tables += text;
     t.failed += run.failed();
@@ -267,7 +319,13 @@ void run_configs(Session& s, RunHooks& hooks, std::string& current, Totals& t,
 }
 
 // The run's files, its final status and the exit code.
-int finish(Session& s, const Totals& t, bool stopped) {
+int finish(Session& s, Totals& t, bool stopped) {
+  const std::string capacities =
+      capacity_table(s.meta.other["workloads"].get<std::vector<nlohmann::json>>());
+  if (!capacities.empty() && s.configs.size() > 1) {
+    s.out.workload_done(capacities + "\n");
+    t.tables += capacities + "\n";
+  }
   write_file_atomically(s.dir.file("tables.md"), t.tables);
   write_file_atomically(s.dir.file("summary.json"), s.meta.other["workloads"].dump(2) + "\n");
   s.run.end(stopped    ? RunStatus::kInterrupted
@@ -303,6 +361,19 @@ void check_serve_bench_options(const ServeBenchOptions& o) {
   }
   check_axes_against_passthrough(o.axes, o.server_args);
   if (o.api != "auto") parse_api(o.api);  // a bad --api before anything starts
+  check_traffic_options(o.traffic, o.workloads);
+  for (const std::string& f : o.formats)
+    if (f != "vllm" || !o.traffic.active())
+      throw UserError(fmt::format("--format '{}'{}", f,
+                                  f == "vllm" ? " without an open-loop rate to write" : ""),
+                      "vllm, with --request-rate or --find-capacity (each open-loop rate as "
+                      "vLLM bench serve's --save-result JSON)",
+                      "pass --format vllm with a rate, or leave it out");
+  for (const Workload& w : o.workloads)
+    if (w.open_loop() && w.flush == "restart" && !o.url.empty())
+      throw UserError(fmt::format("workload {} flushes the cache by a restart, with --url", w.name),
+                      "a server serve-bench starts (it restarts it before each rate)",
+                      "drop --url, or set \"flush\": \"unique\" in the workload's cache_protocol");
   for (auto [flag, seconds] : {std::pair{"--ready-timeout", o.ready_timeout_s},
                                std::pair{"--request-timeout", o.request_timeout_s}})
     if (seconds <= 0 || seconds > kMaxTimeoutS)
@@ -322,6 +393,11 @@ std::vector<std::string> llama_server_args(const ServeBenchOptions& o, const Ser
   for (const Workload& w : o.workloads) {
     most_clients = std::max<int64_t>(most_clients,
                                      *std::max_element(w.concurrency.begin(), w.concurrency.end()));
+    if (w.open_loop())  // the requests in flight at once, within reason
+      most_clients = std::max<int64_t>(most_clients,
+                                       o.traffic.max_concurrency > 0
+                                           ? std::min(o.traffic.max_concurrency, kMaxOpenLoopSlots)
+                                           : kDefaultOpenLoopSlots);
     per_slot = std::max(per_slot, w.context_tokens() + 256);
   }
   int64_t parallel = flag_int(args, {"--parallel", "-np"}, 0);
@@ -372,6 +448,7 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)(),
   run.begin();
   RunHooks hooks;
   hooks.interrupted = interrupted;
+  hooks.token_times = o.traffic.save_tokens;
   hooks.server_gone = [&s] { return s.server_gone(); };
   std::string current;  // the workload running, for its requests' lines
   Totals t;

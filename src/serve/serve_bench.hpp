@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "results/sink.hpp"
+#include "serve/open_loop_workload.hpp"
 #include "serve/server_config.hpp"
 #include "serve/workload.hpp"
 
@@ -21,6 +22,8 @@ struct ServeBenchOptions {
   std::vector<std::string> server_args;  // passed through after --
   ServerAxisValues axes;                 // -t -c --parallel --cache-ram: one server per combination
   std::string api = "auto";              // auto | llama | openai | openai-chat (serve_client.hpp)
+  TrafficOptions traffic;                // open-loop workloads: rates, SLOs, --find-capacity
+  std::vector<std::string> formats;      // --format: vllm (vLLM bench serve's result JSON)
   int ready_timeout_s = 300;
   int request_timeout_s = 300;
   std::string out_dir = "results/runs";
@@ -34,6 +37,11 @@ struct ServeBenchOptions {
 // the model, loopback port and --metrics.
 std::vector<std::string> llama_server_args(const ServeBenchOptions& o, const ServerConfig& config,
                                            int port);
+
+// llama-server's slots for open-loop workloads when --parallel is not given:
+// --max-concurrency up to kMaxOpenLoopSlots, else kDefaultOpenLoopSlots.
+inline constexpr int kDefaultOpenLoopSlots = 4;
+inline constexpr int kMaxOpenLoopSlots = 16;
 
 // The longest --ready-timeout / --request-timeout: a week.
 inline constexpr int kMaxTimeoutS = 7 * 24 * 3600;

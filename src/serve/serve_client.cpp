@@ -34,8 +34,9 @@ constexpr std::chrono::seconds kShortDeadline{10};
 constexpr size_t kStreamBase = 64u << 20;
 constexpr size_t kStreamPerToken = 64u << 10;
 
-HttpLimits limits(size_t bytes, std::chrono::milliseconds deadline, bool (*interrupted)()) {
-  return {bytes, deadline, interrupted};
+HttpLimits limits(size_t bytes, std::chrono::milliseconds deadline,
+                  std::function<bool()> interrupted) {
+  return {bytes, deadline, std::move(interrupted)};
 }
 
 // An exchange the run cannot go on without (the health check, a prompt's
@@ -220,7 +221,8 @@ std::vector<int> ServeClient::tokenize(const std::string& text) const {
   return out;
 }
 
-CompletionResult ServeClient::complete(const CompletionRequest& req, bool (*interrupted)()) const {
+CompletionResult ServeClient::complete(const CompletionRequest& req,
+                                       const std::function<bool()>& interrupted) const {
   CompletionResult r;
   r.task = req.task;
   r.api = api_name(api_);
@@ -231,7 +233,7 @@ CompletionResult ServeClient::complete(const CompletionRequest& req, bool (*inte
   hreq.path = completion_path(api_);
   hreq.body = exact_tokens() ? completion_body(req).dump()
                              : openai_body(req, prompt_words_text(req.prompt), api_, model_).dump();
-  CompletionStream stream(api_, req.n_predict, r);
+  CompletionStream stream(api_, req.n_predict, r, req.token_times);
   hreq.on_body = [&stream](const char* data, size_t len) { return stream.feed(data, len); };
   const auto deadline = std::chrono::seconds(timeout_s_);
   const size_t cap =

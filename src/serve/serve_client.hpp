@@ -40,6 +40,7 @@ struct CompletionRequest {
   int n_predict = 32;        // with ignore_eos: exactly this many tokens
   bool want_tokens = false;  // return the generated ids (multi-turn history)
   int steer_token = -1;      // >= 0: logit_bias makes this the greedy pick (twins)
+  bool token_times = false;  // keep every token's arrival (CompletionResult::token_ms)
 };
 
 struct CompletionResult {
@@ -55,6 +56,7 @@ struct CompletionResult {
   double start_s = 0;  // since the workload's start
   double ttft_ms = 0, e2e_ms = 0;
   std::vector<double> itl_ms;
+  std::vector<double> token_ms;  // token_times: each token's arrival since the request was sent
   // The server's own `timings` (-1: not reported).
   int prompt_n = -1, predicted_n = -1, cache_n = -1;
   double prompt_ms = -1, predicted_ms = -1;
@@ -83,7 +85,10 @@ class ServeClient {
   std::vector<int> tokenize(const std::string& text) const;
   // One streamed completion (/completion, or /v1/completions or
   // /v1/chat/completions); never throws for a failed request (ok = false).
-  CompletionResult complete(const CompletionRequest& req, bool (*interrupted)()) const;
+  // `interrupted` cuts the exchange short (Ctrl-C, or the end of the grace
+  // an open-loop run gives requests in flight).
+  CompletionResult complete(const CompletionRequest& req,
+                            const std::function<bool()>& interrupted) const;
   // GET /metrics as name -> value (llamacpp:prompt_tokens_total ...); empty
   // when the server has none.
   std::map<std::string, double> metrics() const;

@@ -17,11 +17,22 @@ namespace fs = std::filesystem;
 
 using Group = std::vector<const nlohmann::json*>;  // the ok requests of one config / workload
 
+// The workload as compared: an open-loop one per offered rate ("open-loop @ 2 req/s").
+std::string workload_of(const nlohmann::json& r) {
+  const std::string w = r.value("workload", "");
+  if (!r.contains("request_rate")) return w;
+  const auto& rate = r["request_rate"];
+  return fmt::format(
+      "{} @ {} req/s", w,
+      rate.is_string() ? rate.get<std::string>() : fmt::format("{:.3g}", rate.get<double>()));
+}
+
+// The measured requests that ended well (an open-loop warm-up or prime is no measurement).
 std::map<std::string, Group> groups_of(const ServeRun& run) {
   std::map<std::string, Group> out;
   for (const auto& r : run.requests)
-    if (r.value("ok", false))
-      out[r.value("config", "default") + " / " + r.value("workload", "")].push_back(&r);
+    if (r.value("ok", false) && r.value("phase", "measure") == "measure")
+      out[r.value("config", "default") + " / " + workload_of(r)].push_back(&r);
   return out;
 }
 
@@ -175,7 +186,7 @@ ServeComparison compare_serve_runs(const ServeRun& base, const ServeRun& fresh,
     }
     ServeGroupComparison g;
     g.config = group.front()->value("config", "default");
-    g.workload = group.front()->value("workload", "");
+    g.workload = workload_of(*group.front());
     for (const MetricDef& d : metric_defs()) {
       g.metrics.push_back(compare_one(d, group, it->second, options));
       c.regressions += g.metrics.back().verdict == Verdict::kRegression;

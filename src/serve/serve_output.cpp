@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "report/markdown_table.hpp"
+#include "serve/rate_stats.hpp"
 
 namespace moesweep {
 namespace {
@@ -32,7 +35,37 @@ double metric_delta(const WorkloadRun& run, const std::string& name) {
   return a->second - (b == run.metrics_before.end() ? 0 : b->second);
 }
 
+// A counter's change, summed over its label sets ("name{...} value" lines); nullopt when absent.
+std::optional<double> counter_delta(const std::map<std::string, double>& before,
+                                    const std::map<std::string, double>& after,
+                                    const std::string& name) {
+  std::optional<double> d;
+  for (const auto& [key, v] : after) {
+    if (key != name && key.rfind(name + "{", 0) != 0) continue;
+    const auto b = before.find(key);
+    d = d.value_or(0) + v - (b == before.end() ? 0 : b->second);
+  }
+  return d;
+}
+
 }  // namespace
+
+// The server's own prompt-cache hit ratio over the rate: llama-server's
+// cached / (cached + processed) prompt tokens, or vLLM's prefix-cache hits / queries.
+nlohmann::json server_cache_hits(const std::map<std::string, double>& before,
+                                 const std::map<std::string, double>& after) {
+  const auto cached = counter_delta(before, after, "llamacpp:prompt_tokens_cached_total");
+  const auto processed = counter_delta(before, after, "llamacpp:prompt_tokens_total");
+  if (cached && processed && *cached + *processed > 0)
+    return {{"hit_ratio", *cached / (*cached + *processed)},
+            {"from", "llamacpp:prompt_tokens_cached_total / (+ llamacpp:prompt_tokens_total)"}};
+  const auto hits = counter_delta(before, after, "vllm:prefix_cache_hits_total");
+  const auto queries = counter_delta(before, after, "vllm:prefix_cache_queries_total");
+  if (hits && queries && *queries > 0)
+    return {{"hit_ratio", *hits / *queries},
+            {"from", "vllm:prefix_cache_hits_total / vllm:prefix_cache_queries_total"}};
+  return {{"hit_ratio", nullptr}, {"from", "the server's /metrics has no prompt-cache counters"}};
+}
 
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -93,15 +126,22 @@ nlohmann::json workload_summary(const WorkloadRun& run) {
                       {"prompt_tokens", prompt_tokens},
                       {"cached_tokens", cached},
                       {"cache_hit_ratio", prompt_tokens ? double(cached) / prompt_tokens : 0.0}};
-  if (!run.requests.empty() && run.requests.front().r.ok)
+  s["cache_protocol"] = run.workload.cache_protocol();
+  if (run.workload.open_loop()) {
+    s["rates"] = run.rates;
+    if (!run.capacity.is_null()) s["capacity"] = run.capacity;
+  } else if (!run.requests.empty() && run.requests.front().r.ok) {
     s["first_ttft_ms"] = run.requests.front().r.ttft_ms;
-  if (!warm_ttft.empty()) s["later_ttft_ms_p50"] = percentile(warm_ttft, 50);
+  }
+  if (!warm_ttft.empty() && !run.workload.open_loop())
+    s["later_ttft_ms_p50"] = percentile(warm_ttft, 50);
   nlohmann::json m = nlohmann::json::object();
   for (const char* name : {"llamacpp:prompt_tokens_total", "llamacpp:prompt_tokens_cached_total",
                            "llamacpp:prompt_seconds_total", "llamacpp:tokens_predicted_total",
                            "llamacpp:tokens_predicted_seconds_total"})
     if (double d = metric_delta(run, name); d >= 0) m[name] = d;
   s["metrics_delta"] = m;
+  s["server_cache"] = server_cache_hits(run.metrics_before, run.metrics_after);
   for (const LevelSummary& l : run.levels)
     s["levels"].push_back({{"concurrency", l.concurrency},
                            {"wall_s", l.wall_s},
@@ -124,6 +164,9 @@ std::string summary_text(const nlohmann::json& s) {
       s["itl_ms"]["p50"].get<double>(), s["itl_ms"]["p99"].get<double>(),
       s["e2e_ms"]["p50"].get<double>(), 100 * s["cache_hit_ratio"].get<double>(),
       s["cached_tokens"].get<long>(), s["prompt_tokens"].get<long>());
+  if (s.contains("server_cache") && s["server_cache"]["hit_ratio"].is_number())
+    out += fmt::format("  the server's own counters: {:.1f}% of prompt tokens from the cache\n",
+                       100 * s["server_cache"]["hit_ratio"].get<double>());
   if (s.contains("first_ttft_ms") && s.contains("later_ttft_ms_p50"))
     out += fmt::format("  TTFT first request {:.1f} ms, later requests p50 {:.1f} ms\n",
                        s["first_ttft_ms"].get<double>(), s["later_ttft_ms_p50"].get<double>());
@@ -154,6 +197,20 @@ nlohmann::json request_json(const std::string& workload, const RequestRecord& re
   j["itl_ms_mean"] = mean(rec.r.itl_ms);
   j["itl_ms_p50"] = percentile(rec.r.itl_ms, 50);
   j["itl_ms_p99"] = percentile(rec.r.itl_ms, 99);
+  j["tpot_ms"] = rec.r.ok ? sample_of(rec.r).tpot_ms() : -1.0;
+  if (!rec.r.token_ms.empty()) {  // --save-tokens
+    j["token_ms"] = rec.r.token_ms;
+    if (!rec.r.tokens.empty()) j["token_ids"] = rec.r.tokens;
+  }
+  const ArrivalStamp& a = rec.arrival;
+  if (a.rate == 0 && a.phase == "measure") return j;  // closed loop
+  j["request_rate"] = std::isinf(a.rate) ? nlohmann::json("inf") : nlohmann::json(a.rate);
+  j["phase"] = a.phase;
+  j["round"] = a.round;
+  j["index"] = a.index;
+  j["scheduled_s"] = a.scheduled_s;
+  j["lag_ms"] = a.lag_ms;
+  j["queued_ms"] = a.queued_ms;
   return j;
 }
 

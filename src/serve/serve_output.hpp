@@ -4,6 +4,7 @@
 // workload, and requests.jsonl / summary.json / tables.md in the run directory.
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,10 @@ std::string request_table(const WorkloadRun& run);
 nlohmann::json workload_summary(const WorkloadRun& run);
 std::string summary_text(const nlohmann::json& summary);
 nlohmann::json request_json(const std::string& workload, const RequestRecord& rec);
+// The server's own prompt-cache hit ratio between two /metrics readings:
+// llama-server's cached / (cached + processed) prompt tokens, or vLLM's
+// prefix-cache hits / queries; {"hit_ratio": null, ...} when it has neither.
+nlohmann::json server_cache_hits(const std::map<std::string, double>& before,
+                                 const std::map<std::string, double>& after);
 
 }  // namespace moesweep

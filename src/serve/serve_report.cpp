@@ -53,6 +53,36 @@ void by_request(const ServeRun& run, bool many, nlohmann::json& ttft, nlohmann::
   }
 }
 
+// Open-loop workloads: a statistic against the offered rate (finite rates),
+// one line per configuration and workload (and per statistic when several).
+nlohmann::json by_rate(const ServeRun& run, bool many, const char* file, const char* title,
+                       const char* ylabel,
+                       const std::vector<std::pair<std::string, std::string>>& stats) {
+  nlohmann::json fig = figure(file, title, "offered request rate (req/s)", ylabel);
+  fig["integer_x"] = false;
+  for (const auto& w : run.facts.workloads) {
+    if (!w.contains("rates")) continue;
+    for (const auto& [path, name] : stats) {
+      const std::string base =
+          label_of(w.value("config", "default"), w.value("workload", ""), many);
+      nlohmann::json s = {{"label", stats.size() > 1 ? base + " " + name : base}};
+      std::vector<std::pair<double, double>> pts;
+      for (const auto& r : w["rates"]) {
+        const nlohmann::json::json_pointer ptr(path);
+        if (r["rate"].is_number() && r.contains(ptr) && r.at(ptr).is_number())
+          pts.emplace_back(r["rate"].get<double>(), r.at(ptr).get<double>());
+      }
+      std::sort(pts.begin(), pts.end());  // a capacity search probes out of order
+      for (const auto& [x, y] : pts) {
+        s["x"].push_back(x);
+        s["y"].push_back(y);
+      }
+      if (!pts.empty()) fig["series"].push_back(s);
+    }
+  }
+  return fig;
+}
+
 }  // namespace
 
 nlohmann::json serve_plot_data(const ServeRun& run) {
@@ -76,6 +106,15 @@ nlohmann::json serve_plot_data(const ServeRun& run) {
   }
   nlohmann::json data = {{"title", run.label}, {"serve", {ttft, cache}}};
   if (!tps["series"].empty()) data["serve"].push_back(tps);
+  for (nlohmann::json fig :
+       {by_rate(run, many, "ttft_by_rate.png", "time to first token against the request rate",
+                "TTFT (ms)", {{"/ttft_ms/p50", "p50"}, {"/ttft_ms/p99", "p99"}}),
+        by_rate(run, many, "tpot_by_rate.png", "time per output token against the request rate",
+                "TPOT (ms)", {{"/tpot_ms/p50", "p50"}, {"/tpot_ms/p99", "p99"}}),
+        by_rate(run, many, "goodput_by_rate.png", "throughput and goodput against the request rate",
+                "requests/s",
+                {{"/requests_per_s", "throughput"}, {"/goodput/requests_per_s", "goodput"}})})
+    if (!fig["series"].empty()) data["serve"].push_back(fig);
   return data;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 // `moesweep report` on a serve-bench run: report.md (the run's per-request
-// tables, per server configuration) and three figures drawn by scripts/plot
-// from plot_data.json's "serve" list: TTFT by request, cache hit (cache_n /
-// prompt) by request, and output tokens/s by concurrency (batch workloads).
+// tables, per server configuration) and figures drawn by scripts/plot from
+// plot_data.json's "serve" list: TTFT by request, cache hit (cache_n /
+// prompt) by request, output tokens/s by concurrency (batch workloads), and
+// for open-loop workloads TTFT and TPOT p50/p99 and throughput and goodput
+// against the offered rate, one line per server configuration.
 #include <nlohmann/json.hpp>
 
 #include <filesystem>

@@ -27,13 +27,22 @@ void check_request_line(const nlohmann::json& line, const std::string& origin) {
   const JsonFields f(line, origin);
   f.flag("ok", false);
   for (const char* key : {"config", "workload", "task", "error", "api"}) f.text(key);
-  for (const char* key : {"ttft_ms", "e2e_ms", "start_s", "prompt_ms", "predicted_ms",
-                          "itl_ms_mean", "itl_ms_p50", "itl_ms_p99"})
+  for (const char* key :
+       {"ttft_ms", "e2e_ms", "start_s", "prompt_ms", "predicted_ms", "itl_ms_mean", "itl_ms_p50",
+        "itl_ms_p99", "tpot_ms", "scheduled_s", "lag_ms", "queued_ms"})
     f.number(key, -1, kMaxMs, 0);  // -1: the server did not report it
-  for (const char* key : {"prompt_tokens", "generated", "cache_n", "prompt_n", "predicted_n",
-                          "usage_prompt_tokens", "usage_completion_tokens", "concurrency"})
+  for (const char* key :
+       {"prompt_tokens", "generated", "cache_n", "prompt_n", "predicted_n", "usage_prompt_tokens",
+        "usage_completion_tokens", "concurrency", "round", "index"})
     f.integer(key, -1, kMaxTokens, 0);
   check_numbers(f, "itl_ms");
+  check_numbers(f, "token_ms");
+  // open-loop lines: the offered rate (a number of requests/s, or "inf") and the phase
+  if (f.has("request_rate") && !(line["request_rate"] == "inf"))
+    f.number("request_rate", 0, 1e9, 0);
+  const std::string phase = f.text("phase", "measure");
+  if (phase != "measure" && phase != "warmup" && phase != "prime")
+    f.fail("phase", "measure, warmup or prime");
 }
 
 ServeRequestsFile read_serve_requests(const std::filesystem::path& file) {
@@ -61,6 +70,17 @@ void check_workload_summary(const nlohmann::json& summary, const std::string& or
   for (const JsonFields& level : f.objects("levels")) {
     level.integer("concurrency", 1, 1 << 20, 1);
     level.number("output_tokens_per_s", 0, 1e12, 0);
+  }
+  // open-loop: each rate's figures the report draws (a null: none measured)
+  for (const JsonFields& rate : f.objects("rates")) {
+    if (!(rate.json().contains("rate") && rate.json()["rate"] == "inf"))
+      rate.number("rate", 0, 1e9, 0);
+    rate.number("requests_per_s", 0, 1e12, 0);
+    for (const char* key : {"ttft_ms", "tpot_ms"}) {
+      const JsonFields spread = rate.object(key);
+      for (const char* stat : {"p50", "p99"}) spread.number(stat, 0, kMaxMs, 0);
+    }
+    rate.object("goodput").number("requests_per_s", 0, 1e12, 0);
   }
 }
 

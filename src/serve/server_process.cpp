@@ -43,8 +43,9 @@ bool build_llama_server_here(const std::function<void(const std::string&)>& note
   if (!executable(setup) || std::getenv("MOESWEEP_NO_SERVER_BUILD")) return false;
   if (note)
     note(fmt::format(
-        "llama-server is not built yet: building it now from the engine's source ({} --server; "
-        "about 20 minutes on 2 cores, once; ccache makes a rebuild seconds)",
+        "llama-server is not built yet: building it now from the release's source ({} --server: "
+        "the server and mtmd against the engine's libraries, several minutes on 2 cores, once; "
+        "ccache makes a rebuild seconds)",
         setup.string()));
   std::fflush(stderr);
   const std::string command = fmt::format("'{}' --server >&2", setup.string());

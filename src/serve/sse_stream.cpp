@@ -68,8 +68,8 @@ double event_ms(const nlohmann::json& obj, const char* key, double fallback) {
   return v.get<double>();
 }
 
-CompletionStream::CompletionStream(Api api, int n_predict, CompletionResult& r)
-    : api_(api), n_predict_(n_predict), r_(r), t0_(Clock::now()) {}
+CompletionStream::CompletionStream(Api api, int n_predict, CompletionResult& r, bool token_times)
+    : api_(api), n_predict_(n_predict), r_(r), token_times_(token_times), t0_(Clock::now()) {}
 
 bool CompletionStream::feed(const char* data, size_t len) {
   const auto now = Clock::now();
@@ -96,6 +96,7 @@ void CompletionStream::take(const nlohmann::json& ev, Clock::time_point now) {
         r_.itl_ms.push_back(ms_between(last_, now));
       last_ = now;
       r_.generated += n;
+      if (token_times_) r_.token_ms.insert(r_.token_ms.end(), n, ms_between(t0_, now));
     }
     take_timings(ev, r_);
   } catch (const std::exception& e) {  // nlohmann's type errors and the checks above

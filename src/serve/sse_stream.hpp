@@ -52,7 +52,8 @@ class SseParser {
 class CompletionStream {
  public:
   using Clock = std::chrono::steady_clock;
-  CompletionStream(Api api, int n_predict, CompletionResult& r);
+  // token_times: every token's arrival kept in r.token_ms.
+  CompletionStream(Api api, int n_predict, CompletionResult& r, bool token_times = false);
   // Bytes as they arrive; false once the request has failed (an error event,
   // an unreadable event, an event past the cap, more tokens than asked for).
   bool feed(const char* data, size_t len);
@@ -64,6 +65,7 @@ class CompletionStream {
   Api api_;
   int n_predict_;
   CompletionResult& r_;
+  bool token_times_;
   SseParser sse_;
   Clock::time_point t0_, last_{};
   std::string error_;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "serve/prompt_pool.hpp"
+#include "serve/request_sender.hpp"
 
 namespace moesweep {
 namespace {
@@ -22,56 +23,6 @@ std::vector<int> concat(std::vector<int> a, const std::vector<int>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }
-
-class Sender {
- public:
-  Sender(const ServeClient& c, const RunHooks& h, WorkloadRun& run)
-      : client_(c), hooks_(h), run_(run), t0_(Clock::now()) {}
-  bool stopped() const { return hooks_.interrupted && hooks_.interrupted(); }
-
-  CompletionResult send(CompletionRequest req, int concurrency) {
-    req.steer_token = hooks_.steer_token;
-    CompletionResult r;
-    std::string gone = hooks_.server_gone ? hooks_.server_gone() : "";
-    if (gone.empty()) gone = hung();
-    if (!gone.empty()) {
-      r.task = req.task;
-      r.prompt_tokens = static_cast<int>(req.prompt.size());
-      r.error = "not sent: " + gone;
-    } else {
-      const double start = seconds_since(t0_);
-      r = client_.complete(req, hooks_.interrupted);
-      r.start_s = start;
-      if (!r.ok && hooks_.server_gone && !hooks_.server_gone().empty())
-        r.error += " (" + hooks_.server_gone() + ")";
-    }
-    std::lock_guard lock(mu_);
-    if (gone.empty()) timeouts_in_a_row_ = r.timed_out ? timeouts_in_a_row_ + 1 : 0;
-    run_.requests.push_back({r, concurrency});
-    if (hooks_.on_request) hooks_.on_request(run_.requests.back());
-    return r;
-  }
-
- private:
-  // A server that lets kHungAfter requests in a row run into the request
-  // timeout is taken as hung: the rest are recorded as not sent, instead of
-  // each waiting out the timeout (300 s by default) in turn.
-  static constexpr int kHungAfter = 3;
-  std::string hung() {
-    std::lock_guard lock(mu_);
-    if (timeouts_in_a_row_ < kHungAfter) return "";
-    return fmt::format(
-        "the server answered none of the last {} requests within --request-timeout (hung?; "
-        "raise --request-timeout if it is only slow)",
-        timeouts_in_a_row_);
-  }
-  int timeouts_in_a_row_ = 0;
-  const ServeClient& client_;
-  const RunHooks& hooks_;
-  WorkloadRun& run_;
-  Clock::time_point t0_;
-  std::mutex mu_;
-};
 
 // The system digest for request k: the shared one, or one broken at the top.
 std::vector<int> system_for(const Workload& w, const ServeClient& c, const PromptPool& pool,
@@ -92,7 +43,7 @@ std::vector<int> system_for(const Workload& w, const ServeClient& c, const Promp
   return concat(top, std::vector<int>(sys.begin(), sys.end() - static_cast<long>(top.size())));
 }
 
-void prompt_cache(const Workload& w, const ServeClient& c, Sender& s) {
+void prompt_cache(const Workload& w, const ServeClient& c, RequestSender& s) {
   const PromptPool pool(c, w.seed, static_cast<size_t>(w.pool_tokens()));
   for (int k = 0; k < w.requests && !s.stopped(); ++k) {
     const auto suffix = pool.take(w.system_tokens + size_t(k) * w.suffix_tokens, w.suffix_tokens);
@@ -102,7 +53,7 @@ void prompt_cache(const Workload& w, const ServeClient& c, Sender& s) {
   }
 }
 
-void multi_turn(const Workload& w, const ServeClient& c, Sender& s) {
+void multi_turn(const Workload& w, const ServeClient& c, RequestSender& s) {
   const PromptPool pool(c, w.seed, static_cast<size_t>(w.pool_tokens()));
   std::vector<int> history = pool.take(0, w.system_tokens);
   for (int t = 0; t < w.requests && !s.stopped(); ++t) {
@@ -118,7 +69,7 @@ void multi_turn(const Workload& w, const ServeClient& c, Sender& s) {
   }
 }
 
-void batch(const Workload& w, const ServeClient& c, Sender& s, WorkloadRun& run) {
+void batch(const Workload& w, const ServeClient& c, RequestSender& s, WorkloadRun& run) {
   // New documents at every level: one seen before would come from a slot's cache.
   const int levels = static_cast<int>(w.concurrency.size());
   const PromptPool pool(c, w.seed, static_cast<size_t>(w.pool_tokens()));
@@ -164,7 +115,7 @@ WorkloadRun run_workload(const Workload& w, const ServeClient& client, const Run
   run.workload = w;
   run.metrics_before = client.metrics();
   const auto t0 = Clock::now();
-  Sender sender(client, hooks, run);
+  RequestSender sender(client, hooks, run);
   if (w.kind == "prompt-cache")
     prompt_cache(w, client, sender);
   else if (w.kind == "multi-turn")

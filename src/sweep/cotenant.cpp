@@ -19,6 +19,7 @@
 #include "engine/engine_util.hpp"
 #include "hw/topology.hpp"
 #include "util/error.hpp"
+#include "util/process_tree.hpp"
 
 namespace moesweep {
 namespace {
@@ -68,14 +69,20 @@ std::string cotenant_item(const std::string& raw, const std::string& flag) {
 
 // The child: async-signal-safe calls only (the engine's threads may hold
 // locks at the moment of fork).
-[[noreturn]] void exec_child(pid_t parent, int out_fd, const cpu_set_t& cpus, char* const* argv) {
-  prctl(PR_SET_PDEATHSIG, SIGTERM);   // moesweep killed: the load ends too
+[[noreturn]] void exec_child(pid_t parent, int out_fd, const cpu_set_t& cpus, char* const* argv,
+                             char* const* envp) {
+  prctl(PR_SET_PDEATHSIG, SIGTERM);   // moesweep killed: the load ends its tree too
   if (getppid() != parent) _exit(1);  // it died before the line above took effect
   setpgid(0, 0);                      // Ctrl-C reaches moesweep, which stops the load itself
   dup2(out_fd, STDOUT_FILENO);
   sched_setaffinity(0, sizeof(cpus), &cpus);
-  execv(argv[0], argv);
+  execve(argv[0], argv, envp);
   _exit(127);
+}
+
+std::string status_text(int status) {
+  if (WIFSIGNALED(status)) return fmt::format("signal {}", WTERMSIG(status));
+  return fmt::format("exit {}", WEXITSTATUS(status));
 }
 
 }  // namespace
@@ -133,7 +140,7 @@ std::filesystem::path self_executable() {
 
 CotenantProcess::CotenantProcess(const std::string& kind, const std::vector<int>& cpus,
                                  const std::filesystem::path& executable)
-    : kind_(kind), cpus_(cpus) {
+    : kind_(kind), cpus_(cpus), tree_mark_(new_process_tree_mark()) {
   std::vector<std::string> args = {executable.string(), "__cotenant", "--cpus",
                                    cpu_list_text(cpus)};
   if (kind.rfind(kCotenantCmdPrefix, 0) == 0)
@@ -143,6 +150,10 @@ CotenantProcess::CotenantProcess(const std::string& kind, const std::vector<int>
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env = environment_with_mark(tree_mark_);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   cpu_set_t set;
   CPU_ZERO(&set);
   for (int cpu : cpus)
@@ -152,19 +163,40 @@ CotenantProcess::CotenantProcess(const std::string& kind, const std::vector<int>
     throw EngineError(fmt::format("co-tenant: no pipe ({})", std::strerror(errno)));
   const pid_t parent = getpid();
   pid_ = fork();
-  if (pid_ == 0) exec_child(parent, fds[1], set, argv.data());
+  if (pid_ == 0) exec_child(parent, fds[1], set, argv.data(), envp.data());
   close(fds[1]);
   out_fd_ = fds[0];
   if (pid_ < 0) {
     close(out_fd_);
     throw EngineError(fmt::format("co-tenant: fork failed ({})", std::strerror(errno)));
   }
-  if (read_line(kReadyTimeoutS) != "ready") {
+  const std::string first = read_line(kReadyTimeoutS);
+  if (first != "ready") {
+    const std::string why = not_ready(first);
     end_child();
-    throw EngineError(
-        fmt::format("co-tenant '{}' on CPUs {} did not start ({} __cotenant; its error is above)",
-                    kind, cpu_list_text(cpus), executable.string()));
+    throw EngineError(fmt::format("co-tenant '{}' on CPUs {} did not start ({} __cotenant): {}",
+                                  kind, cpu_list_text(cpus), executable.string(), why));
   }
+}
+
+// Why the load did not say "ready": what it said instead, how it ended, or
+// that it said nothing in time.
+std::string CotenantProcess::not_ready(const std::string& first_line) {
+  int status = 0;
+  if (!first_line.empty())
+    return fmt::format("it printed '{}' where 'ready' was expected", first_line.substr(0, 200));
+  for (int i = 0; i < 20; ++i) {  // EOF: it is ending; a moment for its exit status
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      end_process_tree({}, tree_mark_);
+      return fmt::format(
+          "it ended ({}) before it was ready; its own message, if any, is on "
+          "moesweep's stderr above",
+          status_text(status));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return fmt::format("it did not say 'ready' within {:g} s", kReadyTimeoutS);
 }
 
 CotenantProcess::~CotenantProcess() {
@@ -196,7 +228,11 @@ std::string CotenantProcess::read_line(double timeout_s) {
 }
 
 void CotenantProcess::end_child() {
-  kill(pid_, SIGTERM);
+  if (pid_ <= 0) {  // reaped already (not_ready): never kill(-1), which is every process
+    end_process_tree({}, tree_mark_);
+    return;
+  }
+  kill(pid_, SIGTERM);  // it ends its own tree (the user's command) and reports
   const auto deadline = Clock::now() + std::chrono::duration<double>(kGraceS);
   int status = 0;
   rusage usage{};
@@ -204,13 +240,14 @@ void CotenantProcess::end_child() {
   while ((done = wait4(pid_, &status, WNOHANG, &usage)) == 0 && Clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   if (done == 0) {
-    kill(pid_, SIGKILL);
+    end_process_tree({pid_}, tree_mark_);
     done = wait4(pid_, &status, 0, &usage);
   }
   if (done == pid_)
     cpu_s_ = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
              (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
   pid_ = -1;
+  end_process_tree({}, tree_mark_);  // whatever of its tree is left
 }
 
 nlohmann::json CotenantProcess::stop() {

@@ -7,7 +7,11 @@
 // spin: takes cores, not bandwidth) and `cmd:"..."` (the user's own load, run
 // by /bin/sh). The load is a child process, `moesweep __cotenant`, pinned to
 // its CPUs; it dies with moesweep on every way out (stop(), the destructor,
-// and PR_SET_PDEATHSIG when moesweep itself is killed).
+// and PR_SET_PDEATHSIG when moesweep itself is killed), and so does every
+// process the load starts (util/process_tree.hpp): the co-tenant child ends
+// its whole tree, a setsid() grandchild of a user's command included, and
+// moesweep ends what is left by the tree's mark. A user's command writes to
+// moesweep's stderr, never to the co-tenant's own line protocol.
 #include <sys/types.h>
 #include <nlohmann/json.hpp>
 
@@ -60,10 +64,12 @@ class CotenantProcess {
 
  private:
   std::string read_line(double timeout_s);  // "" on EOF or timeout
-  void end_child();                         // SIGTERM, a grace period, SIGKILL; reaped
+  std::string not_ready(const std::string& first_line);
+  void end_child();  // SIGTERM, a grace period, its tree killed; reaped
 
   std::string kind_;
   std::vector<int> cpus_;
+  std::string tree_mark_;  // util/process_tree.hpp
   pid_t pid_ = -1;
   int out_fd_ = -1;  // the child's stdout
   std::string pending_;

@@ -12,11 +12,13 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "hw/bandwidth_probe.hpp"
 #include "hw/topology.hpp"
 #include "util/error.hpp"
+#include "util/process_tree.hpp"
 
 namespace moesweep {
 namespace {
@@ -110,12 +112,17 @@ int compute_load(const std::vector<int>& cpus) {
   return 0;
 }
 
-// The user's command in a process group of its own, ended as a group.
+// The user's command in a process group of its own, ended as a group, then
+// every process of its tree: this process is their subreaper, so a setsid()
+// grandchild whose parent left is still ours to find (util/process_tree.hpp).
+// Its output goes to stderr: our stdout is the line protocol moesweep reads.
 int command_load(const std::string& command) {
+  adopt_orphans();
   const pid_t sh = fork();
   if (sh == 0) {
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
     execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -135,6 +142,8 @@ int command_load(const std::string& command) {
     kill(-sh, SIGKILL);  // whatever of the group is left
     if (!exited) waitpid(sh, &status, 0);
   }
+  const char* mark = std::getenv(kProcessTreeVariable);
+  end_process_tree({getpid()}, mark ? mark : "");  // every descendant, setsid() ones too
   nlohmann::json out = {
       {"kind", "cmd"},
       {"seconds", s},

@@ -5,9 +5,12 @@
 
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "engine/engine_types.hpp"
+#include "engine/engine_util.hpp"
 #include "engine/exec_tool.hpp"
+#include "engine/timing_bounds.hpp"
 #include "results/memory_fields.hpp"
 
 namespace moesweep {
@@ -100,6 +103,50 @@ Record ingested(const PlannedPoint& p, const ExecRow& row, const ExecRequest& r)
   return rec;
 }
 
+// What the row says the tool ran against what the plan asked (D7 of issue
+// 35): "" when every setting the row names is the plan's.
+std::string ran_otherwise(const ExecRow& row, const ExecRequest& r, const std::string& tool) {
+  const auto said = [&](const char* field, const std::string& got, const std::string& want) {
+    return fmt::format("{}'s row for N_KV {} says it ran {} {}; the plan asked for {}", tool,
+                       row.n_kv, field, got, want);
+  };
+  for (auto [field, got, want] : {std::tuple{"n_threads", row.n_threads, r.n_threads},
+                                  {"n_threads_batch", row.n_threads_batch, r.n_threads_batch},
+                                  {"n_batch", row.n_batch, r.n_batch},
+                                  {"n_ubatch", row.n_ubatch, r.n_ubatch}})
+    if (got != 0 && got != want) return said(field, std::to_string(got), std::to_string(want));
+  for (auto [field, got, want] :
+       {std::tuple{"type_k", &row.type_k, &r.type_k}, {"type_v", &row.type_v, &r.type_v}})
+    if (!got->empty() && *got != *want) return said(field, *got, *want);
+  if (!row.model.empty() && !same_file(row.model, r.model))
+    return said("the model", "'" + row.model.substr(0, 300) + "'", "'" + r.model + "'");
+  return "";
+}
+
+// Each time the row reports against the floor of a decode of its tokens
+// (engine/timing_bounds.hpp): "" when every one is possible.
+std::string impossible_times(const ExecRow& row, const ExecRequest& r, const std::string& tool) {
+  for (auto [name, phase, per_step] :
+       {std::tuple{"PP", &row.pp, r.n_ubatch}, std::tuple{"TG", &row.tg, 1}})
+    for (double s : phase->seconds)
+      if (std::string why =
+              implausible_time(fmt::format("{}'s {} at N_KV {}", tool, name, row.n_kv), s,
+                               phase->tokens, per_step, 0);
+          !why.empty())
+        return why;
+  return "";
+}
+
+// The rows' times together against the tool's run by moesweep's clock:
+// every repetition of every phase ran inside it.
+std::string beyond_the_run(const ExecRun& run, const std::string& tool) {
+  double total = 0;
+  for (const ExecRow& row : run.rows)
+    for (const ExecPhase* phase : {&row.pp, &row.tg})
+      for (double s : phase->seconds) total += s;
+  return implausible_time(fmt::format("{}'s rows together", tool), total, 1, 1, run.wall_s);
+}
+
 // The row of the point's depth, checked against what the plan asked for.
 Record record_for(const PlannedPoint& p, const std::map<int, const ExecRow*>& rows,
                   const ExecRequest& r) {
@@ -118,6 +165,9 @@ Record record_for(const PlannedPoint& p, const std::map<int, const ExecRow*>& ro
         p, fmt::format("{} measured PP {} / TG {} tokens at N_KV {}, the plan asked for "
                        "PP {} / TG {}",
                        tool, row.pp.tokens, row.tg.tokens, row.n_kv, p.params.pp, p.params.tg));
+  if (!row.conflict.empty()) return failed(p, row.conflict);
+  if (std::string why = ran_otherwise(row, r, tool); !why.empty()) return failed(p, why);
+  if (std::string why = impossible_times(row, r, tool); !why.empty()) return failed(p, why);
   return ingested(p, row, r);
 }
 
@@ -127,17 +177,18 @@ std::vector<Record> run_exec_block(const ExecBlock& block, const std::atomic<boo
   const ExecRequest request = request_of(block);
   std::vector<Record> out;
   std::string problem = block_problem(block, request);
-  std::vector<ExecRow> rows;
+  ExecRun run;
   if (problem.empty()) {
     try {
-      rows = run_exec(request, block.spec.point_timeout_s * block.points.size(), stop);
+      run = run_exec(request, block.spec.point_timeout_s * block.points.size(), stop);
       if (stop.load()) return {};
+      problem = beyond_the_run(run, exec_tool_name(request.tool));
     } catch (const std::exception& e) {  // EngineError, or a UserError on its output
       problem = e.what();
     }
   }
   std::map<int, const ExecRow*> by_depth;
-  for (const ExecRow& row : rows) by_depth.emplace(row.n_kv, &row);
+  for (const ExecRow& row : run.rows) by_depth.emplace(row.n_kv, &row);
   for (const PlannedPoint* p : block.points)
     out.push_back(problem.empty() ? record_for(*p, by_depth, request) : failed(*p, problem));
   return out;

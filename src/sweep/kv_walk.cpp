@@ -2,7 +2,11 @@
 #include "engine/engine_util.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <climits>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -88,36 +92,68 @@ bool another(const WalkInputs& in, const PointInProgress& r, int done) {
                  : needs_another_repetition(in.spec, r.rec, done);
 }
 
+// The calls one sample of `phase` takes at this point's cell: one untimed
+// call decides when the cell has no decision yet (sweep/sample_length.hpp).
+int sample_calls(const WalkInputs& in, const PointInProgress& r, const char* phase, int tokens,
+                 const std::function<double()>& call) {
+  if (!in.lengths || !in.lengths->active()) return 1;
+  const int depth = r.point->params.n_kv;
+  const int calls = in.lengths->calls(*r.point, phase, [&] {
+    const double s = call();
+    in.ctx.rewind_to(depth);
+    return s;
+  });
+  return std::min(calls, INT32_MAX / std::max(tokens, 1));  // tokens x calls stays an int
+}
+
+// One timed sample of `phase`: whole calls of `tokens` tokens (--min-sample-time)
+// inside the counters and the memory watch, rewound between the calls; each
+// call's mean time (what sweep-bench's T_PP / T_TG mean for the plan's tokens)
+// and the sample's speed recorded; then `leave` rewinds the cache (or keeps
+// the last call as the next fill) before the listener hears of the sample.
+void timed_sample(const WalkInputs& in, PointInProgress& r, const char* phase, int tokens,
+                  counters::CounterSession& session, PhaseResult& result,
+                  const std::function<double()>& call, const std::function<void()>& leave) {
+  const PlannedPoint& point = *r.point;
+  const int calls = sample_calls(in, r, phase, tokens, call);
+  r.watch->phase_begin(phase);
+  session.start();
+  const double s = timed_calls(calls, call, [&] { in.ctx.rewind_to(point.params.n_kv); });
+  session.stop(s, tokens * calls);
+  r.watch->phase_end(phase);
+  result.seconds.push_back(s / calls);
+  result.tokens_per_s.push_back(static_cast<double>(tokens) * calls / s);
+  if (in.lengths && in.lengths->active()) result.tokens_run = tokens * calls;
+  leave();
+  in.listener.sample({point.index, &point.params, phase, r.rep, s, tokens * calls});
+}
+
+void measure_tg(const WalkInputs& in, PointInProgress& r) {
+  const int depth = r.point->params.n_kv;
+  const std::vector<int32_t> tokens = slice(in.tokens, tg_offset(in), in.spec.n_gen);
+  timed_sample(
+      in, r, "tg", in.spec.n_gen, *r.tg_session, r.rec.tg,
+      [&] { return in.ctx.generate(tokens, depth); }, [&] { in.ctx.rewind_to(depth); });
+}
+
+// The last call of the last PP sample at a depth may stay as the fill to N_KV + PP.
+void measure_pp(const WalkInputs& in, PointInProgress& r) {
+  const int depth = r.point->params.n_kv;
+  const std::vector<int32_t> tokens = slice(in.tokens, depth, in.group.n_prompt);
+  timed_sample(
+      in, r, "pp", in.group.n_prompt, *r.pp_session, r.rec.pp,
+      [&] { return in.ctx.prefill(tokens, depth); },
+      [&] {
+        r.kept_fill = r.keep_fill && !another(in, r, r.rep + 1);
+        if (!r.kept_fill) in.ctx.rewind_to(depth);
+      });
+}
+
 // One repetition at the point's depth (the cache holds exactly N_KV): TG,
 // then PP, each rewound (or the last PP kept as the next depth's fill).
 void measure_repetition(const WalkInputs& in, PointInProgress& r) {
-  const SweepSpec& spec = in.spec;
-  const PlannedPoint& point = *r.point;
-  const int depth = point.params.n_kv;
-  const int n_prompt = in.group.n_prompt;
-  if (spec.n_gen > 0) {
-    r.watch->phase_begin("tg");
-    r.tg_session->start();
-    const double s = in.ctx.generate(slice(in.tokens, tg_offset(in), spec.n_gen), depth);
-    r.tg_session->stop(s, spec.n_gen);
-    r.watch->phase_end("tg");
-    in.ctx.rewind_to(depth);
-    r.rec.tg.seconds.push_back(s);
-    r.rec.tg.tokens_per_s.push_back(spec.n_gen / s);
-    in.listener.sample({point.index, &point.params, "tg", r.rep, s, spec.n_gen});
-  }
-  if (n_prompt > 0) {
-    r.watch->phase_begin("pp");
-    r.pp_session->start();
-    const double s = in.ctx.prefill(slice(in.tokens, depth, n_prompt), depth);
-    r.pp_session->stop(s, n_prompt);
-    r.watch->phase_end("pp");
-    r.rec.pp.seconds.push_back(s);
-    r.rec.pp.tokens_per_s.push_back(n_prompt / s);
-    r.kept_fill = r.keep_fill && !another(in, r, r.rep + 1);
-    if (!r.kept_fill) in.ctx.rewind_to(depth);
-    in.listener.sample({point.index, &point.params, "pp", r.rep, s, n_prompt});
-  }
+  if (in.spec.n_gen > 0) measure_tg(in, r);
+  if (in.group.n_prompt > 0) measure_pp(in, r);
   ++r.rep;
 }
 
@@ -138,10 +174,11 @@ Record finish_point(const WalkInputs& in, PointInProgress& r) {
 }
 
 // Untimed fill (or rewind) to `depth`, on the current threads.
-void reach_depth(const WalkInputs& in, int depth, int& filled, int& current_thread) {
+void reach_depth(const WalkInputs& in, int depth, int& filled, int& current_thread,
+                 AppliedThreads& applied) {
   if (depth > filled) {
     if (current_thread < 0) {
-      in.ctx.set_threads(in.group.threads[0]);
+      applied = in.ctx.set_threads(in.group.threads[0]);
       current_thread = 0;
     }
     in.ctx.prefill(slice(in.tokens, filled, depth - filled), filled);
@@ -177,28 +214,57 @@ KvWalk::~KvWalk() = default;
 
 // Points are depth-major (position / threads = depth index). A fill goes
 // straight to the next wanted depth: the same tokens at the same positions as
-// a fill through every depth in between, so the cache holds the same.
-void KvWalk::begin_point(size_t i) {
+// a fill through every depth in between, so the cache holds the same. A
+// point whose settings the engine did not apply as planned is not measured:
+// its check comes back with the failures.
+AppliedCheck KvWalk::begin_point(size_t i) {
   const PlannedPoint& point = *points_[i];
   const size_t di = i / n_threads_;
   const int depth = in_.group.depths[di];
   const int n_prompt = in_.group.n_prompt;
   if (in_.in_progress) *in_.in_progress = &point;  // the fill is charged to it
-  reach_depth(in_, depth, filled_, current_thread_);
+  reach_depth(in_, depth, filled_, current_thread_, applied_threads_);
   // The timed PP covers exactly the tokens a fill to depth + PP would add.
   const bool deeper_wanted = next_wanted((di + 1) * n_threads_) < points_.size();
   const bool pp_is_next_fill = n_prompt > 0 && deeper_wanted && di + 1 < in_.group.depths.size() &&
                                in_.group.depths[di + 1] == depth + n_prompt;
   const bool last_at_depth = next_wanted(i + 1) >= (di + 1) * n_threads_;
   const int thread = static_cast<int>(point.thread);  // the snake's, not the position's
-  if (current_thread_ != thread || !warmed_) {
-    in_.ctx.set_threads(in_.group.threads[point.thread]);
+  const ThreadSettings& threads = in_.group.threads[point.thread];
+  const bool switched = current_thread_ != thread || !warmed_;
+  if (switched) {
+    applied_threads_ = in_.ctx.set_threads(threads);
     current_thread_ = thread;
+  }
+  // The same settings give the same answer: a point after a refused one at
+  // its thread setting is refused too, so a switch is never left unwarmed.
+  AppliedCheck check =
+      check_applied(in_.ctx.params(), threads, in_.ctx.applied(), applied_threads_);
+  if (!check.failures.empty()) return check;
+  if (switched) {
     warm_up(in_, depth, !warmed_);  // after every context creation and thread switch
     warmed_ = true;
     in_.counters.threads_changed(in_.ctx.pid());
   }
   current_ = start_point(in_, point, i, pp_is_next_fill && last_at_depth);
+  current_->rec.extra["applied"] = check.applied;
+  if (!check.notes.empty()) current_->rec.extra["applied_notes"] = check.notes;
+  return check;
+}
+
+// A point the engine would measure with other settings than planned: failed
+// with the reason, unmeasured, the applied values beside it.
+Record KvWalk::refused_point(size_t i, const AppliedCheck& check) {
+  const PlannedPoint& point = *points_[i];
+  Record rec;
+  rec.point_index = point.index;
+  rec.params = point.params;
+  rec.ok = false;
+  rec.error = fmt::format("{}", fmt::join(check.failures, "; "));
+  rec.extra["applied"] = check.applied;
+  if (in_.in_progress) *in_.in_progress = nullptr;
+  next_ = i + 1;
+  return rec;
 }
 
 bool KvWalk::step(const PointDone& done) {
@@ -208,7 +274,13 @@ bool KvWalk::step(const PointDone& done) {
     stopped_ = true;  // a point in progress is dropped, as an interrupted one
     return false;
   }
-  if (!current_) begin_point(i);
+  if (!current_) {
+    const AppliedCheck check = begin_point(i);
+    if (!check.failures.empty()) {
+      done(*points_[i], refused_point(i, check));
+      return true;
+    }
+  }
   measure_repetition(in_, *current_);
   if (another(in_, *current_, current_->rep)) return true;
   Record rec = finish_point(in_, *current_);

@@ -20,6 +20,7 @@
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/repetition_rule.hpp"
+#include "sweep/sample_length.hpp"
 
 namespace moesweep {
 
@@ -39,6 +40,9 @@ struct WalkInputs {
   // When a point has had enough repetitions (shared by the engines of a
   // context); null: -r and --target-ci alone (needs_another_repetition).
   RepetitionRule* reps = nullptr;
+  // How many calls of -n (-p) tokens make one sample (--min-sample-time),
+  // shared by the engines of a context like `reps`; null: one call.
+  SampleLength* lengths = nullptr;
 };
 
 // Called with each finished point (ok or failed); the walk stops on `stop`.
@@ -69,7 +73,8 @@ class KvWalk {
 
  private:
   size_t next_wanted(size_t from) const;
-  void begin_point(size_t index);
+  AppliedCheck begin_point(size_t index);
+  Record refused_point(size_t index, const AppliedCheck& check);
   WalkInputs in_;
   std::vector<const PlannedPoint*> points_;
   std::function<bool(const PlannedPoint&)> wanted_;
@@ -77,6 +82,7 @@ class KvWalk {
   size_t next_ = 0;  // position in points_ to look from
   int filled_ = 0;
   int current_thread_ = -1;
+  AppliedThreads applied_threads_;  // what the engine holds of the current thread setting
   bool warmed_ = false;
   bool stopped_ = false;
   std::unique_ptr<PointInProgress> current_;

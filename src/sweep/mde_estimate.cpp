@@ -13,22 +13,13 @@
 namespace moesweep {
 namespace {
 
-// The MDE (log ratio) after n repetitions at a CV of 1 (it scales with the
-// CV): paired t on n pairs, or compare's unpaired auto against a baseline of n.
+// unit_mde, memoised over n.
 class UnitMde {
  public:
   UnitMde(bool paired, double alpha) : paired_(paired), alpha_(alpha) {}
   double at(int n) {
-    if (n < 2) return INFINITY;
     auto [it, fresh] = memo_.emplace(n, 0.0);
-    if (!fresh) return it->second;
-    const size_t un = static_cast<size_t>(n);
-    const double dn = n;
-    if (paired_)  // log ratios of independent members spread by sqrt 2
-      it->second = cell_mde(TestKind::kPairedT, {std::sqrt(2.0 / dn), dn - 1, un, un}, alpha_);
-    else
-      it->second = cell_mde(resolve_test_kind(TestKind::kAuto, un, un),
-                            {std::sqrt(2.0 / dn), 2 * (dn - 1), un, un}, alpha_);
+    if (fresh) it->second = unit_mde(paired_, n, alpha_);
     return it->second;
   }
 
@@ -50,6 +41,16 @@ int repetitions_for(double cv_pp, double cv_tg, const SweepSpec& spec, UnitMde& 
 }
 
 }  // namespace
+
+double unit_mde(bool paired, int n, double alpha) {
+  if (n < 2) return INFINITY;
+  const size_t un = static_cast<size_t>(n);
+  const double dn = n;
+  if (paired)  // log ratios of independent members spread by sqrt 2
+    return cell_mde(TestKind::kPairedT, {std::sqrt(2.0 / dn), dn - 1, un, un}, alpha);
+  return cell_mde(resolve_test_kind(TestKind::kAuto, un, un),
+                  {std::sqrt(2.0 / dn), 2 * (dn - 1), un, un}, alpha);
+}
 
 MdeEstimate estimate_target_mde(const Plan& plan, const SpeedTable& speeds) {
   MdeEstimate e;

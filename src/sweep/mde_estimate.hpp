@@ -22,6 +22,10 @@ struct MdeEstimate {
 };
 
 MdeEstimate estimate_target_mde(const Plan& plan, const SpeedTable& speeds);
+// The MDE (a log ratio) of n repetitions at a CV of 1 (it scales with the
+// CV): paired t on n pairs whose members share no swing, or compare's
+// unpaired auto test against a baseline of n; infinity below 2.
+double unit_mde(bool paired, int n, double alpha);
 // One line for --dry-run; "" without --target-mde.
 std::string target_mde_line(const Plan& plan, const SpeedTable& speeds);
 

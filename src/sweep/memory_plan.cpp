@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "model/gguf_inspect.hpp"
 #include "model/model_profile.hpp"
-#include "model/quant_types.hpp"
 #include "model/twin_builder.hpp"
+#include "model/twin_space.hpp"
 #include "sweep/twin_axes.hpp"
 
 namespace moesweep {
@@ -22,11 +23,10 @@ std::string size_text(uint64_t bytes) {
                        : fmt::format("{:.1f} MiB", bytes / kMiB);
 }
 
-MemoryShape twin_estimate(const TwinSpec& twin, const std::string& quant) {
+MemoryShape twin_estimate(const TwinSpec& twin) {
   const ModelShape& s = twin.profile.shape;
   MemoryShape m;
-  m.model_bytes = static_cast<uint64_t>(static_cast<double>(count_params(twin.profile).total) *
-                                        find_quant_type(quant).approx_bpw / 8);
+  m.model_bytes = estimated_twin_bytes(twin);
   m.model_source = "twin estimate";
   m.kv = kv_shape_of(s);
   m.n_vocab = s.vocab, m.n_embd = s.hidden, m.n_head = s.heads;
@@ -56,7 +56,7 @@ MemoryShape memory_shape_of(const ModelGroup& group, const SweepSpec& spec) {
       // a damaged cache file is rebuilt by the run: estimate as for a new twin
     }
   }
-  return twin_estimate(twin, group.choice.quant);
+  return twin_estimate(twin);
 }
 
 uint64_t estimated_compute_bytes(const MemoryShape& m, const ContextParams& c) {
@@ -115,6 +115,19 @@ std::string footprint_text(const Footprint& f) {
   return fmt::format("model {}{} + KV {} + compute ~{} = {}", size_text(f.model),
                      f.model_evictable ? " (mapped)" : "", size_text(f.kv), size_text(f.compute),
                      size_text(f.total()));
+}
+
+std::vector<TwinSpec> twins_to_build(const Plan& plan) {
+  std::vector<TwinSpec> out;
+  std::set<std::string> seen;
+  for (const ModelGroup& g : plan.models) {
+    if (!g.choice.file.empty()) continue;
+    TwinSpec twin = twin_spec_of(g.choice, g.knobs, plan.spec);
+    std::error_code ec;
+    if (std::filesystem::exists(twin_cache_dir() / (twin.file_stem() + ".gguf"), ec)) continue;
+    if (seen.insert(twin.file_stem()).second) out.push_back(std::move(twin));
+  }
+  return out;
 }
 
 }  // namespace moesweep

@@ -7,8 +7,10 @@
 // runner refuses a model group, before loading it, when a context cannot fit.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/kv_cache.hpp"
+#include "model/twin_spec.hpp"
 #include "sweep/plan.hpp"
 
 namespace moesweep {
@@ -56,5 +58,9 @@ std::string group_memory_problem(const ModelGroup& group, const MemoryShape& sha
                                  uint64_t available, size_t engines = 1);
 // "model 1.3 GiB + KV 4.5 MiB + compute ~30 MiB = 1.4 GiB"
 std::string footprint_text(const Footprint& f);
+
+// The plan's twins not in the cache yet, each once: what the run will build
+// (their disk is checked by model/twin_space.hpp, in the dry run too).
+std::vector<TwinSpec> twins_to_build(const Plan& plan);
 
 }  // namespace moesweep

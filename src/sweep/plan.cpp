@@ -1,4 +1,6 @@
 #include "sweep/plan.hpp"
+
+#include <unistd.h>
 #include "engine/engine_util.hpp"
 
 #include <fmt/format.h>
@@ -272,6 +274,18 @@ EngineChoice own_engine_choice() {
 
 namespace {
 
+// A registered engine's worker is its registry folder's: one that is gone is
+// that engine's to fix (registered again), named, before anything runs.
+void check_worker_present(const RegisteredEngine& e, const std::filesystem::path& registry) {
+  if (e.kind == kExecEngineKind || e.name == kDefaultEngineName) return;
+  if (::access(e.worker.c_str(), X_OK) == 0) return;
+  throw UserError(fmt::format("engine '{}': its worker '{}' is missing or not executable", e.name,
+                              e.worker.string()),
+                  "the moesweep-worker that `moesweep engine add` built for it",
+                  fmt::format("register it again (moesweep engine add {} ..., after removing {})",
+                              e.name, (registry / e.name).string()));
+}
+
 // ik_llama.cpp's switches go to the engines of that kind; a sweep where no
 // engine has them refuses them (UserError) instead of ignoring them.
 std::vector<EngineChoice> resolve_engines(const std::vector<std::string>& names,
@@ -283,6 +297,7 @@ std::vector<EngineChoice> resolve_engines(const std::vector<std::string>& names,
     const std::filesystem::path registry = engine_registry_dir();
     for (const std::string& name : names) {
       const RegisteredEngine e = find_engine(registry, name);
+      check_worker_present(e, registry);
       out.push_back(
           {name, e.worker, e.build_flags, e.kind, {}, e.exec, e.exec_tool, e.release, e.commit});
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "results/run_source.hpp"
+#include "sweep/sample_length.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -24,10 +25,18 @@ Speeds point_speeds(const PointParams& p, const SpeedTable& table, bool* measure
           kNominalTgPerThread * std::max(1, p.n_threads)};
 }
 
+// One sample of calls of `call_s` lasting at least `min_s` (0: one call).
+double sample_seconds(double call_s, double min_s) {
+  if (!(call_s > 0) || !(min_s > 0)) return call_s;
+  return call_s * calls_for_time(min_s, call_s);
+}
+
 }  // namespace
 
 void SpeedTable::add(const Record& r) {
   if (!r.ok || r.pp.speed.mean <= 0 || r.tg.speed.mean <= 0) return;
+  // A point measured under valgrind (--counters sim) ran about 100x slower than native.
+  if (r.tg.counters.contains("simulated") || r.pp.counters.contains("simulated")) return;
   for (Sum* s :
        {&by_model_[r.params.model_name], &by_threads_[{r.params.model_name, r.params.n_threads}]}) {
     s->pp += r.pp.speed.mean;
@@ -91,8 +100,13 @@ PlanCost estimate_cost(const Plan& plan, const SpeedTable& speeds) {
     ++c.points;
     const ContextGroup& cg = plan.models[p.model].contexts[p.context];
     if (!cg.invalid_reason.empty()) continue;  // fails at once
-    const Speeds s = point_speeds(p.params, speeds, &out.in_seconds);
-    c.cost += reps * (p.params.pp / s.pp + p.params.tg / s.tg);
+    bool measured = true;
+    const Speeds s = point_speeds(p.params, speeds, &measured);
+    out.in_seconds = out.in_seconds && measured;
+    // --min-sample-time: a sample is whole calls of the plan's tokens (sample_length.hpp)
+    const double min_s = measured ? plan.spec.min_sample_time_s : 0;
+    c.cost += reps * (sample_seconds(p.params.pp / s.pp, min_s) +
+                      sample_seconds(p.params.tg / s.tg, min_s));
     // The KV fill up to this depth, once per depth (the first thread setting
     // of the snake pays it), at prefill speed; a fill by the timed PP is free.
     const bool first_at_depth = p.thread == (p.depth % 2 == 0 ? 0 : cg.threads.size() - 1);

@@ -55,7 +55,8 @@ struct PlanCost {
 
 PlanCost estimate_cost(const Plan& plan, const SpeedTable& speeds);
 // Seconds the plan would take at earlier runs' speeds; nullopt when a model
-// of it never ran.
+// of it never ran. A spec's --min-sample-time (> 0) counts each sample as the
+// whole calls that fill it.
 std::optional<double> estimate_seconds(const Plan& plan, const SpeedTable& speeds);
 
 }  // namespace moesweep

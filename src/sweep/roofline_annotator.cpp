@@ -66,8 +66,8 @@ BandwidthFigure machine_bandwidth(const std::function<void(const std::string&)>&
       note(fmt::format("bandwidth probe failed ({}); using the hardware profile", e.what()));
     }
   }
-  if (m && m->best_gbps > 0) {
-    f.gbps = m->best_gbps;
+  if (m && m->gbps > 0) {
+    f.gbps = m->gbps;
     f.source = "measured";
     for (const BandwidthPoint& p : m->points) f.by_threads.emplace_back(p.threads, p.gbps);
   } else if (profile.theoretical_bandwidth_gbps() > 0) {

@@ -4,8 +4,11 @@
 
 #include "engine/engine.hpp"
 #include "hw/build_info.hpp"
+#include "results/compare.hpp"
 #include "results/sqlite_store.hpp"
+#include "sweep/repetition_rule.hpp"
 #include "sweep/roofline_annotator.hpp"
+#include "sweep/sample_cost.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -46,6 +49,7 @@ RunSession::RunSession(RunRequest request) : request_(std::move(request)) {
   if (!request_.dry_run) engine_facts();
   if (request_.adjust_plan)
     request_.adjust_plan(plan_, resumed_ ? std::optional<RunMeta>(meta_) : std::nullopt);
+  sample_time_ = run_sample_time(plan_, resumed_ ? &meta_.extra("sample_length") : nullptr);
   database_ = run_database(request_.database, resumed_ ? &meta_ : nullptr);
 }
 
@@ -68,6 +72,9 @@ void RunSession::start_meta(const counters::CounterBackend& counters) {
     meta_.node = request_.node;
     meta_.shard = request_.shard;
   }
+  if (!meta_.other.count("sample_length")) meta_.other["sample_length"] = sample_time_.to_json();
+  if (sample_time_.profile && !meta_.other.count("noise_profile"))
+    meta_.other["noise_profile"] = to_json(*sample_time_.profile);
   meta_.has_database = true;
   meta_.database = database_ ? std::optional<std::string>(database_->string()) : std::nullopt;
   meta_.other["counters"] = counters.describe();
@@ -85,7 +92,11 @@ void RunSession::open() {
   // so a refused sweep leaves no run directory and no database row behind.
   check_model_files(plan_);
   if (resumed_) check_models_unchanged(meta_);
-  counters_ = counters::make_counter_backend(plan_.spec.counters);
+  counters::CounterOptions counter_options = counters::counter_options_from_environment();
+  counter_options.sim_cache = plan_.spec.sim_cache;
+  counters_ = counters::make_counter_backend(plan_.spec.counters, counter_options);
+  if (std::vector<std::string> prefix = counters_->worker_launcher(); !prefix.empty())
+    launcher_.emplace(std::move(prefix));  // before meta.json: its engine facts are valgrind's
   std::unique_ptr<RunListener> db = database_ ? std::make_unique<SqliteSink>(*database_) : nullptr;
   RunDirectory dir = resumed_ ? *resumed_ : RunDirectory::create(request_.out_dir, plan_.spec.name);
   life_ = std::make_unique<RunLifecycle>(dir, std::move(lock_));
@@ -123,15 +134,34 @@ RunOutcome RunSession::run(const std::atomic<bool>& stop) {
     RooflineAnnotator roofline(bandwidth);
     runner.annotate_with(&roofline);
     runner.trace_routing_with(traces_);
+    SampleLength lengths(sample_time_.choice.seconds);
+    if (resumed_) lengths.keep_decisions_of(load_records(life_->dir().file("records.jsonl")));
+    runner.sample_lengths(lengths);
     outcome = runner.run(stop);
     meta.other["outcome"] = {{"ok_points", outcome.ok_points},
                              {"failed_points", outcome.failed_points},
                              {"skipped_points", outcome.skipped_points},
                              {"planned_points", plan_.points.size()}};
     meta.other["noise"] = tables_->noise();  // the points the tables flag for steal
+    if (const std::string cost = fixed_length_cost(tables_->records()); !cost.empty())
+      tables_->add_paragraph(cost);
     life_->end(outcome.status);
   });
   return outcome;
+}
+
+// A run that kept one call of -n per sample, shorter than this machine's
+// noise profile recommends: what that costs in detectable change
+// (sweep/sample_cost.hpp), in meta.json and under the tables; "" otherwise.
+std::string RunSession::fixed_length_cost(const std::vector<Record>& records) {
+  const std::optional<double> sample_s = median_tg_sample_seconds(records);
+  if (sample_time_.choice.seconds > 0 || !sample_time_.profile || !sample_s) return "";
+  const std::optional<SampleLengthCost> cost =
+      sample_length_cost(*sample_time_.profile, *sample_s, plan_.spec.repetitions,
+                         plan_.engines.size() > 1, CompareOptions{}.alpha / compared_tests(plan_));
+  if (!cost) return "";
+  life_->meta().other["sample_length"]["fixed_length_cost"] = to_json(*cost);
+  return "Sample length: " + sample_length_cost_text(*cost, plan_.spec.n_gen) + ".";
 }
 
 }  // namespace moesweep

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "counters/counter_backend.hpp"
+#include "engine/worker_launcher.hpp"
 #include "report/run_tables.hpp"
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
@@ -36,6 +37,7 @@
 #include "sweep/run_lifecycle.hpp"
 #include "sweep/run_storage.hpp"
 #include "sweep/runner.hpp"
+#include "sweep/sample_length.hpp"
 
 namespace moesweep {
 
@@ -71,6 +73,8 @@ class RunSession {
 
   const Plan& plan() const { return plan_; }
   const std::string& origin() const { return origin_; }
+  // How long each sample lasts, and why (sweep/sample_length.hpp).
+  const RunSampleTime& sample_time() const { return sample_time_; }
   bool resumed() const { return resumed_.has_value(); }
 
   // Adds a listener after the session's own (so it hears of a point once
@@ -101,6 +105,7 @@ class RunSession {
 
  private:
   void start_meta(const counters::CounterBackend& counters);
+  std::string fixed_length_cost(const std::vector<Record>& records);
 
   RunRequest request_;
   std::string origin_;
@@ -111,8 +116,11 @@ class RunSession {
   std::vector<Record> earlier_;  // a resumed run's records, told to the listeners
   std::set<std::string> done_keys_;
   Plan plan_;
+  RunSampleTime sample_time_;
   std::optional<std::filesystem::path> database_;
   std::unique_ptr<counters::CounterBackend> counters_;
+  // --counters sim: the engine workers of this run start under valgrind.
+  std::optional<ScopedWorkerLauncher> launcher_;
   std::vector<RunListener*> extra_;
   // One of the lifecycle's listeners: destroyed after it (a lifecycle left
   // open ends its listeners when it is destroyed).

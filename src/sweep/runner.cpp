@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -17,6 +18,8 @@
 #include "sweep/memory_plan.hpp"
 #include "sweep/memory_watch.hpp"
 #include "sweep/repetition_rule.hpp"
+#include "sweep/worker_facts_check.hpp"
+#include "sweep/sample_length.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
@@ -72,9 +75,15 @@ SweepRunner::SweepRunner(Plan& plan, RunListener& listener, counters::CounterBac
 
 SweepRunner::~SweepRunner() = default;
 
+void SweepRunner::sample_lengths(const SampleLength& lengths) {
+  lengths_ = std::make_unique<SampleLength>(lengths);
+}
+
 RunOutcome SweepRunner::run(const std::atomic<bool>& stop) {
   RunOutcome out;
   reps_ = std::make_unique<RepetitionRule>(plan_, RepetitionRule::Clock::now());
+  stop_ = &stop;
+  if (!lengths_) lengths_ = std::make_unique<SampleLength>(0);
   for (size_t mi = 0; mi < plan_.models.size(); ++mi) {
     if (stop.load()) break;
     run_model(mi, stop, out);
@@ -91,8 +100,36 @@ const std::vector<EngineChoice>& SweepRunner::engines() const {
   return plan_.engines.empty() ? own : plan_.engines;
 }
 
+namespace {
+
+// Every speed of a record is a finite positive number (records.jsonl's reader
+// refuses anything else, and so would report and compare): one that is not
+// fails its point with the reason instead of reaching the file.
+void refuse_impossible_speeds(Record& rec) {
+  if (!rec.ok) return;
+  for (auto [name, phase] : {std::pair{"PP", &rec.pp}, std::pair{"TG", &rec.tg}})
+    for (double v : phase->tokens_per_s)
+      if (!std::isfinite(v) || v <= 0) {
+        rec.ok = false;
+        rec.error =
+            fmt::format("the engine's {} time gave a speed of {} t/s: not a measurement", name, v);
+        rec.pp = {};
+        rec.tg = {};
+        return;
+      }
+}
+
+}  // namespace
+
+UserError SweepRunner::named(const UserError& e, size_t engine) const {
+  if (engines()[engine].name.empty()) return e;
+  return UserError(fmt::format("engine '{}': {}", engines()[engine].name, e.problem()),
+                   e.expected(), e.fix(), e.exit_code());
+}
+
 void SweepRunner::emit(Record&& rec, RunOutcome& out) {
   rec.run_id = run_id_;
+  refuse_impossible_speeds(rec);
   // Which engine build measured it, down to the CPU variant its registry loaded.
   const EngineChoice* choice = &engines().front();
   for (const EngineChoice& e : engines())
@@ -215,7 +252,8 @@ std::string on_engine(const std::vector<EngineChoice>& engines, size_t e) {
 
 // The engine cannot load the model: that engine's points fail. A file the user
 // must fix stops the sweep with the message.
-std::unique_ptr<LoadedModel> SweepRunner::load_model(size_t mi, size_t e, const MemoryShape&,
+std::unique_ptr<LoadedModel> SweepRunner::load_model(size_t mi, size_t e,
+                                                     const GgufInspection& file,
                                                      MemoryWatch& memory, RunOutcome& out) {
   ModelGroup& mg = plan_.models[mi];
   try {
@@ -223,12 +261,17 @@ std::unique_ptr<LoadedModel> SweepRunner::load_model(size_t mi, size_t e, const 
     memory.before_load();
     ModelLoadParams load = mg.load;
     load.knobs = engines()[e].knobs;  // ik_llama.cpp's switches, for such an engine only
-    auto model = std::make_unique<LoadedModel>(load, engines()[e].worker);
+    auto model = std::make_unique<LoadedModel>(load, engines()[e].worker,
+                                               WorkerLimits{plan_.spec.point_timeout_s, stop_});
+    if (const std::string why = worker_facts_problem(model->facts(), file); !why.empty())
+      throw EngineError(why);
     memory.set_engine_pid(model->pid());
     memory.after_load(mg.load.path, engine_memory_figures(model->load_log()));
     return model;
-  } catch (const UserError&) {
-    throw;  // a missing or corrupt file is the user's to fix: stop with the message
+  } catch (const WorkerInterrupted&) {
+    return nullptr;  // Ctrl-C: its points stay unmeasured, for --resume
+  } catch (const UserError& u) {
+    throw named(u, e);  // a missing or corrupt file is the user's to fix: stop with the message
   } catch (const EngineCrash& c) {
     fail_points(points_of(mi, std::nullopt, e), "model load failed: " + crash_text(c), out);
   } catch (const std::exception& x) {
@@ -244,18 +287,24 @@ bool SweepRunner::load_models(size_t mi, std::vector<EngineModel>& models, Memor
                               RunOutcome& out) {
   ModelGroup& mg = plan_.models[mi];
   const size_t n = engines().size();
+  GgufInspection file;
   try {
     mg.load.path = resolve_model_path(mg);
     for (PlannedPoint& p : plan_.points)
       if (p.model == mi) p.params.model_path = mg.load.path;
     check_engine_hparams(mg.load.path);  // before the engine could abort on them
-    shape = memory_shape_of(inspect_gguf(mg.load.path));
+    file = inspect_gguf(mg.load.path);
+    shape = memory_shape_of(file);
     if (const std::string why = group_memory_problem(mg, shape, available_memory_bytes(), n);
         !why.empty()) {
       fail_points(points_of(mi, std::nullopt),
                   n > 1 ? fmt::format("{} engines at once: {}", n, why) : why, out);
       return false;  // before loading anything
     }
+  } catch (const TwinBuildInterrupted&) {
+    return false;  // Ctrl-C while its twin was built: the run ends interrupted
+  } catch (const WorkerInterrupted&) {
+    return false;  // Ctrl-C while a twin was quantized
   } catch (const UserError&) {
     throw;
   } catch (const std::exception& e) {
@@ -270,7 +319,7 @@ bool SweepRunner::load_models(size_t mi, std::vector<EngineModel>& models, Memor
       any = true;
       continue;
     }
-    models[e].model = load_model(mi, e, shape, *models[e].memory, out);
+    models[e].model = load_model(mi, e, file, *models[e].memory, out);
     any = any || models[e].model;
   }
   return any;
@@ -380,11 +429,18 @@ void SweepRunner::open_lane(Lane& lane, const MemoryShape& shape,
   params.knobs = engines()[lane.engine].knobs;  // ik_llama.cpp's switches, for such an engine only
   lane.ctx = std::make_unique<LiveContext>(model, params, routing);
   lane.ctx->set_timeout(plan_.spec.point_timeout_s);
+  // The KV cache expected of the context the engine made: its padding of
+  // n_ctx (-c 80 holds 256 cells) is no discrepancy of the engine's figures.
+  ContextParams held = cg.params;
+  if (lane.ctx->n_ctx() > 0) held.n_ctx = lane.ctx->n_ctx();
   lane.em->memory->context_created(engine_memory_figures(lane.ctx->creation_log()),
-                                   context_footprint(shape, cg.params, plan_.spec.load_mode).kv);
+                                   context_footprint(shape, held, plan_.spec.load_mode).kv);
+  for (const std::string& n : check_applied(params, {}, lane.ctx->applied(), {}).notes)
+    listener_.note(fmt::format("the engine{} applied {}", on_engine(engines(), lane.engine), n));
   lane.context_made = true;
-  const WalkInputs in{*lane.ctx, cg,   plan_.spec,        tokens,          counters_,
-                      listener_, stop, &lane.in_progress, lane.ctx->pid(), reps_.get()};
+  const WalkInputs in{*lane.ctx,       cg,          plan_.spec,    tokens,
+                      counters_,       listener_,   stop,          &lane.in_progress,
+                      lane.ctx->pid(), reps_.get(), lengths_.get()};
   lane.walk = std::make_unique<KvWalk>(in, lane.points,
                                        [this](const PlannedPoint& p) { return wanted(p); });
 }
@@ -406,6 +462,12 @@ void SweepRunner::step_lane(Lane& lane, const MemoryShape& shape,
     lane.walk.reset();
     lane.ctx.reset();  // frees this engine's KV cache while the others go on
     if (traces_ && lane.engine == 0) traces_->finish();
+  } catch (const WorkerInterrupted&) {
+    lane.done = true;  // Ctrl-C: the point in progress stays unmeasured, for --resume
+    lane.walk.reset();
+    lane.ctx.reset();
+  } catch (const UserError& e) {
+    throw named(e, lane.engine);  // the user's to fix, whichever engine said it
   } catch (const EngineCrash& e) {
     lane_crashed(lane, e, out);
   } catch (const EngineError& e) {
@@ -437,6 +499,8 @@ void SweepRunner::lane_crashed(Lane& lane, const EngineCrash& e, RunOutcome& out
   try {
     lane.em->model->restart();
     lane.em->memory->set_engine_pid(lane.em->model->pid());
+  } catch (const WorkerInterrupted&) {
+    lane.done = true;  // Ctrl-C while it loaded again
   } catch (const std::exception& restart_error) {
     listener_.note(fmt::format("restarting the engine failed: {}", restart_error.what()));
     fail_points(lane.points, "the engine worker could not be restarted", out);

@@ -20,9 +20,11 @@
 
 namespace moesweep {
 
-class MemoryWatch;     // sweep/memory_watch.hpp
-class RepetitionRule;  // sweep/repetition_rule.hpp
-struct MemoryShape;    // sweep/memory_plan.hpp
+class MemoryWatch;      // sweep/memory_watch.hpp
+class RepetitionRule;   // sweep/repetition_rule.hpp
+class SampleLength;     // sweep/sample_length.hpp
+struct MemoryShape;     // sweep/memory_plan.hpp
+struct GgufInspection;  // model/gguf_inspect.hpp
 
 // sweep --trace-routing: hands out the observer that records one context's
 // routing (every timed PP and TG token of its points), and is told when the
@@ -55,6 +57,9 @@ class SweepRunner {
   void annotate_with(RooflineAnnotator* annotator) { annotator_ = annotator; }
   // Records routing traces of every context (nullptr: none, the default).
   void trace_routing_with(RoutingTraceFactory* traces) { traces_ = traces; }
+  // How long every sample lasts (sweep/sample_length.hpp: --min-sample-time
+  // and the decisions a resumed run kept); by default one call of -n (-p).
+  void sample_lengths(const SampleLength& lengths);
   RunOutcome run(const std::atomic<bool>& stop);
 
  private:
@@ -65,7 +70,7 @@ class SweepRunner {
   bool load_models(size_t model_index, std::vector<EngineModel>& models, MemoryShape& shape,
                    RunOutcome& out);
   std::unique_ptr<LoadedModel> load_model(size_t model_index, size_t engine,
-                                          const MemoryShape& shape, MemoryWatch& memory,
+                                          const GgufInspection& file, MemoryWatch& memory,
                                           RunOutcome& out);
   void run_context(size_t model_index, size_t context_index, std::vector<EngineModel>& models,
                    const MemoryShape& shape, const std::atomic<bool>& stop, RunOutcome& out);
@@ -81,6 +86,7 @@ class SweepRunner {
   void fail_points(const std::vector<const PlannedPoint*>& points, const std::string& reason,
                    RunOutcome& out);
   void emit(Record&& rec, RunOutcome& out);
+  UserError named(const UserError& e, size_t engine) const;
   std::string resolve_model_path(ModelGroup& mg);
   bool wanted(const PlannedPoint& p) const;
 
@@ -93,6 +99,8 @@ class SweepRunner {
   RooflineAnnotator* annotator_ = nullptr;
   RoutingTraceFactory* traces_ = nullptr;
   std::unique_ptr<RepetitionRule> reps_;  // made when the run starts: --max-time counts from it
+  std::unique_ptr<SampleLength> lengths_;    // one decision per cell for every engine
+  const std::atomic<bool>* stop_ = nullptr;  // run()'s: every worker call looks at it
 };
 
 // Fixed-seed random tokens in [0, n_vocab): realistic expert routing (a

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "counters/sim_cache.hpp"
 #include "engine/context_rules.hpp"
 #include "engine/engine_registry.hpp"
 #include "model/twin_routing.hpp"
@@ -190,6 +191,38 @@ void check_target_mde(const SettingsReader& s, const SweepSpec& spec) {
                                 spec.target_mde_pct),
                     "the smallest slowdown to detect, in percent, e.g. 5",
                     fmt::format("pass {} 5", s.flag("target-mde")));
+}
+
+void check_min_sample_time(const SettingsReader& s, const SweepSpec& spec) {
+  if (spec.min_sample_time_s > kMaxMinSampleTime)
+    throw UserError(fmt::format("{}: {:g} s is longer than a sample may be",
+                                s.flag("min-sample-time"), spec.min_sample_time_s),
+                    fmt::format("0 to {:g} seconds", kMaxMinSampleTime),
+                    fmt::format("pass {} 1", s.flag("min-sample-time")));
+}
+
+// --counters sim: valgrind runs one thread at a time and ggml's threads spin
+// while they wait, so two runs at -t 2 counted 1.5% apart (docs/counters.md);
+// exact counts need one thread, for generation and for batches alike.
+void check_sim_counters(const SettingsReader& s, const SweepSpec& spec) {
+  const std::string cache_flag = s.flag("sim-cache");
+  if (spec.counters != "sim") {
+    if (!spec.sim_cache.empty())
+      throw UserError(fmt::format("{} is set but the counters are '{}'", cache_flag, spec.counters),
+                      "--sim-cache only with --counters sim",
+                      "add --counters sim, or drop --sim-cache");
+    return;
+  }
+  counters::parse_sim_cache(spec.sim_cache, cache_flag);
+  for (const std::vector<int>* list : {&spec.threads, &spec.threads_batch})
+    for (int t : *list)
+      if (t > 1)
+        throw UserError(
+            fmt::format("{}: sim counts are exact at one thread only, and {} threads are asked for",
+                        s.flag("counters"), t),
+            "-t 1 (and -tb 1) with --counters sim",
+            "use -t 1: under valgrind ggml's threads spin while they wait and two runs at -t 2 "
+            "counted 1.5% apart; for threads, use wall time or hardware counters");
 }
 
 void write_models(const SweepSpec& spec, nlohmann::json& j) {

@@ -169,11 +169,17 @@ const std::vector<SweepSetting>& sweep_settings() {
        .help = "seconds after which no point takes repetitions beyond -r (--target-ci, --target-mde); "
                "each cell gets a fair share of what is left (0 = no limit)",
        .level = L::kWalk, .member = &S::max_time_s, .json = "max_time_s", .json_when_set = true},
+      {.key = "min-sample-time", .cli_names = "--min-sample-time",
+       .help = "seconds each sample lasts at least: the call of -n (-p) tokens is repeated at its depth "
+               "until it does (default: where this machine's noise profile, `moesweep hw --noise`, "
+               "stops falling; 0 = one call, the plan's -n)",
+       .level = L::kWalk, .member = &S::min_sample_time_s, .check = p::check_min_sample_time,
+       .json = "min_sample_time_s", .json_when_set = true},
       {.key = "token-seed", .cli_names = "--token-seed", .help = "seed of the random prompt tokens",
        .level = L::kWalk, .member = &S::token_seed, .json = "token_seed"},
       {.key = "point-timeout", .cli_names = "--point-timeout",
-       .help = "seconds one engine call of a point may take before the engine counts as hung and the "
-               "point fails (default 1800; 0 = no limit)",
+       .help = "seconds one engine call may take (loading the model, making a context, each call of a "
+               "point) before the engine counts as hung and its points fail (default 1800; 0 = no limit)",
        .level = L::kWalk, .member = &S::point_timeout_s, .json = "point_timeout_s",
        .json_when_set = true},
       // engines (issue 19)
@@ -198,8 +204,15 @@ const std::vector<SweepSetting>& sweep_settings() {
        .help = "ik_llama.cpp only: attention's largest batch in MiB, 0 = no limit (default 256)",
        .level = L::kEngine, .parse = p::attention_max_batch},
       // run
-      {.key = "counters", .cli_names = "--counters", .help = "hardware counters: auto, perf, likwid, none",
+      {.key = "counters", .cli_names = "--counters",
+       .help = "counters: auto, perf, likwid, none; sim = instructions and simulated cache misses under "
+               "valgrind (one thread, about 100x slower)",
        .member = &S::counters, .json = "counters"},
+      {.key = "sim-cache", .cli_names = "--sim-cache",
+       .help = "the caches --counters sim simulates, e.g. 'LL=512MiB,16 D1=48KiB,12' (default LL 32 MiB "
+               "16-way, D1 and I1 32 KiB 8-way, 64-byte lines)",
+       .member = &S::sim_cache, .check = p::check_sim_counters, .json = "sim_cache",
+       .json_when_set = true},
       {.key = "allow-oversubscribe", .cli_names = "--allow-oversubscribe",
        .help = "allow more threads than logical CPUs", .kind = K::kSwitch,
        .member = &S::allow_oversubscribe, .json = "allow_oversubscribe"},

@@ -25,6 +25,9 @@ struct ModelChoice {
   std::string quant;         // twin quant type
 };
 
+// The longest --min-sample-time: a sample is one measurement, not a run.
+inline constexpr double kMaxMinSampleTime = 600;
+
 struct SweepSpec {
   std::string name = "adhoc";
   std::vector<ModelChoice> models;  // --model x --quant (default: the kimi-k2.5 twin at Q4_K_S)
@@ -77,6 +80,10 @@ struct SweepSpec {
   // Seconds of the sweep after which no point takes a repetition beyond -r
   // (--target-ci / --target-mde stop adding); 0 = no limit.
   double max_time_s = 0;
+  // Seconds a sample must last at least (sweep/sample_length.hpp): each
+  // sample repeats the call of -n (-p) tokens at its depth until it does;
+  // -1 = not given (this machine's noise profile decides), 0 = one call.
+  double min_sample_time_s = -1;
   double point_timeout_s = 1800;  // an engine call of a point longer than this: hung (0 = none)
   uint64_t token_seed = 1234;
   // engine builds to measure every point on (engine/engine_registry.hpp), in
@@ -86,6 +93,7 @@ struct SweepSpec {
   EngineKnobs engine_knobs;
   // run
   std::string counters = "auto";
+  std::string sim_cache;  // --sim-cache: the caches --counters sim simulates ("" = its defaults)
   bool allow_oversubscribe = false;
 
   // The depth list for one context (validated against n_ctx by the plan).

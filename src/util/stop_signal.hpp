@@ -11,14 +11,22 @@ namespace moesweep {
 
 class StopOnSignal {
  public:
-  StopOnSignal();   // clears the flag and installs the handlers
-  ~StopOnSignal();  // restores the default actions
+  // What a second SIGINT does: kill at once (the default), or only count, for
+  // a command whose own children must be ended before it exits (engine add).
+  enum class Second { kKills, kCounted };
+  explicit StopOnSignal(Second second = Second::kKills);  // clears the flag, installs the handlers
+  ~StopOnSignal();                                        // restores the default actions
   StopOnSignal(const StopOnSignal&) = delete;
   StopOnSignal& operator=(const StopOnSignal&) = delete;
 
   const std::atomic<bool>& flag() const;
   // The flag, for code that takes a plain function (serve's `interrupted`).
   static bool requested();
+  // SIGINT and SIGTERM received since the constructor.
+  static int count();
+  // The flag itself, for code that waits on a child (the engine worker): false
+  // while no StopOnSignal has seen a signal.
+  static const std::atomic<bool>& process_flag();
 };
 
 }  // namespace moesweep

@@ -10,11 +10,12 @@
 #include "analysis/hand_trace.hpp"
 #include "analysis/l3_model.hpp"
 #include "analysis/l3_term.hpp"
+#include "support/test_support.hpp"
 
 namespace moesweep {
 namespace {
 
-constexpr uint64_t MiB = 1 << 20;
+using test::MiB;
 
 // `blocks` blocks of 64 KiB read in a cycle `passes` times.
 std::vector<BlockAccess> cyclic(int blocks, int passes) {

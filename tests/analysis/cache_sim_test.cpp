@@ -7,11 +7,12 @@
 
 #include "analysis/cache_sim.hpp"
 #include "analysis/hand_trace.hpp"
+#include "support/test_support.hpp"
 
 namespace moesweep {
 namespace {
 
-constexpr uint64_t MiB = 1 << 20;
+using test::MiB;
 
 // Reads 0 1 2 0 1 2 3 0 of 1 MiB blocks. Stack distances (distinct blocks
 // since the last read, itself included): 0,1,2,3 cold; the second 0, 1, 2

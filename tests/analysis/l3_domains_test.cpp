@@ -16,7 +16,7 @@
 namespace moesweep {
 namespace {
 
-constexpr uint64_t MiB = 1 << 20;
+using test::MiB;
 
 Topology recorded(const std::string& name) {
   const auto path = std::filesystem::path(MOESWEEP_TEST_DATA) / "topologies" / (name + ".json");

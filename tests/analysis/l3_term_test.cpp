@@ -5,11 +5,12 @@
 #include "analysis/cache_sim.hpp"
 #include "analysis/hand_trace.hpp"
 #include "analysis/l3_term.hpp"
+#include "support/test_support.hpp"
 
 namespace moesweep {
 namespace {
 
-constexpr uint64_t MiB = 1 << 20;
+using test::MiB;
 
 TEST(L3Term, MissesOfBothKindsGoToDram) {
   L3Inputs in;

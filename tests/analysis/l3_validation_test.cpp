@@ -5,11 +5,12 @@
 
 #include "analysis/hand_trace.hpp"
 #include "analysis/l3_validation.hpp"
+#include "support/test_support.hpp"
 
 namespace moesweep {
 namespace {
 
-constexpr uint64_t MiB = 1 << 20;
+using test::MiB;
 
 // 2 of `experts` quarter-MiB experts per token, a quarter-MiB hot set.
 RoutingTrace trace_of(int experts, int tokens) {

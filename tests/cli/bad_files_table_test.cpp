@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/shared_engines.hpp"
 #include "support/test_support.hpp"
 #include "util/json_file.hpp"
 
@@ -22,10 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kRound1 = fs::path(MOESWEEP_TEST_DATA) / "runs" / "round1-sweep";
-
-std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
 
 // A copy of the round-1 run directory with one meta.json field set.
 fs::path run_dir(const fs::path& where, const std::string& pointer, const nlohmann::json& value) {
@@ -77,12 +74,14 @@ std::vector<Case> cases() {
                [](const fs::path& d) {
                  const fs::path run = run_dir(d / "run", "", nullptr);
                  write(run / "meta.json", "{\"a\": " + deep(100000) + "}");
-                 return "baseline add " + q(run) + " " + q(d / "store");
+                 return "baseline add " + test::shell_quoted(run) + " " +
+                        test::shell_quoted(d / "store");
                },
                {"meta.json' nests arrays/objects 100001 levels deep"}});
   c.push_back({"trace -t 100000",
                [](const fs::path& d) {
-                 return "trace " + q(d / "none.gguf") + " -t 100000 --out-dir " + q(d / "out");
+                 return "trace " + test::shell_quoted(d / "none.gguf") + " -t 100000 --out-dir " +
+                        test::shell_quoted(d / "out");
                },
                {"--threads: value 100000 is too large", "GGML_MAX_N_THREADS"}});
   // 2: a 20k-deep line appended to records.jsonl.
@@ -90,15 +89,16 @@ std::vector<Case> cases() {
                [](const fs::path& d) {
                  const fs::path run = run_dir(d / "run", "", nullptr);
                  std::ofstream(run / "records.jsonl", std::ios::app) << deep(20000) << "\n";
-                 return "baseline add " + q(run) + " " + q(d / "store");
+                 return "baseline add " + test::shell_quoted(run) + " " +
+                        test::shell_quoted(d / "store");
                },
                {"records.jsonl:3: not valid JSON (a syntax error"}});
   // 3: paths from data.
   for (const char* id : {"../../x", "/tmp/abs-x", "", ".", "a/b"})
     c.push_back({"baseline add, run_id from the file",
                  [id](const fs::path& d) {
-                   return "baseline add " + q(run_dir(d / "run", "/run_id", id)) + " " +
-                          q(d / "store");
+                   return "baseline add " + test::shell_quoted(run_dir(d / "run", "/run_id", id)) +
+                          " " + test::shell_quoted(d / "store");
                  },
                  {"meta.json: the run id", "cannot name a folder"}});
   // 5: silently wrong.
@@ -107,7 +107,7 @@ std::vector<Case> cases() {
                  const fs::path a = run_dir(d / "a", "", nullptr);
                  const fs::path b = run_dir(d / "b", "/build/cpu/family", 6);
                  write(b / "meta.json", "{\"run_id\": \"b\", \"build\": {\"cpu\": {\"fam");
-                 return "compare " + q(a) + " " + q(b);
+                 return "compare " + test::shell_quoted(a) + " " + test::shell_quoted(b);
                },
                {"b/meta.json' is not valid JSON"}});
   c.push_back({"compare, an over-deep meta.json",
@@ -115,21 +115,23 @@ std::vector<Case> cases() {
                  const fs::path a = run_dir(d / "a", "", nullptr);
                  const fs::path b = run_dir(d / "b", "/deep", nullptr);
                  write(b / "meta.json", "{\"run_id\": \"b\", \"deep\": " + deep(1000) + "}");
-                 return "compare " + q(a) + " " + q(b);
+                 return "compare " + test::shell_quoted(a) + " " + test::shell_quoted(b);
                },
                {"b/meta.json' nests arrays/objects 1001 levels deep"}});
   c.push_back({"trace header: n_expert_used above n_expert",
                [](const fs::path& d) {
                  std::string h = kTraceHeader;
                  h.replace(h.find("\"n_expert_used\":1"), 17, "\"n_expert_used\":9");
-                 return "l3 " + q(write(d / "t.zst", trace_with_header(h))) + " --no-plot";
+                 return "l3 " + test::shell_quoted(write(d / "t.zst", trace_with_header(h))) +
+                        " --no-plot";
                },
                {"t.zst': field 'header.n_expert_used' is 9", "an integer from 1 to 4"}});
   c.push_back({"trace header: n_layer 2^32+2",
                [](const fs::path& d) {
                  std::string h = kTraceHeader;
                  h.replace(h.find("\"n_layer\":2"), 11, "\"n_layer\":4294967298");
-                 return "l3 " + q(write(d / "t.zst", trace_with_header(h))) + " --no-plot";
+                 return "l3 " + test::shell_quoted(write(d / "t.zst", trace_with_header(h))) +
+                        " --no-plot";
                },
                {"field 'header.n_layer' is 4294967298"}});
   for (const char* bytes : {"-5", "18000000000000000000", "1.5e30"})
@@ -137,12 +139,14 @@ std::vector<Case> cases() {
                  [bytes](const fs::path& d) {
                    std::string h = kTraceHeader;
                    h.replace(h.find("[0,1048576]"), 11, std::string("[0,") + bytes + "]");
-                   return "l3 " + q(write(d / "t.zst", trace_with_header(h))) + " --no-plot";
+                   return "l3 " + test::shell_quoted(write(d / "t.zst", trace_with_header(h))) +
+                          " --no-plot";
                  },
                  {"field 'header.expert_bytes'"}});
   c.push_back({"trace -p 0 -n 0",
                [](const fs::path& d) {
-                 return "trace " + q(d / "none.gguf") + " -p 0 -n 0 --out-dir " + q(d / "out");
+                 return "trace " + test::shell_quoted(d / "none.gguf") + " -p 0 -n 0 --out-dir " +
+                        test::shell_quoted(d / "out");
                },
                {"--prompt 0 --gen 0 traces no token"}});
   for (const char* t :
@@ -150,23 +154,25 @@ std::vector<Case> cases() {
     c.push_back({"serve-bench timeouts",
                  [t](const fs::path& d) {
                    return std::string("serve-bench --url http://127.0.0.1:9 --no-db ") + t +
-                          " --out-dir " + q(d / "out");
+                          " --out-dir " + test::shell_quoted(d / "out");
                  },
                  {std::string(t).substr(0, std::string(t).find(' ')), "is not a time to wait"}});
   c.push_back({"workload: n_predict 2^32+16",
                [](const fs::path& d) {
                  return "serve-bench --url http://127.0.0.1:9 --no-db -w " +
-                        q(write(d / "w.json", R"({"kind": "batch", "n_predict": 4294967312})")) +
-                        " --out-dir " + q(d / "out");
+                        test::shell_quoted(
+                            write(d / "w.json", R"({"kind": "batch", "n_predict": 4294967312})")) +
+                        " --out-dir " + test::shell_quoted(d / "out");
                },
                {"w.json: field 'n_predict' is 4294967312"}});
   // 2: a multi-turn workload whose sizes overflowed int (then llama-server -c 0).
   c.push_back({"workload: 8200 turns of 262144 tokens",
                [](const fs::path& d) {
                  return "serve-bench --url http://127.0.0.1:9 --no-db -w " +
-                        q(write(d / "w.json", R"({"kind": "multi-turn", "suffix_tokens": 262144,
+                        test::shell_quoted(
+                            write(d / "w.json", R"({"kind": "multi-turn", "suffix_tokens": 262144,
                                                   "requests": 8200})")) +
-                        " --out-dir " + q(d / "out");
+                        " --out-dir " + test::shell_quoted(d / "out");
                },
                {"w.json: a request of this workload holds", "at most 16777216 tokens"}});
   // 2: bounded reads of traces.
@@ -176,59 +182,65 @@ std::vector<Case> cases() {
   c.push_back({"l3 on a header that never ends (bomb)",
                [](const fs::path& d) {
                  return "l3 " +
-                        q(write(d / "t.zst",
-                                zstd("MOESWEEP-ROUTING-TRACE 1\n" + std::string(64u << 20, 'a')))) +
+                        test::shell_quoted(write(d / "t.zst", zstd("MOESWEEP-ROUTING-TRACE 1\n" +
+                                                                   std::string(64u << 20, 'a')))) +
                         " --no-plot";
                },
                {"t.zst' has a header line longer than 1024 KiB"}});
   c.push_back({"predict --trace on a zero bomb",
                [](const fs::path& d) {
                  return "predict --hardware epyc-9175f --model kimi-k2.5 --quant Q4_K_S --trace " +
-                        q(write(d / "t.zst", zstd(std::string(256u << 20, '\0'))));
+                        test::shell_quoted(write(d / "t.zst", zstd(std::string(256u << 20, '\0'))));
                },
                {"t.zst' does not start with the trace header"}});
   // 6: user mistakes that were "internal error".
   for (const char* field : {"/build/cpu/vendor", "/run_id"})
     c.push_back({"baseline add, a number where text belongs",
                  [field](const fs::path& d) {
-                   return "baseline add " + q(run_dir(d / "run", field, 5)) + " " + q(d / "s");
+                   return "baseline add " + test::shell_quoted(run_dir(d / "run", field, 5)) + " " +
+                          test::shell_quoted(d / "s");
                  },
                  {"meta.json: field '", "is 5", "a string"}});
   c.push_back({"baseline add, family \"25\"",
                [](const fs::path& d) {
-                 return "baseline add " + q(run_dir(d / "run", "/build/cpu/family", "25")) + " " +
-                        q(d / "s");
+                 return "baseline add " +
+                        test::shell_quoted(run_dir(d / "run", "/build/cpu/family", "25")) + " " +
+                        test::shell_quoted(d / "s");
                },
                {"meta.json: field 'build.cpu.family' is \"25\""}});
   c.push_back({"trace --ubatch-size 2000000000",
                [](const fs::path& d) {
-                 return "trace " + q(d / "none.gguf") + " --ubatch-size 2000000000 --out-dir " +
-                        q(d / "out");
+                 return "trace " + test::shell_quoted(d / "none.gguf") +
+                        " --ubatch-size 2000000000 --out-dir " + test::shell_quoted(d / "out");
                },
                {"--ubatch-size: value 2000000000 is too large"}});
   c.push_back({"sweep --resume, mistyped meta.json",
                [](const fs::path& d) {
-                 return "sweep --resume " + q(run_dir(d / "run", "/settings", "x"));
+                 return "sweep --resume " +
+                        test::shell_quoted(run_dir(d / "run", "/settings", "x"));
                },
                {"meta.json: 'settings' is \"x\""}});
   c.push_back({"merge --out that is a file",
                [](const fs::path& d) {
                  const fs::path run = run_dir(d / "runs" / "r", "/shard",
                                               {{"plan_id", "ab"}, {"index", 0}, {"count", 1}});
-                 return "merge " + q(run) + " --no-db --out " + q(write(d / "file", "x"));
+                 return "merge " + test::shell_quoted(run) + " --no-db --out " +
+                        test::shell_quoted(write(d / "file", "x"));
                },
                {"exists and is not a directory"}});
   c.push_back({"merge, a mistyped shard object",
                [](const fs::path& d) {
                  const fs::path run = run_dir(d / "runs" / "r", "/shard",
                                               {{"plan_id", "ab"}, {"index", "0"}, {"count", 1}});
-                 return "merge " + q(run) + " --no-db --out " + q(d / "m");
+                 return "merge " + test::shell_quoted(run) + " --no-db --out " +
+                        test::shell_quoted(d / "m");
                },
                {"meta.json: field 'shard.index' is \"0\""}});
   c.push_back({"plan --out a symlink loop",
                [](const fs::path& d) {
                  fs::create_symlink(d / "loop", d / "loop");
-                 return "plan --profile ci --shards 1 --out " + q(d / "loop" / "p");
+                 return "plan --profile ci --shards 1 --out " +
+                        test::shell_quoted(d / "loop" / "p");
                },
                {"loop"}});
   c.push_back({"plan --out in /proc",

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include "support/test_support.hpp"
@@ -118,6 +119,44 @@ TEST(HostileInput, OutOfRangeNumbersAreShownAsWritten) {
   const CommandResult r = test::run_cli("sweep -r 18446744073709551615" + kDry);
   expect_refused(r, "18446744073709551615 is out of range");
   EXPECT_EQ(r.err.find("-1"), std::string::npos) << r.err;
+}
+
+// Issue 35, D11 and D23: every numeric flag's range check is one validator
+// (tools/moesweep/cli_checks.hpp): NaN and the infinities fail each one, and
+// no limit is printed as a 309-digit number.
+TEST(HostileInput, NanAndInfinityFailEveryRangeCheckWithCompactLimits) {
+  const std::string dry = " --dry-run --no-db --depths 0 -c 1024 -ub 64 -n 2";
+  const std::string cases[] = {
+      "sweep --keep-pp nan" + dry,
+      "sweep --keep-tg inf" + dry,
+      "sweep --keep-pp -0.5" + dry,
+      "plan --shards nan --out x",
+      "l3-run --repetitions nan",
+      "l3-run --blocks inf",
+      "trace --gen nan",
+      "trace --threads -inf",
+      "predict --hardware epyc-9175f --model kimi-k2.5 --depth nan",
+  };
+  for (const std::string& c : cases) {
+    const CommandResult r = test::run_cli(c);
+    EXPECT_EQ(r.exit_code, 2) << c << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("is not a number"), std::string::npos) << c << "\n" << r.err;
+    EXPECT_FALSE(std::regex_search(r.err, std::regex("[0-9]{20}"))) << c << "\n" << r.err;
+  }
+}
+
+// Issue 35, D20: l3-run checks every setting before it measures the cache,
+// builds a twin or writes a pilot folder.
+TEST(HostileInput, L3RunRefusesABadSettingBeforeAnything) {
+  const std::filesystem::path out = test::scratch_dir() / "runs";
+  for (const std::string flags :
+       {"--block-seed -1", "--block-seed 4294967296", "--block-seed nan", "--blocks 2"}) {
+    const CommandResult r = test::run_cli("l3-run " + flags + " --out-dir '" + out.string() + "'");
+    EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.out << r.err;
+    EXPECT_EQ(r.out.find("measuring"), std::string::npos) << flags << "\n" << r.out;
+    EXPECT_EQ(r.out.find("pilot"), std::string::npos) << flags << "\n" << r.out;
+    EXPECT_FALSE(std::filesystem::exists(out)) << flags;
+  }
 }
 
 }  // namespace

@@ -40,8 +40,8 @@ void expect_refused(const std::string& args, const std::string& problem) {
 
 TEST(HostileCli, ParseErrorsExitTwoNotCli11Codes) {
   expect_refused("sweep --bogus", "was not expected: --bogus");
-  expect_refused("sweep -t", "--threads");                      // a value missing
-  expect_refused("sweep --keep-pp 3", "Value 3 not in range");  // a check failing
+  expect_refused("sweep -t", "--threads");                                       // a value missing
+  expect_refused("sweep --keep-pp 3", "value '3' is not a number from 0 to 1");  // a check failing
   expect_refused("compare only-one", "only one run given");
   expect_refused("", "A subcommand is required");
   // --help and --version are not errors.

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "counter_test_data.hpp"
 #include "counters/advice.hpp"
 #include "counters/backends.hpp"
 #include "counters/derived_metrics.hpp"
@@ -20,8 +21,6 @@
 
 namespace moesweep::counters {
 namespace {
-
-const std::filesystem::path kSysfs = std::filesystem::path(MOESWEEP_TEST_DATA) / "sysfs";
 
 nlohmann::json one_phase(CounterBackend& backend) {
   auto s = backend.session("tg", "availability/tg");

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "counter_test_data.hpp"
 #include "counters/counter_profile.hpp"
 #include "counters/derived_metrics.hpp"
 #include "counters/metric_formula.hpp"
@@ -11,10 +12,6 @@
 
 namespace moesweep::counters {
 namespace {
-
-CounterProfile shipped(const std::string& name) {
-  return load_counter_profile(profiles_dir() / "counters" / (name + ".json"));
-}
 
 TEST(MetricFormula, PrecedenceParenthesesAndNames) {
   const auto lookup = [](const std::string& id) -> std::optional<double> {
@@ -109,6 +106,15 @@ TEST(DerivedMetrics, Zen3HasNoReadWriteSplitAndSaysSo) {
 TEST(DerivedMetrics, NoRepetitionMeansNoNumbers) {
   const auto m = derive_metrics(software_metric_defs(), PhaseTotals{});
   for (const auto& [name, value] : m.items()) EXPECT_TRUE(value.contains("unavailable")) << name;
+}
+
+TEST(DerivedMetrics, EachFieldSaysWhichBackendFilledIt) {
+  auto m = derive_metrics(shipped("amd-zen5").metrics, recorded_zen5_tg());
+  mark_sources(m, shipped("amd-zen5").metrics, "hardware");
+  mark_sources(m, std::vector<std::string>{"instructions_per_token"}, "simulated");  // absent
+  EXPECT_EQ(m.at("sources").at("dram_bytes_per_token"), "hardware");
+  EXPECT_EQ(m["sources"].at("dram_read_gbps"), "hardware");
+  EXPECT_FALSE(m["sources"].contains("instructions_per_token"));  // only fields the phase has
 }
 
 }  // namespace

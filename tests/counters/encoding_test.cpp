@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "counter_test_data.hpp"
 #include "counters/counter_profile.hpp"
 #include "counters/cpu_identity.hpp"
 #include "counters/sysfs_pmu.hpp"
@@ -15,8 +16,6 @@
 
 namespace moesweep::counters {
 namespace {
-
-const std::filesystem::path kSysfs = std::filesystem::path(MOESWEEP_TEST_DATA) / "sysfs";
 
 PmuInfo recorded_pmu(const std::string& machine, const std::string& pmu) {
   const auto found = SysfsPmus(kSysfs / machine).find(pmu);

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "counter_test_data.hpp"
 #include "counters/counter_profile.hpp"
 #include "counters/derived_metrics.hpp"
 #include "counters/likwid_groups.hpp"
@@ -15,10 +16,6 @@
 
 namespace moesweep::counters {
 namespace {
-
-CounterProfile shipped(const std::string& name) {
-  return load_counter_profile(profiles_dir() / "counters" / (name + ".json"));
-}
 
 const LikwidGroupDef& group_of(const CounterProfile& p, const std::string& name) {
   for (const LikwidGroupDef& g : p.likwid.groups)

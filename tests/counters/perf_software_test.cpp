@@ -192,24 +192,40 @@ TEST(PerfSoftwareEvents, StartStopCostIsReported) {
   EXPECT_GT(us_per_pair, 0);
 }
 
+// Spins until this thread has used `cpu` of CPU time (not wall time: on a
+// loaded machine the wall time grows, the work done does not).
+void busy_cpu_for(std::chrono::milliseconds cpu) {
+  const auto thread_cpu = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+  };
+  volatile double sink = 0;
+  const auto end = thread_cpu() + cpu;
+  while (thread_cpu() < end)
+    for (int i = 0; i < 10000; ++i) sink = sink + i * 0.5;
+}
+
 TEST(PerfSoftwareEvents, PhasesAccumulateSeparately) {
   PerfBackend backend(CounterOptions{});
   auto pp = backend.session("pp", "p/pp");
   auto tg = backend.session("tg", "p/tg");
   auto t0 = Clock::now();
   pp->start();
-  busy_for(std::chrono::milliseconds(100));
+  busy_cpu_for(std::chrono::milliseconds(100));
   pp->stop(seconds_since(t0), 32);
   t0 = Clock::now();
   tg->start();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   tg->stop(seconds_since(t0), 4);
-  // The busy phase used more CPU than the sleeping one, which used almost
-  // none (how much of a CPU the busy loop got depends on the machine's load).
-  const double busy = pp->result()["cpu_utilization"].get<double>();
-  const double asleep = tg->result()["cpu_utilization"].get<double>();
-  EXPECT_GT(busy, asleep);
-  EXPECT_LT(asleep, 0.5);
+  // Each phase counts its own CPU time: the busy one at least the 100 ms it
+  // spun (whatever the machine's load, which stretches only its wall time),
+  // the sleeping one far less.
+  const double busy = pp->result()["task_clock_s"].get<double>();
+  const double asleep = tg->result()["task_clock_s"].get<double>();
+  EXPECT_GE(busy, 0.1 * 0.99) << pp->result().dump();
+  EXPECT_LT(asleep, busy / 2) << tg->result().dump();
+  EXPECT_GT(pp->result()["cpu_utilization"].get<double>(), 0);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 
+#include "counter_test_data.hpp"
 #include "counters/backends.hpp"
 #include "counters/derived_metrics.hpp"
 #include "counters/perf_backend.hpp"
@@ -24,8 +25,6 @@
 namespace moesweep::counters {
 namespace {
 namespace fs = std::filesystem;
-
-const fs::path kSysfs = fs::path(MOESWEEP_TEST_DATA) / "sysfs";
 
 std::vector<std::string> recorded_trees() {
   std::vector<std::string> trees;
@@ -42,7 +41,7 @@ CounterOptions recorded(const fs::path& tree) {
   return o;
 }
 
-nlohmann::json one_phase(CounterBackend& backend) {
+nlohmann::json one_recorded_phase(CounterBackend& backend) {
   auto s = backend.session("tg", "recorded/tg");
   s->start();
   s->stop(0.01, 1);
@@ -68,7 +67,7 @@ TEST_P(RecordedSysfsMachine, AvailabilityFollowsTheProfileAndTheRecordedPmus) {
     EXPECT_EQ(backend.profile()->name, profile->name);
   }
   const nlohmann::json availability = backend.metric_availability();
-  const nlohmann::json r = one_phase(backend);
+  const nlohmann::json r = one_recorded_phase(backend);
   honest::expect_hardware_metrics_honest(r, availability, GetParam());
   honest::expect_reasons_explained_by_profile(r, backend.profile(), GetParam());
   if (profile) honest::expect_recorded_tree_reasons(r, *profile, SysfsPmus(tree()), GetParam());

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "counter_test_data.hpp"
 #include "counters/counter_profile.hpp"
 #include "counters/derived_metrics.hpp"
 #include "counters/perf_backend.hpp"
@@ -21,12 +22,6 @@
 namespace moesweep::counters {
 namespace {
 namespace fs = std::filesystem;
-
-const fs::path kSysfs = fs::path(MOESWEEP_TEST_DATA) / "sysfs";
-
-CounterProfile shipped(const std::string& name) {
-  return load_counter_profile(profiles_dir() / "counters" / (name + ".json"));
-}
 
 std::size_t planned(const EventPlan& plan, const std::string& event) {
   return static_cast<std::size_t>(

@@ -22,10 +22,6 @@ namespace fs = std::filesystem;
 using test::ensure_engine;
 using test::with_registry;
 
-std::string q(const fs::path& p) {
-  return test::shell_quoted(p);
-}
-
 std::vector<nlohmann::json> records_of(const fs::path& run) {
   std::vector<nlohmann::json> out;
   for (const std::string& line : test::read_lines(run / "records.jsonl"))
@@ -50,7 +46,7 @@ TEST(EngineBuilds, TwoReleasesSideBySideInOneSweep) {
       with_registry(std::string(test::cli_path()) +
                     " sweep -m kimi-k2.5 --scale tiny -t 1 -d 0,64 -c 512 -ub 64 -p 64 -n 8 -r 3 "
                     "--counters none --no-db --engine default,v050 --out-dir " +
-                    q(out)));
+                    test::shell_quoted(out)));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const fs::path run = test::only_run_dir(out);
   std::map<std::string, std::string> release_of;
@@ -58,10 +54,30 @@ TEST(EngineBuilds, TwoReleasesSideBySideInOneSweep) {
     release_of[rec.at("engine")] = rec.at("extra").at("engine").at("release");
   EXPECT_EQ(release_of["v050"], "v0.5.0");
   EXPECT_NE(release_of["default"], "v0.5.0");
-  r = test::run_cli("compare " + q(run) + " --engines default,v050");
-  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 4 || r.exit_code == 5) << r.out << r.err;
-  EXPECT_NE(r.out.find("Engines compared:"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("v050: v0.5.0"), std::string::npos) << r.out;
+  // The engines joined point by point, each side named by its build; the exit
+  // code is the verdict's: 4 exactly when a point of v050 is a regression.
+  r = test::run_cli("compare " + test::shell_quoted(run) + " --engines default,v050 --json");
+  ASSERT_FALSE(r.out.empty()) << r.err;
+  const nlohmann::json c = nlohmann::json::parse(r.out);
+  EXPECT_EQ(c.at("engines").at("new").get<std::string>().rfind("v050: v0.5.0", 0), 0u) << c;
+  EXPECT_EQ(c.at("engines").at("base").get<std::string>().rfind("default: ", 0), 0u) << c;
+  ASSERT_EQ(c.at("points").size(), 2u) << c;  // -t 1 x -d 0,64, both engines at each
+  bool regressed = false;
+  for (const auto& p : c.at("points")) {
+    for (const char* metric : {"pp", "tg"}) {
+      EXPECT_EQ(p.at(metric).at("n_base"), 3) << p;
+      EXPECT_EQ(p.at(metric).at("n_new"), 3) << p;
+      regressed = regressed || p.at(metric).at("verdict") == "REGRESSION";
+    }
+  }
+  EXPECT_TRUE(c.at("only_in_base").empty() && c.at("only_in_new").empty()) << c;
+  EXPECT_EQ(c.at("regressions").get<int>() > 0, regressed) << c;
+  if (regressed)
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+  else
+    EXPECT_NE(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.exit_code, 2) << r.err;
 }
 
 // scripts/regress --base default --new NEW on the CI gate's shape, smaller:
@@ -71,17 +87,24 @@ test::CommandResult ab_gate(const fs::path& dir, const std::string& fresh,
   std::ofstream(dir / "gate.json") << R"({"name": "gate", "model": "kimi-k2.5", "scale": "tiny",
     "threads": "1", "depths": "0,256", "ctx-size": 1024, "n-gen": "32", "repetitions": "5",
     "counters": "none"})";
-  return test::run_shell(with_registry(
-      "MOESWEEP=" + std::string(test::cli_path()) + " REGRESS_DIR=" + q(dir / fresh) + " " +
-      std::string(test::source_dir()) + "/scripts/regress --base default --new " + fresh +
-      " --profile " + q(dir / "gate.json") + compare_args));
+  return test::run_shell(
+      with_registry("MOESWEEP=" + std::string(test::cli_path()) +
+                    " REGRESS_DIR=" + test::shell_quoted(dir / fresh) + " " +
+                    std::string(test::source_dir()) + "/scripts/regress --base default --new " +
+                    fresh + " --profile " + test::shell_quoted(dir / "gate.json") + compare_args));
 }
 
 TEST(EngineBuilds, TheAbGateCatchesAPlantedRegression) {
   ensure_engine("planted", "--release 3.21.1 --cmake-flag -DMOESWEEP_PLANTED_TG_DELAY_US=3000");
   const auto r = ab_gate(test::scratch_dir(), "planted");
-  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
-  EXPECT_NE(r.out.find("regression"), std::string::npos) << r.out;
+  // 3 ms a token is a few per cent of decode: a quiet machine's gate sees it
+  // (4); where other work spreads the samples, the gate's MDE can exceed the
+  // change and it must say so (5, "cannot detect"). Never a pass.
+  ASSERT_TRUE(r.exit_code == 4 || r.exit_code == 5) << r.out << r.err;
+  EXPECT_NE(
+      r.out.find(r.exit_code == 4 ? "real regression" : "inconclusive: this run cannot detect"),
+      std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("planted TG delay 3000 us"), std::string::npos) << r.out;
 }
 

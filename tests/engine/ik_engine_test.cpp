@@ -24,17 +24,13 @@ namespace fs = std::filesystem;
 using test::ensure_engine;
 using test::with_registry;
 
-std::string q(const fs::path& p) {
-  return test::shell_quoted(p);
-}
-
 // Portable AVX2 (GGML_NATIVE off): the build, cached across sessions, must
 // run on whichever x86-64 CPU the next session gets. Flash-attention kernels
 // for f16/q8_0 caches only (GGML_IQK_FA_ALL_QUANTS off): the test's caches are
 // f16, and the full set of iqk FA kernels is most of a cold build's time.
 void ensure_ik_engine(const std::string& checkout) {
   ensure_engine("ik",
-                "--ik-llama " + q(checkout) +
+                "--ik-llama " + test::shell_quoted(checkout) +
                     " --cmake-flag -DGGML_NATIVE=OFF --cmake-flag -DGGML_IQK_FA_ALL_QUANTS=OFF");
 }
 
@@ -54,7 +50,7 @@ TEST(IkLlama, OneSweepRunsBothEnginesAndRecordsIkLlamasSwitches) {
       std::string(test::cli_path()) +
       " sweep -m qwen3-moe --scale tiny -t 1,2 --allow-oversubscribe -d 0,64 -c 512 -ub 64 "
       "-p 64 -n 8 -r 2 -fmoe 1 -amb 128 --counters none --no-db --engine default,ik --out-dir " +
-      q(out)));
+      test::shell_quoted(out)));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const fs::path run = test::only_run_dir(out);
   std::map<std::string, int> points;
@@ -75,17 +71,27 @@ TEST(IkLlama, OneSweepRunsBothEnginesAndRecordsIkLlamasSwitches) {
   EXPECT_EQ(points["ik"], 4);  // 2 depths x 2 thread counts, threads switched on the live context
   EXPECT_EQ(points["default"], 4);
   EXPECT_EQ(ik_threads, (std::set<int>{1, 2}));
+  // ik against default joined point by point although ik ran with its own
+  // switches: the join the run's side-by-side table renders (compare's), read
+  // as JSON. One pair per point, both sides' repetitions in it.
+  r = test::run_cli("compare " + test::shell_quoted(run) + " --engines default,ik --json");
+  ASSERT_FALSE(r.out.empty()) << r.err;
+  const nlohmann::json c = nlohmann::json::parse(r.out);
+  EXPECT_NE(c.at("engines").at("new").get<std::string>().find("fmoe=1 amb=128"), std::string::npos)
+      << c;
+  ASSERT_EQ(c.at("points").size(), 4u) << c;  // 2 depths x 2 thread counts
+  std::set<std::pair<int, int>> pairs;
+  for (const auto& p : c.at("points")) {
+    pairs.insert({p.at("n_threads").get<int>(), p.at("n_kv").get<int>()});
+    EXPECT_EQ(p.at("tg").at("n_base"), 2) << p;
+    EXPECT_EQ(p.at("tg").at("n_new"), 2) << p;
+  }
+  EXPECT_EQ(pairs, (std::set<std::pair<int, int>>{{1, 0}, {1, 64}, {2, 0}, {2, 64}}));
+  EXPECT_TRUE(c.at("only_in_base").empty() && c.at("only_in_new").empty()) << c;
+  // The run's tables carry that join under its heading.
   std::ifstream in(run / "tables.md");
   const std::string tables((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // ik against default joined point by point although ik ran with its own switches.
-  const size_t side = tables.find("### ik against default");
-  ASSERT_NE(side, std::string::npos) << tables;
-  EXPECT_NE(tables.find("fmoe=1 amb=128", side), std::string::npos) << tables;
-  size_t rows = 0;
-  for (size_t at = tables.find("\n| ", side);
-       at != std::string::npos && at < tables.find("## memory"); at = tables.find("\n| ", at + 1))
-    ++rows;
-  EXPECT_EQ(rows, 1u + 4u) << tables;  // the header and one row per point of one engine
+  EXPECT_NE(tables.find("### ik against default"), std::string::npos) << tables;
 }
 
 }  // namespace

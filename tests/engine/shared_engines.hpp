@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/run_records.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep::test {
@@ -49,14 +50,6 @@ inline std::string ik_snapshot(const std::string& args = "") {
   std::string path = r.out;
   while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
   return path;
-}
-
-// Every record of a run directory, parsed.
-inline std::vector<nlohmann::json> records_of(const std::filesystem::path& run) {
-  std::vector<nlohmann::json> out;
-  for (const std::string& line : read_lines(run / "records.jsonl"))
-    out.push_back(nlohmann::json::parse(line));
-  return out;
 }
 
 }  // namespace moesweep::test

@@ -47,14 +47,6 @@ std::vector<pid_t> workers_of(pid_t parent) {
   return out;
 }
 
-bool alive(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  const size_t close = stat.rfind(')');
-  return close != std::string::npos && stat.size() > close + 2 && stat[close + 2] != 'Z';
-}
-
 std::filesystem::path run_dir_of(const std::filesystem::path& out) {
   std::error_code ec;
   if (std::filesystem::is_directory(out, ec))
@@ -85,7 +77,7 @@ struct RunningSweep {
   }
   ~RunningSweep() {
     if (cli > 0 && ::kill(cli, 0) == 0) ::kill(cli, SIGKILL);
-    if (worker > 0 && alive(worker)) ::kill(worker, SIGKILL);
+    if (worker > 0 && test::process_alive(worker)) ::kill(worker, SIGKILL);
   }
   // True once `n_records` records exist and a worker is found.
   bool wait_for(size_t n_records) {
@@ -159,7 +151,7 @@ TEST(WorkerCrash, HungWorkerIsKilledAtThePointTimeoutAndTheSweepGoesOn) {
   ASSERT_EQ(::kill(sweep.worker, SIGSTOP), 0);  // a real process that stops answering
   EXPECT_EQ(sweep.finish(), 3) << sweep.err();
   expect_one_failed_point(records_of(sweep.run), "hung");
-  EXPECT_FALSE(alive(sweep.worker)) << "the hung worker was left behind";
+  EXPECT_FALSE(test::process_alive(sweep.worker)) << "the hung worker was left behind";
 }
 
 TEST(WorkerCrash, WorkerDiesWithMoesweepOnKill9) {
@@ -168,9 +160,9 @@ TEST(WorkerCrash, WorkerDiesWithMoesweepOnKill9) {
   ASSERT_EQ(::kill(sweep.cli, SIGKILL), 0);  // no handler runs: only PR_SET_PDEATHSIG can act
   EXPECT_EQ(sweep.finish(), 128 + SIGKILL);
   const auto deadline = Clock::now() + std::chrono::seconds(10);
-  while (alive(sweep.worker) && Clock::now() < deadline)
+  while (test::process_alive(sweep.worker) && Clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_FALSE(alive(sweep.worker)) << "the worker outlived moesweep";
+  EXPECT_FALSE(test::process_alive(sweep.worker)) << "the worker outlived moesweep";
 }
 
 TEST(WorkerCrash, CtrlCEndsTheSweepAndItsWorker) {
@@ -178,7 +170,7 @@ TEST(WorkerCrash, CtrlCEndsTheSweepAndItsWorker) {
   ASSERT_TRUE(sweep.wait_for(1)) << sweep.err();
   ASSERT_EQ(::kill(sweep.cli, SIGINT), 0);
   EXPECT_EQ(sweep.finish(), 130) << sweep.err();
-  EXPECT_FALSE(alive(sweep.worker)) << "the worker outlived the interrupted sweep";
+  EXPECT_FALSE(test::process_alive(sweep.worker)) << "the worker outlived the interrupted sweep";
 }
 
 }  // namespace

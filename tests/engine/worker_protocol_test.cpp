@@ -82,7 +82,7 @@ TEST(WorkerProcess, ADeadWorkerIsACrashSayingHowItEnded) {
           "\"cpu_features\":[],\"system_info\":\"\"}}'; read line; echo 'last words' >&2; exit 3");
   EngineWorker w(worker);
   try {
-    w.call({{"op", "cached"}, {"ctx", 1}});
+    w.call({{"op", "cached"}, {"ctx", 1}}, {60, "a test deadline"});
     FAIL() << "no crash reported";
   } catch (const EngineCrash& e) {
     EXPECT_EQ(e.how(), "exit 3");

@@ -20,7 +20,7 @@
 namespace moesweep {
 namespace {
 
-const std::filesystem::path kProc = std::filesystem::path(MOESWEEP_TEST_DATA) / "proc";
+using test::kProc;
 constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024;
 
 TEST(ProcessMemory, RecordedStatusRollupAndTheMappedFile) {

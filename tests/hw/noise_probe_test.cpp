@@ -12,7 +12,7 @@
 namespace moesweep {
 namespace {
 
-const std::filesystem::path kProc = std::filesystem::path(MOESWEEP_TEST_DATA) / "proc";
+using test::kProc;
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::create_directories(path.parent_path());

@@ -2,6 +2,8 @@
 // calibrated efficiency from reference runs, and what a target speed needs.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "model/gguf_inspect.hpp"
 #include "model/kv_cache.hpp"
 #include "model/model_profile.hpp"
@@ -133,6 +135,28 @@ TEST(PredictDecode, NoModelOrBothIsRefused) {
   PredictInputs both = sizes_only();
   both.model = "kimi-k2.5";
   EXPECT_THROW(predict_decode(both), UserError);
+}
+
+// Issue 35, D10: the model refuses what the CLI's flags would let through
+// from another caller (a fleet, a test), each with its flag named.
+TEST(PredictDecode, InputsNoPredictionCanComeFromAreRefused) {
+  const auto with = [](auto change) {
+    PredictInputs in = sizes_only();
+    change(in);
+    return test::refused([&] { predict_decode(in); });
+  };
+  EXPECT_NE(with([](PredictInputs& in) { in.bandwidth_gbps = std::nan(""); }).find("--bandwidth"),
+            std::string::npos);
+  EXPECT_NE(with([](PredictInputs& in) { in.bandwidth_gbps = -5; }).find("--bandwidth -5"),
+            std::string::npos);
+  EXPECT_NE(with([](PredictInputs& in) { in.efficiency = 2; }).find("--efficiency 2"),
+            std::string::npos);
+  EXPECT_NE(with([](PredictInputs& in) { in.total_params = -1; }).find("--total-params -1"),
+            std::string::npos);
+  EXPECT_NE(with([](PredictInputs& in) { in.active_params = 2e12; }).find("above --total-params"),
+            std::string::npos);
+  EXPECT_NE(with([](PredictInputs& in) { in.target_tps = HUGE_VAL; }).find("--target-tps"),
+            std::string::npos);
 }
 
 TEST(PredictDecode, MeasuredEfficienciesKeepOnlyMeasuredBandwidthPastTheCache) {

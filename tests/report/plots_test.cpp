@@ -14,8 +14,9 @@
 namespace moesweep {
 namespace {
 
-// threads {1, 2} x depths {0, 256, 512}; the sweep's roofline in `extra` when asked.
-LoadedRun run_with_roofline(bool roofline) {
+// threads {1, 2} x depths {0, 256, 512}; the sweep's roofline in `extra` when
+// asked, `scale` times the default (40 t/s at depth 0, S_TG about 10 and 20).
+LoadedRun run_with_roofline(bool roofline, double scale = 1) {
   LoadedRun run;
   run.label = "20261130-plot";
   int index = 0;
@@ -24,7 +25,7 @@ LoadedRun run_with_roofline(bool roofline) {
       Record r = test::make_record(run.label, index, threads, n_kv,
                                    test::normal_samples(index, 3, 100.0 * threads, 2),
                                    test::normal_samples(index + 50, 3, 10.0 * threads, 0.3));
-      if (roofline) r.extra["roofline"] = {{"roofline_tg", 40.0 - n_kv / 100.0}};
+      if (roofline) r.extra["roofline"] = {{"roofline_tg", scale * (40.0 - n_kv / 100.0)}};
       run.records.push_back(r);
       ++index;
     }
@@ -61,7 +62,9 @@ test::CommandResult inspect_figure(const std::filesystem::path& data, const std:
       "'))\n"
       "tg = fig.axes[1]\n"
       "print('ticks', ' '.join(repr(float(t)) for t in tg.get_xticks()))\n"
-      "print('lines', '|'.join(l.get_label() for l in tg.get_lines()))\n";
+      "print('lines', '|'.join(l.get_label() for l in tg.get_lines()))\n"
+      "print('ymax', tg.get_ylim()[1])\n"
+      "print('notes', '|'.join(t.get_text().replace(chr(10), ' ') for t in tg.texts))\n";
   const auto script = data.parent_path() / (axis + "-inspect.py");
   std::ofstream(script) << py;
   return test::run_shell("/usr/bin/python3 '" + script.string() + "'");
@@ -87,6 +90,32 @@ TEST(Plots, ScriptDrawsWholeThreadTicksAndTheDecodeRoofline) {
   ASSERT_NE(at, std::string::npos) << r.out;
   std::istringstream ticks(r.out.substr(at + 6, r.out.find('\n', at) - at - 6));
   for (double t; ticks >> t;) EXPECT_EQ(t, static_cast<double>(static_cast<long>(t))) << r.out;
+}
+
+// The tiny twin's roofline is about 6x its S_TG: drawn to scale it would
+// flatten the curves, so it is stated in a note and the axis fits the curves.
+TEST(Plots, ARooflineFarAboveTheCurvesIsANoteNotTheAxisTop) {
+  const auto dir = test::scratch_dir();
+  const nlohmann::json data = plot_data(run_with_roofline(true, 6), {});
+  ASSERT_FALSE(draw_plots(data, dir).pngs.empty());
+  auto r = inspect_figure(dir / "plot_data.json", "nkv", "none");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("decode roofline (measured bandwidth)|"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("notes decode roofline (measured bandwidth): 209-240 t/s"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("off this scale"), std::string::npos) << r.out;
+  const size_t at = r.out.find("ymax ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const double ymax = std::stod(r.out.substr(at + 5));
+  EXPECT_LT(ymax, 60) << r.out;  // the curves' top (S_TG about 20), not the roofline's 240
+  EXPECT_GT(ymax, 20) << r.out;
+  // Near the curves it is still drawn as a line, without a note.
+  const auto near = test::scratch_dir() / "near";
+  ASSERT_FALSE(draw_plots(plot_data(run_with_roofline(true), {}), near).pngs.empty());
+  r = inspect_figure(near / "plot_data.json", "nkv", "none");
+  EXPECT_NE(r.out.find("decode roofline (measured bandwidth)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("notes \n"), std::string::npos) << r.out;
 }
 
 }  // namespace

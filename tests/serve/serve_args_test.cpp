@@ -102,7 +102,7 @@ TEST(ServeOutput, TheTableAndSummaryComeFromTheServersTimings) {
   CompletionResult bad;
   bad.task = "c2 doc 2";
   bad.error = "HTTP 500";
-  run.requests = {{cold, 1}, {warm, 2}, {bad, 2}};
+  run.requests = {{cold, 1, {}}, {warm, 2, {}}, {bad, 2, {}}};
   run.levels = {{1, 10.0, 1, 0, 10}, {2, 5.0, 1, 1, 10}};
   std::string table = request_table(run);
   std::erase(table, ' ');

@@ -66,14 +66,8 @@ TEST_F(ServeBench, AServerKilledMidWorkloadFailsTheRestAndLeavesNothingRunning) 
 
 TEST_F(ServeBench, CtrlCStopsTheServerAndExits130) {
   start_long_run(1);
-  const pid_t cli = cli_pid_;
   ASSERT_GT(server_pid_, 0) << "no request recorded in time";
-  ::kill(cli, SIGINT);
-  EXPECT_EQ(test::wait_exit_code(cli, std::chrono::seconds(60)), 130);
-  cli_pid_ = -1;
-  EXPECT_FALSE(alive(server_pid_)) << "llama-server left running after Ctrl-C";
-  EXPECT_EQ(read_json_file(test::only_run_dir(dir_) / "meta.json", "meta")["status"],
-            "interrupted");
+  interrupt_and_check();
 }
 
 TEST_F(ServeBench, AKilledMoesweepTakesItsServerWithIt) {

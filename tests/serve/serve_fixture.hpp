@@ -92,6 +92,19 @@ class ServeBench : public ::testing::Test {
                                dir_ / "out.txt", dir_ / "err.txt");
     server_pid_ = wait_for_requests(dir_, n);
   }
+  // Ctrl-C to the running serve-bench: it exits 130, its server is gone, and
+  // its run directory (under dir_) says "interrupted"; returns that directory.
+  std::filesystem::path interrupt_and_check() {
+    const pid_t cli = cli_pid_;
+    EXPECT_GT(server_pid_, 0) << "no request recorded in time";
+    ::kill(cli, SIGINT);
+    EXPECT_EQ(test::wait_exit_code(cli, std::chrono::seconds(60)), 130);
+    cli_pid_ = -1;
+    EXPECT_FALSE(alive(server_pid_)) << "llama-server left running after Ctrl-C";
+    const auto run = test::only_run_dir(dir_);
+    EXPECT_EQ(read_json_file(run / "meta.json", "meta")["status"], "interrupted");
+    return run;
+  }
   std::filesystem::path dir_;
   pid_t server_pid_ = -1;
   std::vector<pid_t> server_pids_;  // more servers a test started (one per configuration)

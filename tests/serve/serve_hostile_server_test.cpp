@@ -270,13 +270,17 @@ TEST(HostileServer, AHungServerEndsTheWorkloadAfterThreeTimeoutsInARow) {
 // trickles is given up as "interrupted" (exit 130), not after its deadline.
 TEST(HostileServer, AnInterruptStopsABlockedExchange) {
   HostileServer s;
+  std::atomic<bool> arrived{false};
   s.routes().Post("/tokenize", [&](const httplib::Request&, httplib::Response& res) {
+    arrived = true;
     s.endless(res, "t", std::chrono::milliseconds(500));
   });
   g_interrupted = false;
   const ServeClient client(s.start(), 30, Api::kLlama, interrupted_flag);
-  std::thread ctrl_c([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::thread ctrl_c([&arrived] {
+    // Ctrl-C once the request is at the server: the exchange is blocked then.
+    for (int i = 0; i < 6000 && !arrived; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     g_interrupted = true;
   });
   try {
@@ -293,7 +297,9 @@ TEST(HostileServer, AnInterruptStopsABlockedExchange) {
 // SIGINT ends the run as interrupted (exit 130) instead of being ignored.
 TEST(HostileServer, ServeBenchAtATricklingServerStopsOnSigint) {
   HostileServer s;
+  std::atomic<bool> asked{false};
   s.routes().Get("/health", [&](const httplib::Request&, httplib::Response& res) {
+    asked = true;
     s.endless(res, "h", std::chrono::milliseconds(200));
   });
   s.routes().Post("/tokenize", [&](const httplib::Request&, httplib::Response& res) {
@@ -304,10 +310,11 @@ TEST(HostileServer, ServeBenchAtATricklingServerStopsOnSigint) {
   const pid_t pid = test::spawn_cli(
       "serve-bench --url " + addr.text() + " --no-db --out-dir " + (dir / "runs").string(),
       dir / "out", dir / "err");
-  // Once its run directory exists it is talking to the server (its handler set).
-  for (int i = 0; i < 600 && !std::filesystem::exists(dir / "runs"); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Ready once /health is asked: the run has begun (meta.json "running") and
+  // its Ctrl-C handler was set before the run directory was made.
+  for (int i = 0; i < 6000 && !asked; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(asked.load()) << "serve-bench never asked /health";
   ::kill(pid, SIGINT);
   const int code = test::wait_exit_code(pid, std::chrono::seconds(60));
   std::ifstream err(dir / "err");

@@ -13,7 +13,7 @@ namespace {
 
 using Settings = std::map<std::string, nlohmann::json>;
 
-std::string error_of(const Settings& s) {
+std::string error_text_of(const Settings& s) {
   try {
     spec_from_settings(s, "test.json");
   } catch (const UserError& e) {
@@ -46,7 +46,7 @@ TEST(SpecFromSettings, FlashAttnTakesLlamaBenchWords) {
   const SweepSpec s = spec_from_settings({{"flash-attn", "auto,on,off,-1,1,0"}}, "flags");
   EXPECT_EQ(s.flash_attn, (std::vector<int>{-1, 1, 0, -1, 1, 0}));
   EXPECT_EQ(spec_from_settings({{"flash-attn", true}}, "profile").flash_attn, std::vector<int>{1});
-  const std::string msg = error_of({{"flash-attn", "maybe"}});
+  const std::string msg = error_text_of({{"flash-attn", "maybe"}});
   EXPECT_NE(msg.find("'maybe' is not on, off or auto"), std::string::npos) << msg;
 }
 
@@ -57,9 +57,9 @@ TEST(SpecFromSettings, LoadModeTakesTheEngineNamesAndTheOlderMmapMlock) {
   EXPECT_EQ(spec_from_settings({{"mmap", "0"}}, "flags").load_mode, "none");
   EXPECT_EQ(spec_from_settings({{"mlock", true}}, "flags").load_mode, "mmap+mlock");
   EXPECT_EQ(spec_from_settings({{"mmap", "off"}, {"mlock", true}}, "flags").load_mode, "mlock");
-  std::string msg = error_of({{"load-mode", "fast"}});
+  std::string msg = error_text_of({{"load-mode", "fast"}});
   EXPECT_NE(msg.find("unknown load mode 'fast'"), std::string::npos) << msg;
-  msg = error_of({{"load-mode", "mmap"}, {"mlock", true}});
+  msg = error_text_of({{"load-mode", "mmap"}, {"mlock", true}});
   EXPECT_NE(msg.find("together with --mmap/--mlock"), std::string::npos) << msg;
 }
 
@@ -130,23 +130,25 @@ TEST(SpecFromSettings, QuantListMultipliesTwinModelsButNotFiles) {
 }
 
 TEST(SpecFromSettings, UnknownKeyIsRefusedWithTheKnownOnes) {
-  const std::string msg = error_of({{"thread", "4"}});
+  const std::string msg = error_text_of({{"thread", "4"}});
   EXPECT_NE(msg.find("unknown setting 'thread'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("threads"), std::string::npos) << msg;
   EXPECT_NE(msg.find("test.json"), std::string::npos) << msg;
 }
 
 TEST(SpecFromSettings, BadValuesNameTheKey) {
-  EXPECT_NE(error_of({{"cache-type-k", "q9_9"}}).find("unknown KV cache type 'q9_9'"),
+  EXPECT_NE(error_text_of({{"cache-type-k", "q9_9"}}).find("unknown KV cache type 'q9_9'"),
             std::string::npos);
-  EXPECT_NE(error_of({{"cache-type-v", "f16,int3"}}).find("'int3'"), std::string::npos);
-  EXPECT_NE(error_of({{"threads", "0"}}).find("--threads"), std::string::npos);
-  EXPECT_NE(error_of({{"threads", "two"}}).find("'two' is not a number"), std::string::npos);
-  EXPECT_NE(error_of({{"repetitions", "2,3"}}).find("takes one value"), std::string::npos);
-  EXPECT_NE(error_of({{"numa", "everywhere"}}).find("unknown NUMA strategy"), std::string::npos);
-  EXPECT_NE(error_of({{"override-tensor", "exps"}}).find("has no '='"), std::string::npos);
-  EXPECT_NE(error_of({{"n-prompt", 0}, {"n-gen", 0}}).find("both --n-prompt and --n-gen are 0"),
+  EXPECT_NE(error_text_of({{"cache-type-v", "f16,int3"}}).find("'int3'"), std::string::npos);
+  EXPECT_NE(error_text_of({{"threads", "0"}}).find("--threads"), std::string::npos);
+  EXPECT_NE(error_text_of({{"threads", "two"}}).find("'two' is not a number"), std::string::npos);
+  EXPECT_NE(error_text_of({{"repetitions", "2,3"}}).find("takes one value"), std::string::npos);
+  EXPECT_NE(error_text_of({{"numa", "everywhere"}}).find("unknown NUMA strategy"),
             std::string::npos);
+  EXPECT_NE(error_text_of({{"override-tensor", "exps"}}).find("has no '='"), std::string::npos);
+  EXPECT_NE(
+      error_text_of({{"n-prompt", 0}, {"n-gen", 0}}).find("both --n-prompt and --n-gen are 0"),
+      std::string::npos);
 }
 
 TEST(SpecFromSettings, TargetCiRepeatsBetweenRepetitionsAndMaxRepetitions) {
@@ -161,11 +163,11 @@ TEST(SpecFromSettings, TargetCiRepeatsBetweenRepetitionsAndMaxRepetitions) {
   EXPECT_DOUBLE_EQ(spec_from_settings({{"target-ci", 2}}, "profile").target_ci_pct, 2.0);
   // -r above the default maximum raises it rather than refusing
   EXPECT_EQ(spec_from_settings({{"repetitions", 30}}, "flags").max_repetitions, 30);
-  EXPECT_NE(error_of({{"max-repetitions", 2}, {"repetitions", 3}}).find("below --repetitions"),
+  EXPECT_NE(error_text_of({{"max-repetitions", 2}, {"repetitions", 3}}).find("below --repetitions"),
             std::string::npos);
-  EXPECT_NE(error_of({{"target-ci", "two"}}).find("'two' is not a number"), std::string::npos);
-  EXPECT_NE(error_of({{"target-ci", "-1"}}).find("--target-ci"), std::string::npos);
-  EXPECT_NE(error_of({{"target-ci", "nan"}}).find("--target-ci"), std::string::npos);
+  EXPECT_NE(error_text_of({{"target-ci", "two"}}).find("'two' is not a number"), std::string::npos);
+  EXPECT_NE(error_text_of({{"target-ci", "-1"}}).find("--target-ci"), std::string::npos);
+  EXPECT_NE(error_text_of({{"target-ci", "nan"}}).find("--target-ci"), std::string::npos);
 }
 
 TEST(SpecFromSettings, BadOnOffWordSaysHowToWriteTheFlag) {

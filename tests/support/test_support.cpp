@@ -20,7 +20,11 @@ namespace moesweep::test {
 
 pid_t spawn_cli(const std::string& args, const std::filesystem::path& out,
                 const std::filesystem::path& err) {
-  const std::string command = "exec " + std::string(MOESWEEP_CLI) + " " + args;
+  return spawn_shell("exec " + std::string(MOESWEEP_CLI) + " " + args, out, err);
+}
+
+pid_t spawn_shell(const std::string& command, const std::filesystem::path& out,
+                  const std::filesystem::path& err) {
   const pid_t pid = fork();
   if (pid == 0) {
     const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -31,6 +35,21 @@ pid_t spawn_cli(const std::string& args, const std::filesystem::path& out,
     ::_exit(127);
   }
   return pid;
+}
+
+bool process_alive(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const size_t close = stat.rfind(')');
+  return close != std::string::npos && stat.size() > close + 2 && stat[close + 2] != 'Z';
+}
+
+bool gone_within(pid_t pid, std::chrono::milliseconds limit) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (process_alive(pid) && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return !process_alive(pid);
 }
 
 std::string engine_source(const std::string& relative_path) {

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -34,6 +35,14 @@ CommandResult run_shell(const std::string& command);
 // to these files; returns its pid (for tests that signal or race it).
 pid_t spawn_cli(const std::string& args, const std::filesystem::path& out,
                 const std::filesystem::path& err);
+// The same for any `sh -c` command (start it with `exec` for the pid to be
+// the program's own).
+pid_t spawn_shell(const std::string& command, const std::filesystem::path& out,
+                  const std::filesystem::path& err);
+// Whether `pid` runs (a zombie does not: it answers kill(0) but is gone).
+bool process_alive(pid_t pid);
+// Whether `pid` is gone by `limit` (looked at every 20 ms).
+bool gone_within(pid_t pid, std::chrono::milliseconds limit);
 // Waits for `pid` up to `limit`; kills it (and fails the test) if it is still
 // running, so no test leaves a moesweep behind. Returns its exit code, or
 // 128 + signal.
@@ -70,6 +79,8 @@ std::string engine_source(const std::string& relative_path);
 // EXPECTED" for the caller to look into; fails the test when `f` accepts.
 std::string refused(const std::function<void()>& f);
 
+inline constexpr uint64_t MiB = uint64_t{1} << 20;
+
 // Non-empty lines of a text file.
 std::vector<std::string> read_lines(const std::filesystem::path& path);
 
@@ -79,3 +90,8 @@ std::vector<std::string> read_lines(const std::filesystem::path& path);
 #define MOESWEEP_TEST_DATA (::moesweep::test::test_data_dir())
 #define MOESWEEP_TEST_TMP (::moesweep::test::test_tmp_dir())
 #define MOESWEEP_SOURCE_DIR (::moesweep::test::source_dir())
+
+namespace moesweep::test {
+// tests/data/proc: recorded /proc files.
+inline const std::filesystem::path kProc = std::filesystem::path(MOESWEEP_TEST_DATA) / "proc";
+}  // namespace moesweep::test

@@ -35,7 +35,7 @@ void register_memory_bandwidth(const Topology& topo) {
         [&topo, n](benchmark::State& state) {
           PinnedReaders& readers = readers_for(topo);
           readers.run_pass(n);  // warm-up
-          for (auto _ : state) state.SetIterationTime(readers.run_pass(n));
+          for (auto _ : state) state.SetIterationTime(readers.run_pass(n).seconds);
           const double bytes = static_cast<double>(readers.bytes_per_thread()) * n;
           state.SetBytesProcessed(static_cast<int64_t>(bytes * state.iterations()));
           state.counters["threads"] = n;

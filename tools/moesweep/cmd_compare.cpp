@@ -7,9 +7,11 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "compare_counts.hpp"
 #include "results/compare.hpp"
 #include "results/compare_format.hpp"
 #include "results/compare_sides.hpp"
+#include "results/count_compare.hpp"
 #include "results/sqlite_store.hpp"
 #include "serve/serve_compare.hpp"
 #include "util/error.hpp"
@@ -29,7 +31,8 @@ struct CompareArgs {
   std::string on;
   bool json = false;
   bool allow_environment_change = false;
-  std::string engines;  // "a,b": two engines of one run (sweep --engine a,b)
+  std::string engines;    // "a,b": two engines of one run (sweep --engine a,b)
+  std::string tolerance;  // --metric COUNTS: the exact gate's tolerance in percent
 };
 
 double parse_threshold_percent(std::string text) {
@@ -61,7 +64,11 @@ int run_compare(const CompareArgs& a) {
                     "pass --alpha 0.05");
   }
   options.alpha = a.alpha;
-  options.metrics = parse_metrics(a.metric);
+  const bool counts = is_count_metric_list(a.metric);  // the exact gate (compare_counts.hpp)
+  if (!counts) options.metrics = parse_metrics(a.metric);
+  if (!counts && !a.tolerance.empty())
+    throw UserError("--tolerance is for count metrics", "--metric instructions,... with it",
+                    "use --threshold for times, or give count metrics");
   options.test = parse_test_kind(a.test);
   options.family = parse_family(a.family);
   options.ignore = parse_ignored_fields(a.ignore);
@@ -73,6 +80,9 @@ int run_compare(const CompareArgs& a) {
     options.ignore = fields_not_in(parse_ignored_fields(a.on, "--on"));
   }
   options.allow_environment_change = a.allow_environment_change;
+  if (counts)
+    return run_count_compare({a.base, a.fresh, a.engines, a.db, a.allow_environment_change},
+                             a.metric, a.tolerance, options.ignore, a.json);
   if (is_serve_run(a.base) || is_serve_run(a.fresh))  // issue 12: serve-bench runs
     return compare_serve(a, options);
   const auto [base, fresh] =
@@ -117,7 +127,13 @@ void add_compare_command(CLI::App& app, CommandRunner& run) {
       ->capture_default_str();
   cmd->add_option("--alpha", args->alpha, "significance level of the two-sided test")
       ->capture_default_str();
-  cmd->add_option("--metric", args->metric, "pp, tg or both")->capture_default_str();
+  cmd->add_option("--metric", args->metric,
+                  "pp, tg or both; or counts of --counters sim runs: instructions, data_reads, "
+                  "data_writes, d1_misses, ll_misses, dram_bytes (comma list)")
+      ->capture_default_str();
+  cmd->add_option("--tolerance", args->tolerance,
+                  "with count metrics: the change in percent a count may show and still be the "
+                  "same (default 0.01 for instructions and data reads/writes, 1 for misses)");
   cmd->add_option("--test", args->test,
                   "auto (paired t on the pairs of one run's engines; else Mann-Whitney from 4 "
                   "samples a side, Welch below), welch, mwu, paired-t or signed-rank")

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "engine/engine_build.hpp"
 #include "engine/engine_registry.hpp"
+#include "util/stop_signal.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -62,6 +63,9 @@ int print_engines(const EngineArgs& a) {
 }
 
 int add(EngineArgs& a) {
+  // Ctrl-C and SIGTERM end the build's process tree and remove the folder;
+  // a second Ctrl-C kills that tree at once instead of moesweep.
+  const StopOnSignal stop(StopOnSignal::Second::kCounted);
   if (!a.llama_cpp.empty()) a.source.llama_cpp = std::filesystem::absolute(a.llama_cpp);
   if (!a.ik_llama.empty()) a.source.ik_llama = std::filesystem::absolute(a.ik_llama);
   const RegisteredEngine e = add_engine(registry_of(a), a.name, a.source, [](const std::string& s) {

@@ -7,6 +7,7 @@
 
 #include "analysis/l3_experiment.hpp"
 #include "commands.hpp"
+#include "l3_sim_run.hpp"
 #include "l3_validate.hpp"
 #include "sweep_progress.hpp"
 
@@ -34,11 +35,13 @@ void print_pilot(const PilotResult& p) {
                        : "no expert size gives the span: skipped");
 }
 
-int run_l3_run(const L3RunFlags& f) {
-  const L3RunOptions o{
-      f.run,   f.out_dir,    f.db,
-      f.dense, invocation(), [quiet = f.quiet] {
-                         return std::make_unique<SweepProgress>(quiet); }};
+L3RunOptions options_of(const L3RunFlags& f) {
+  return {f.run,        f.out_dir,
+          f.db,         f.dense,
+          invocation(), [quiet = f.quiet] { return std::make_unique<SweepProgress>(quiet); }};
+}
+
+int run_l3_run(const L3RunOptions& o) {
   const L3RunEvents events{
       [] {
         fmt::print(
@@ -62,27 +65,35 @@ int run_l3_run(const L3RunFlags& f) {
 
 void add_l3_run_command(CLI::App& app, CommandRunner& run) {
   auto o = std::make_shared<L3RunFlags>();
+  auto sim = std::make_shared<L3SimCli>();
   CLI::App* cmd =
       app.add_subcommand("l3-run",
                          "the working-set experiment end to end: usable cache, memory-bound shape, "
                          "interleaved blocks, cliff with 95% CIs, cache models validated");
   cmd->add_option("-r,--repetitions", o->run.repetitions, "repetitions per point and block")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
+      ->check(in_range(1, 1000));
   cmd->add_option("--blocks", o->run.blocks, "randomised blocks (every twin in each)")
       ->capture_default_str()
-      ->check(CLI::Range(3, 100));
+      ->check(in_range(3, 100));
   cmd->add_option("--block-seed", o->run.block_seed, "seed of the block orders")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(in_range(0, std::numeric_limits<int32_t>::max()));
   cmd->add_option("-n,--n-gen", o->run.n_gen, "generated tokens per repetition")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->check(in_range(1, 100000));
   cmd->add_option("--name", o->run.name, "run name")->capture_default_str();
   cmd->add_option("--out-dir", o->out_dir, "where runs go")->capture_default_str();
   cmd->add_option("--db", o->db, "results database (default: none)");
   cmd->add_flag("!--no-dense", o->dense, "leave out the dense twin of the same active bytes");
   cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
-  cmd->callback([&run, o] { run = [o] { return run_l3_run(*o); }; });
+  add_l3_sim_options(*cmd, *sim);
+  cmd->callback([&run, o, sim] {
+    run = [o, sim] {
+      const L3RunOptions options = options_of(*o);
+      return sim->simulate ? run_l3_sim(*sim, options) : run_l3_run(options);
+    };
+  });
 }
 
 }  // namespace moesweep::cli

@@ -112,7 +112,7 @@ void add_plan_command(CLI::App& app, CommandRunner& run) {
   opts->sweep.add_to(*cmd);
   cmd->add_option("--shards", opts->shards, "number of shards (Slurm array tasks)")
       ->required()
-      ->check(CLI::Range(1, kMaxShardCount));
+      ->check(in_range(1, kMaxShardCount));
   cmd->add_option("--out", opts->out, "directory for plan.json and shard-I.json")->required();
   cmd->add_option("--runs", opts->runs,
                   "earlier runs whose speeds weigh the shards (as --dry-run's estimate)")

@@ -85,17 +85,23 @@ void add_predict_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--model", o->model, "model profile (profiles/models) or JSON path");
   cmd->add_option("--quant", o->quant, "quant type, e.g. Q4_K_S");
   cmd->add_option("--total-params", o->total_params,
-                  "instead of --model: total parameters (2.8e12)");
+                  "instead of --model: total parameters (2.8e12)")
+      ->check(positive(1e15));
   cmd->add_option("--active-params", o->active_params,
-                  "instead of --model: active parameters per token (104e9)");
+                  "instead of --model: active parameters per token (104e9)")
+      ->check(positive(1e15));
   cmd->add_option("--depth", o->depth, "KV depth for the KV bytes read per token")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative(1e9));
   cmd->add_option("--cache-type", o->cache_type, "KV cache type");
   cmd->add_option("--bandwidth", o->bandwidth_gbps,
-                  "memory bandwidth in GB/s (default: measured here, else theoretical)");
+                  "memory bandwidth in GB/s (default: measured here, else theoretical)")
+      ->check(positive(1e7));
   cmd->add_option("--efficiency", o->efficiency,
-                  "fraction of the roofline to expect (default: calibrated)");
-  cmd->add_option("--target-tps", o->target_tps, "also print what this decode speed needs");
+                  "fraction of the roofline to expect, above 0 and at most 1 (default: "
+                  "calibrated)")
+      ->check(positive(1));
+  cmd->add_option("--target-tps", o->target_tps, "also print what this decode speed needs")
+      ->check(positive(1e9));
   cmd->add_option("--reference-model", o->reference_model,
                   "calibrate only on the hardware profile's reference runs of this model");
   cmd->add_option("--runs", o->runs_dir, "directory of measured runs used for calibration");
@@ -110,7 +116,8 @@ void add_predict_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--calibration", o->calibration_file,
                   "use the efficiency a `--calibrate ... --save FILE` wrote");
   cmd->add_option("--threads", o->threads,
-                  "with --calibration: the factor fitted for this thread count, where fitted");
+                  "with --calibration: the factor fitted for this thread count, where fitted")
+      ->check(in_range(1, 1 << 16));
   cmd->callback(
       [&run, o, trace, cal] { run = [o, trace, cal] { return run_predict(*o, *trace, *cal); }; });
 }

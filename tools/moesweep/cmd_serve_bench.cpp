@@ -9,6 +9,7 @@
 #include "model/twin_builder.hpp"
 #include "model/twin_vocab.hpp"
 #include "serve/serve_bench.hpp"
+#include "serve_traffic_options.hpp"
 #include "sweep/sweep_settings.hpp"
 #include "twin_options.hpp"
 #include "util/error.hpp"
@@ -46,7 +47,9 @@ class ServeBenchPrinter : public ServeBenchListener {
 struct ServeBenchCli {
   TwinOptions twin;
   std::string quant = "Q4_K_S";
-  std::string workloads = "prompt-cache";
+  std::string workloads = "prompt-cache";  // open-loop with a rate or --find-capacity
+  CLI::Option* workload_option = nullptr;
+  TrafficCli traffic;
   ServeBenchOptions bench;
   std::map<std::string, std::string> axis_text;  // server axes as typed ("1,2")
   std::vector<CLI::Option*> axis_options;
@@ -79,11 +82,16 @@ int run(ServeBenchCli& o) {
     if (opt->count() > 0)
       given[opt->get_lnames().front()] = o.axis_text.at(opt->get_lnames().front());
   o.bench.axes = parse_server_axes(given);
+  o.bench.traffic = o.traffic.parse();
+  o.bench.formats = split_list(o.traffic.formats);
+  if (o.workload_option->count() == 0 && o.bench.traffic.active()) o.workloads = "open-loop";
   for (const std::string& w : split_list(o.workloads))
     o.bench.workloads.push_back(load_workload(w));
   check_serve_bench_options(o.bench);  // before the twin is built: flags, timeouts, -c fits
+  // Ctrl-C: a twin's build stops (its .tmp files removed, exit 130); the
+  // request in flight ends and the run is kept.
+  const StopOnSignal stop;
   if (o.bench.url.empty()) o.bench.gguf = model_path(o);
-  const StopOnSignal stop;  // Ctrl-C: the request in flight ends, the run is kept
   ServeBenchPrinter printer;
   return run_serve_bench(o.bench, StopOnSignal::requested, printer);
 }
@@ -96,12 +104,15 @@ void add_serve_bench_command(CLI::App& app, CommandRunner& run_cmd) {
       "serve-bench",
       "benchmark llama-server (started here) or a running server (--url) with workloads; "
       "llama-server flags go after --");
-  cmd->add_option("--workload,-w", o->workloads,
-                  "workload(s), comma-separated: names in profiles/workloads or JSON paths")
-      ->capture_default_str();
+  o->workload_option =
+      cmd->add_option("--workload,-w", o->workloads,
+                      "workload(s), comma-separated: names in profiles/workloads or JSON paths "
+                      "(default: open-loop with --request-rate or --find-capacity)")
+          ->capture_default_str();
   cmd->add_option("--url", o->bench.url,
                   "benchmark the running server at http://HOST:PORT instead of starting one");
   add_axis_options(*cmd, *o);
+  o->traffic.add_to(*cmd);
   cmd->add_option("--api", o->bench.api,
                   "auto, llama (/completion, exact prompt lengths through /tokenize), openai "
                   "(/v1/completions) or openai-chat (/v1/chat/completions); auto: llama when "

@@ -101,7 +101,8 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd, const std::string& 
   }
   SweepProgress progress(opts.quiet);  // outlives the session, which ends it
   RunSession session(std::move(request));
-  if (opts.dry_run) return print_dry_run(session.plan(), session.origin());
+  if (opts.dry_run)
+    return print_dry_run(session.plan(), session.origin(), session.sample_time().choice);
   session.listen(progress);
   session.open();
   for (const std::string& note : session.notes()) fmt::print(stderr, "[sweep] note: {}\n", note);

@@ -13,6 +13,7 @@
 #include "twin_options.hpp"
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
+#include "util/stop_signal.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -94,6 +95,7 @@ void add_synth_command(CLI::App& app, CommandRunner& run) {
                 "can serve it; the vocabulary becomes the tokenizer's)");
   cmd->callback([opts, &run] {
     run = [opts] {
+      const StopOnSignal stop;  // Ctrl-C or SIGTERM: the build's .tmp files are removed, exit 130
       const ModelProfile real = load_model_profile(opts->twin.model);
       check_out_file(opts->out);
       for (const std::string& quant : split_list(opts->quant)) {

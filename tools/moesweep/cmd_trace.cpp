@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "model/twin_builder.hpp"
 #include "twin_options.hpp"
+#include "util/stop_signal.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -46,7 +47,10 @@ void print_speeds(const TraceRunResult& r, const TraceRunSettings& s) {
 
 int run_trace(TraceOptions o) {
   check_trace_request(o.request);  // before a twin is built
-  o.request.gguf = model_file(o, o.request.extra);
+  {
+    const StopOnSignal stop;  // Ctrl-C or SIGTERM: the twin's .tmp files are removed, exit 130
+    o.request.gguf = model_file(o, o.request.extra);
+  }
   const std::string model = o.request.gguf.filename().string();
   auto started = [&](const TraceModel& m, const TraceRunSettings& s) {
     fmt::print(
@@ -72,22 +76,22 @@ void add_trace_command(CLI::App& app, CommandRunner& run) {
   o->twin.add_to(*cmd);
   cmd->add_option("--quant,-q", o->quant, "quant type of the twin")->capture_default_str();
   cmd->add_option("--prompt,-p", o->request.run.n_prompt, "prompt tokens (prefill)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative())
       ->capture_default_str();
   cmd->add_option("--gen,-n", o->request.run.n_gen, "generated tokens (one decode step each)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative())
       ->capture_default_str();
   cmd->add_option("--threads,-t", o->request.threads, "threads (default: physical cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   cmd->add_option("--ubatch-size", o->request.run.context.n_ubatch, "micro-batch of the prefill")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->add_option("--token-seed", o->request.run.token_seed,
                   "seed of the random prompt/generation tokens")
       ->capture_default_str();
   cmd->add_option("--overhead", o->request.run.overhead_reps,
                   "also time N untraced and N traced passes, alternated (tracing's cost)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--out-dir", o->request.out_dir, "where the trace's directory goes")
       ->capture_default_str();
   cmd->add_option("--name", o->request.name, "name of the trace's directory")

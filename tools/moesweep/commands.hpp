@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cli_checks.hpp"
+
 namespace moesweep::cli {
 
 using CommandRunner = std::function<int()>;

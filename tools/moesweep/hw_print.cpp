@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "hw_cache.hpp"
+#include "hw_noise.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -49,18 +50,25 @@ void print_profile(const HardwareProfile& p) {
 void print_measurement(const BandwidthMeasurement& m, const HardwareProfile& p, bool table) {
   const double theo = p.theoretical_bandwidth_gbps();
   if (table) {
-    fmt::print("{:>8} {:>10} {:>12} {:>12}\n", "threads", "GB/s best", "GB/s median", "of theory");
+    fmt::print("{:>8} {:>12} {:>16} {:>9} {:>10}\n", "threads", "GB/s median", "GB/s peak pass",
+               "passes", "of theory");
     for (const auto& pt : m.points)
-      fmt::print("{:>8} {:>10.1f} {:>12.1f} {:>12}\n", pt.threads, pt.gbps, pt.median_gbps,
+      fmt::print("{:>8} {:>12.1f} {:>16} {:>9} {:>10}\n", pt.threads, pt.gbps,
+                 pt.overlapped_passes > 0 ? fmt::format("{:.1f}", pt.peak_gbps) : "none overlapped",
+                 fmt::format("{}/{}", pt.overlapped_passes, pt.passes),
                  theo > 0 ? fmt::format("{:.0f}%", 100 * pt.gbps / theo) : "-");
+    fmt::print(
+        "(median: the figure; peak: the best pass whose readers all overlapped; passes: "
+        "overlapped/all)\n");
   }
-  fmt::print("measured bandwidth: {:.1f} GB/s at {} threads ({} MiB per thread, {})\n", m.best_gbps,
-             m.best_threads, m.bytes_per_thread >> 20, m.measured_at);
+  fmt::print("measured bandwidth: {:.1f} GB/s at {} threads, median pass ({} MiB per thread, {})\n",
+             m.gbps, m.threads, m.bytes_per_thread >> 20, m.measured_at);
 }
 
 }  // namespace
 
-void print_machine(const MachineReport& m, bool measured_now, bool probed_now) {
+void print_machine(const MachineReport& m, const MeasuredNow& now) {
+  const bool measured_now = now.bandwidth, probed_now = now.cache;
   fmt::print("cpu:      {} (family {} model {}){}\n", m.cpu.model_name, m.cpu.family, m.cpu.model,
              m.cpu.hypervisor ? ", virtual machine (hypervisor present)" : ", bare metal");
   fmt::print("engine:   {} {}, CPU backend {} ({})\n", m.engine.kind, m.engine.release,
@@ -79,6 +87,14 @@ void print_machine(const MachineReport& m, bool measured_now, bool probed_now) {
     if (probed_now) fmt::print("cached in {}\n", cache_probe_path().string());
   } else {
     fmt::print("effective L3: not measured yet; run `moesweep hw --cache` (about a minute)\n");
+  }
+  if (m.noise) {
+    print_noise_profile(*m.noise, now.noise);
+    if (now.noise) fmt::print("cached in {}\n", noise_profile_path().string());
+  } else if (!m.noise_problem.empty()) {
+    fmt::print("noise profile: unusable: {}\n", m.noise_problem);
+  } else {
+    fmt::print("noise profile: not measured yet; run `moesweep hw --noise` (a few minutes)\n");
   }
 }
 

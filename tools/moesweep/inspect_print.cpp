@@ -90,7 +90,7 @@ void print_active_bytes(const GgufInspection& m, const ActiveBytes& a, int64_t d
   const HardwareProfile profile = match_hardware_profile(cpu_info().model_name);
   if (auto bw = load_cached_bandwidth())
     fmt::print("decode ceiling here: {:.2f} tok/s (measured {:.1f} GB/s / {})\n",
-               *decode_roofline_tps(bw->best_gbps, a.total()), bw->best_gbps, gb(a.total()));
+               *decode_roofline_tps(bw->gbps, a.total()), bw->gbps, gb(a.total()));
   else
     fmt::print("decode ceiling here: unknown until `moesweep hw --bandwidth` has run\n");
   if (profile.theoretical_bandwidth_gbps() > 0)

@@ -7,7 +7,7 @@
 namespace moesweep::cli {
 namespace {
 
-std::string mib(uint64_t bytes) {
+std::string mib_text(uint64_t bytes) {
   return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
 }
 
@@ -37,7 +37,7 @@ void print_curve(const L3Analysis& a) {
       "\nLRU hit rate (hot set in the stream)   experts gen  hot set gen  experts prefill\n");
   const std::string no_prefill = fmt::format("n/a ({} micro-batch)", a.prefill_microbatches);
   for (const CurvePoint& c : a.curve)
-    fmt::print("  {:>12}                          {:>8}  {:>11}  {}\n", mib(c.cache_bytes),
+    fmt::print("  {:>12}                          {:>8}  {:>11}  {}\n", mib_text(c.cache_bytes),
                pct(c.hit.generation), pct(c.hit.hot_generation),
                a.prefill_meaningful() ? pct(c.hit.prefill) : no_prefill);
   fmt::print("  unlimited (cold misses only)          {:>8}\n", pct(a.ceiling.generation));
@@ -56,7 +56,7 @@ void print_targets(const L3Analysis& a) {
     const HitRates& lru = t.band.of(CacheModel::kByteLru);
     fmt::print(
         "  {:<24} {:>10} {:>4} {:>7} {:>6.0f}%  {:>6} ({:>5})  {:>14}  {:>6} - {:>6}  {:>8}\n",
-        t.target.name, mib(t.target.l3_bytes), t.target.layout.domain_bytes.size(),
+        t.target.name, mib_text(t.target.l3_bytes), t.target.layout.domain_bytes.size(),
         t.target.layout.threads(), 100 * t.dynamic_share, pct(t.with_hot.generation),
         pct(t.with_hot.hot_generation), pct(t.alone.generation), pct(t.band.pessimistic),
         pct(t.band.optimistic), pct(t.band.of(CacheModel::kBimodal).generation));
@@ -80,12 +80,12 @@ void print_analysis(const L3Analysis& a) {
       std::filesystem::path(m.path).filename().string(), m.arch, m.n_expert, m.n_expert_used,
       a.tokens_prefill, a.tokens_generation);
   fmt::print("bytes: routed-expert pool {}, routed per token {}, hot set per token {}\n",
-             mib(m.routed_bytes_total), mib(m.routed_bytes_per_token()), mib(m.hot_bytes));
+             mib_text(m.routed_bytes_total), mib_text(m.routed_bytes_per_token()), mib_text(m.hot_bytes));
   print_popularity(a);
   fmt::print("\nreuse (LRU stack distance of warm expert reads)\n");
   for (const LayerReuse& r : a.reuse)
     fmt::print("  layer {:>3}  {:>8} reads, {:>5.1f}% cold, median {}, p90 {}\n", r.layer, r.reads,
-               r.reads ? 100.0 * r.cold / r.reads : 0.0, mib(r.median_bytes), mib(r.p90_bytes));
+               r.reads ? 100.0 * r.cold / r.reads : 0.0, mib_text(r.median_bytes), mib_text(r.p90_bytes));
   print_curve(a);
   print_targets(a);
 }

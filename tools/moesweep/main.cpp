@@ -85,7 +85,9 @@ int main(int argc, char** argv) {
   moesweep::cli::g_invocation.assign(argv, argv + argc);
   using namespace moesweep;
   CLI::App app{
-      "moesweep: sweep-bench for Mixture-of-Experts inference on CPUs (llama.cpp in-process)"};
+      "moesweep: sweep-bench for Mixture-of-Experts inference on CPUs (llama.cpp, run in a "
+      "worker process)",
+      "moesweep"};
   app.set_version_flag("--version", [] { return cli::version_with_engine(); });
   app.require_subcommand(1);
   cli::CommandRunner run;

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "counters/sim_backend.hpp"
 #include "engine/engine_util.hpp"
+#include "model/twin_builder.hpp"
+#include "model/twin_space.hpp"
 #include "sweep/cotenant.hpp"
 #include "sweep/mde_estimate.hpp"
 #include "sweep/memory_plan.hpp"
@@ -27,9 +30,19 @@ std::string repetitions_text(const SweepSpec& spec) {
       spec.max_time_s > 0 ? fmt::format(" (--max-time {:g} s)", spec.max_time_s) : "");
 }
 
+// The twins the run will build, and whether the disk has room for them.
+void print_twin_disk(const Plan& plan) {
+  const std::vector<TwinSpec> twins = twins_to_build(plan);
+  if (twins.empty()) return;
+  const TwinSpaceCheck c = check_twin_space(twins, twin_cache_dir());
+  fmt::print("twins to build: {}, about {} on disk in {} ({} free)\n", twins.size(),
+             gib_text(c.needed), twin_cache_dir().string(), c.free ? gib_text(*c.free) : "unknown");
+  if (!c.problem.empty()) fmt::print("warning: DOES NOT FIT ON DISK: {}\n", c.problem);
+}
+
 }  // namespace
 
-int print_dry_run(const Plan& plan, const std::string& origin) {
+int print_dry_run(const Plan& plan, const std::string& origin, const SampleTimeChoice& samples) {
   const nlohmann::json s = plan.summary();
   fmt::print("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)\n",
              origin, s["points"].get<int>(), s["model_loads"].get<int>(), s["contexts"].get<int>(),
@@ -65,16 +78,30 @@ int print_dry_run(const Plan& plan, const std::string& origin) {
                  problem.empty() ? "" : "\n    DOES NOT FIT: " + problem);
     }
   }
+  print_twin_disk(plan);
+  if (samples.seconds > 0)
+    fmt::print(
+        "samples: at least {:.3g} s each, the call of -n (-p) tokens repeated at its depth "
+        "({})\n",
+        samples.seconds, samples.source);
+  else
+    fmt::print("samples: {}\n", samples.source);
   for (const std::string& w : plan.warnings) fmt::print("warning: {}\n", w);
   fmt::print("cost: {} timed tokens + {} fill tokens", s["timed_tokens"].get<int64_t>(),
              s["fill_tokens"].get<int64_t>());
-  const auto estimate = estimate_seconds(plan);
+  Plan timed = plan;  // the samples' length as this run chose it
+  timed.spec.min_sample_time_s = samples.seconds;
+  const auto estimate = estimate_seconds(timed);
   if (estimate)
     fmt::print(", about {:.0f} s at -r {} at the speeds of earlier runs of these models\n",
                *estimate, plan.spec.repetitions);
   else
     fmt::print("; no earlier run of these models to estimate the time from\n");
-  fmt::print("{}", target_mde_line(plan, SpeedTable::from_runs("results/runs")));
+  if (plan.spec.counters == "sim")  // the engine runs under valgrind
+    fmt::print(
+        "--counters sim: about {:.0f}x slower under valgrind{}\n", counters::kSimulatedSlowdown,
+        estimate ? fmt::format(", about {:.0f} s", *estimate * counters::kSimulatedSlowdown) : "");
+  fmt::print("{}", target_mde_line(timed, SpeedTable::from_runs("results/runs")));
   return exit_code::kOk;
 }
 

@@ -4,10 +4,11 @@
 #include <string>
 
 #include "sweep/plan.hpp"
+#include "sweep/sample_length.hpp"
 
 namespace moesweep::cli {
 
-// Prints the plan to stdout; returns the exit code (0).
-int print_dry_run(const Plan& plan, const std::string& origin);
+// Prints the plan and how long its samples last to stdout; returns the exit code (0).
+int print_dry_run(const Plan& plan, const std::string& origin, const SampleTimeChoice& samples);
 
 }  // namespace moesweep::cli

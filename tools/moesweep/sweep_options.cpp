@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cli_checks.hpp"
 #include "sweep/settings_text.hpp"
 #include "sweep/sweep_settings.hpp"
 #include "sweep/sweep_spec.hpp"
@@ -19,11 +20,11 @@ void SweepOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--keep-pp", keep_pp,
                  "sweet spot: fraction of the best S_PP to keep (0 ignores prefill)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(in_range(0.0, 1.0));
   cmd.add_option("--keep-tg", keep_tg,
                  "sweet spot: fraction of the best S_TG to keep (0 ignores decode)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(in_range(0.0, 1.0));
   // Every setting of sweep_settings() (src/sweep/sweep_settings.cpp) but a
   // profile's own keys: the flags and the profile keys are one list.
   for (const SweepSetting& s : sweep_settings()) {

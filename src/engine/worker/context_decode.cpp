@@ -1,10 +1,18 @@
 // The parts of engine/worker/llama_model.hpp's Context that read the same on
 // every engine kind (their llama.h agree on batches and decoding): the timed
-// decode loop and the planted delay of the A/B gate's test.
+// decode loop, its callgrind phase marks (--counters sim) and the planted
+// regressions of the gates' tests.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#ifdef MOESWEEP_HAVE_CALLGRIND
+#include <valgrind/callgrind.h>
+#endif
 
 #include "engine/engine_types.hpp"
 #include "engine/worker/llama_model.hpp"
@@ -19,6 +27,59 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Under valgrind's callgrind (--counters sim) every timed decode is one dump
+// of its own: the counts are zeroed where the timer starts and written where
+// it stops, so load, warm-up, fills and rewinds count for nothing, exactly as
+// the timer leaves them out. The dump's label says what was decoded, for the
+// reader to check (counters/callgrind_dump.hpp). Outside valgrind these are a
+// few instructions each; a worker built without valgrind's headers marks
+// nothing, and the sim backend says so.
+void mark_phase_start() {
+#ifdef MOESWEEP_HAVE_CALLGRIND
+  CALLGRIND_ZERO_STATS;
+#endif
+}
+
+void mark_phase_end([[maybe_unused]] size_t tokens, [[maybe_unused]] size_t chunk) {
+#ifdef MOESWEEP_HAVE_CALLGRIND
+  char label[96];
+  std::snprintf(label, sizeof label, "moesweep decode tokens=%zu chunk=%zu", tokens, chunk);
+  CALLGRIND_DUMP_STATS_AT(label);
+#endif
+}
+
+// A planted regression for testing the count gate (scripts/regress --base
+// SPEC --counts): N iterations of a loop over a 32 KiB buffer after every
+// generated token, inside the timed region: 6 instructions and one L1-resident
+// read per iteration (measured: docs/counters.md), so instructions grow and LL
+// misses do not. N comes from MOESWEEP_PLANTED_TG_WORK in the worker's
+// environment (the tests), else from a worker built with
+// -DMOESWEEP_PLANTED_TG_WORK=N (`engine add ... --cmake-flag`, the gate's
+// benchmark), else 0. Never set otherwise.
+int64_t planted_work_iterations() {
+  static const int64_t n = [] {
+    if (const char* e = std::getenv("MOESWEEP_PLANTED_TG_WORK"); e && *e)
+      return std::clamp<int64_t>(std::strtoll(e, nullptr, 10), 0, int64_t{1} << 32);
+#ifdef MOESWEEP_PLANTED_TG_WORK
+    return int64_t{MOESWEEP_PLANTED_TG_WORK};
+#else
+    return int64_t{0};
+#endif
+  }();
+  return n;
+}
+
+void run_planted_work() {
+  const int64_t n = planted_work_iterations();
+  if (n == 0) return;
+  static const std::vector<uint64_t> buffer(4096, 1);
+  uint64_t sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    sum += buffer[static_cast<size_t>(i) & 4095];
+    asm volatile("" : "+r"(sum));  // one add per iteration: not vectorised, not removed
+  }
 }
 
 }  // namespace
@@ -74,6 +135,7 @@ double Context::decode(const std::vector<int32_t>& tokens, int pos0, int chunk_t
   } owner{llama_batch_init(
       static_cast<int32_t>(std::max<size_t>(1, std::min(chunk, tokens.size()))), 0, 1)};
   llama_batch& batch = owner.batch;
+  mark_phase_start();
   const auto t0 = Clock::now();
   for (size_t first = 0; first < tokens.size(); first += chunk) {
     const size_t n = std::min(tokens.size() - first, chunk);
@@ -91,12 +153,31 @@ double Context::decode(const std::vector<int32_t>& tokens, int pos0, int chunk_t
     decode_or_throw(&batch, what);
     llama_synchronize(ctx_);
     if (chunk == 1) spin_planted_delay(seconds_since(token_t0));
+    if (chunk == 1) run_planted_work();
   }
-  return seconds_since(t0);
+  const double seconds = seconds_since(t0);
+  mark_phase_end(tokens.size(), chunk);
+  return seconds;
 }
 
 int Context::n_ctx() const {
   return static_cast<int>(llama_n_ctx(ctx_));
+}
+
+int Context::n_batch() const {
+  return static_cast<int>(llama_n_batch(ctx_));
+}
+
+int Context::n_ubatch() const {
+  return static_cast<int>(llama_n_ubatch(ctx_));
+}
+
+int Context::n_threads() const {
+  return static_cast<int>(llama_n_threads(ctx_));
+}
+
+int Context::n_threads_batch() const {
+  return static_cast<int>(llama_n_threads_batch(ctx_));
 }
 
 }  // namespace moesweep::worker

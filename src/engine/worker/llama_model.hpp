@@ -55,7 +55,12 @@ class Context {
   double decode(const std::vector<int32_t>& tokens, int pos0, int chunk);
   void rewind_to(int n_kv);
   int cached_tokens() const;
+  // What the engine holds now (its echo of the settings it was given).
   int n_ctx() const;
+  int n_batch() const;
+  int n_ubatch() const;
+  int n_threads() const;
+  int n_threads_batch() const;
 
  private:
   void decode_or_throw(void* batch, const char* what);

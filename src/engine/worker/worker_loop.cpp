@@ -101,9 +101,14 @@ json Worker::on_context(const json& req) {
     log = bounded_log(capture.text());
   }
   const int id = next_id_++;
-  const int n_ctx = slot.ctx->n_ctx();
+  json reply = {{"ok", true},
+                {"ctx", id},
+                {"n_ctx", slot.ctx->n_ctx()},
+                {"n_batch", slot.ctx->n_batch()},
+                {"n_ubatch", slot.ctx->n_ubatch()},
+                {"engine_log", log}};
   contexts_.emplace(id, std::move(slot));
-  return {{"ok", true}, {"ctx", id}, {"n_ctx", n_ctx}, {"engine_log", log}};
+  return reply;
 }
 
 json Worker::on_decode(const json& req) {
@@ -133,8 +138,10 @@ json Worker::handle(const json& req) {
     return {{"ok", true}};
   }
   if (op == "threads") {
-    context_of(req).set_threads(wp::threads_request_from(req));
-    return {{"ok", true}};
+    Context& ctx = context_of(req);
+    ctx.set_threads(wp::threads_request_from(req));
+    return {
+        {"ok", true}, {"n_threads", ctx.n_threads()}, {"n_threads_batch", ctx.n_threads_batch()}};
   }
   if (op == "decode") return on_decode(req);
   if (op == "rewind") {

@@ -1,0 +1,118 @@
+#include "counters/sim_backend.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <system_error>
+
+#include "util/error.hpp"
+#include "util/parse_list.hpp"
+
+namespace moesweep::counters {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr size_t kMaxDumpsListed = 100000;  // a folder of ours; more means something is wrong
+
+// The part number of "callgrind.out.<pid>.<part>", or -1 for another name.
+long part_of(const std::string& name, const std::string& prefix) {
+  if (name.rfind(prefix, 0) != 0 || name.size() == prefix.size()) return -1;
+  const std::string digits = name.substr(prefix.size());
+  if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+      }))
+    return -1;
+  return std::stol(digits);
+}
+
+fs::path make_dump_dir() {
+  std::string pattern = (fs::temp_directory_path() / "moesweep-sim-XXXXXX").string();
+  if (!::mkdtemp(pattern.data()))
+    throw UserError(
+        fmt::format("--counters sim: cannot create a folder for valgrind's output in {}",
+                    fs::temp_directory_path().string()),
+        "a writable temporary folder", "set TMPDIR to a writable folder");
+  return pattern;
+}
+
+}  // namespace
+
+fs::path find_valgrind() {
+  const char* path = std::getenv("PATH");
+  if (!path) return {};
+  for (const std::string& dir : split_list(path, ':')) {
+    if (dir.empty() || dir.front() != '/') continue;  // only absolute entries
+    const fs::path candidate = fs::path(dir) / "valgrind";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return {};
+}
+
+SimBackend::SimBackend(const SimCacheConfig& cache) : cache_(cache), valgrind_(find_valgrind()) {
+  if (valgrind_.empty())
+    throw UserError("--counters sim needs valgrind, and there is none on PATH",
+                    "valgrind 3.x (its callgrind tool simulates the caches)",
+                    "install it: sudo apt-get install valgrind (scripts/setup --for test does), "
+                    "then rebuild with scripts/setup so the worker marks its phases");
+  dump_dir_ = make_dump_dir();
+}
+
+SimBackend::~SimBackend() {
+  std::error_code ec;
+  fs::remove_all(dump_dir_, ec);
+}
+
+std::vector<std::string> SimBackend::worker_launcher() const {
+  std::vector<std::string> argv = {valgrind_.string(), "--tool=callgrind", "--cache-sim=yes"};
+  for (const std::string& a : valgrind_cache_args(cache_)) argv.push_back(a);
+  argv.push_back("--callgrind-out-file=" + (dump_dir_ / "callgrind.out.%p").string());
+  // -q: valgrind's own messages only when something is wrong. (One line per worker,
+  // "warning: L3 cache found, using its data for the LL simulation", still comes:
+  // valgrind prints it while it reads the host's caches, before --LL replaces them.)
+  argv.push_back("-q");
+  return argv;
+}
+
+std::vector<fs::path> SimBackend::dumps_of(int pid) const {
+  const std::string prefix = fmt::format("callgrind.out.{}.", pid);
+  std::vector<std::pair<long, fs::path>> parts;
+  for (const fs::directory_entry& e : fs::directory_iterator(dump_dir_)) {
+    if (parts.size() >= kMaxDumpsListed) break;
+    const long part = part_of(e.path().filename().string(), prefix);
+    if (part >= 0 && e.is_regular_file()) parts.emplace_back(part, e.path());
+  }
+  std::sort(parts.begin(), parts.end());
+  std::vector<fs::path> out;
+  for (auto& [part, path] : parts) out.push_back(std::move(path));
+  return out;
+}
+
+void SimBackend::discard_dumps(int pid) const {
+  for (const fs::path& p : dumps_of(pid)) {
+    std::error_code ec;
+    fs::remove(p, ec);
+  }
+}
+
+json SimBackend::describe() const {
+  json metrics = json::object();
+  for (const std::string& name : simulated_metric_names()) metrics[name] = "measurable";
+  return {
+      {"backend", "sim"},
+      {"why", "requested with --counters sim: the engine worker runs under valgrind's callgrind"},
+      {"valgrind", valgrind_.string()},
+      {"cache", sim_cache_label(cache_)},
+      {"caches", sim_cache_text(cache_)},
+      {"source", "simulated"},
+      {"slowdown",
+       fmt::format("about {:.0f}x slower than native (docs/counters.md)", kSimulatedSlowdown)},
+      {"metrics", metrics},
+      {"advice", json::array()}};
+}
+
+}  // namespace moesweep::counters

@@ -1,0 +1,72 @@
+#pragma once
+// --counters sim: counts that do not depend on the machine. The engine worker
+// runs under valgrind's callgrind with a fixed simulated cache hierarchy
+// (sim_cache.hpp); the worker zeroes callgrind's counts where its timer
+// starts and dumps them where it stops (engine/worker/context_decode.cpp), so
+// each timed phase is one callgrind dump. A session reads that dump
+// (callgrind_dump.hpp) after the phase and sums the repetitions; the record
+// gets, per phase and per token, instructions, data reads and writes, D1 and
+// LL misses, the LL hit rate and the DRAM bytes the LL misses imply, each
+// marked "simulated". valgrind runs the engine about 100x slower, and runs
+// one thread at a time: counts are exact at one thread only (the sweep
+// refuses more, sweep/sweep_spec.cpp).
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "counters/counter_backend.hpp"
+#include "counters/sim_cache.hpp"
+
+namespace moesweep::counters {
+
+// The fields a sim session fills, in record order.
+const std::vector<std::string>& simulated_metric_names();
+
+// The measured slowdown of a sweep under --counters sim against native
+// (docs/counters.md): the dry run's estimate multiplies by it.
+inline constexpr double kSimulatedSlowdown = 100;
+
+// valgrind on PATH (an absolute path), or "" when there is none.
+std::filesystem::path find_valgrind();
+
+class SimBackend : public CounterBackend {
+ public:
+  // UserError (exit 2) when valgrind is not installed.
+  explicit SimBackend(const SimCacheConfig& cache);
+  ~SimBackend() override;
+  SimBackend(const SimBackend&) = delete;
+  SimBackend& operator=(const SimBackend&) = delete;
+
+  std::string name() const override { return "sim"; }
+  nlohmann::json describe() const override;
+  void threads_changed(int engine_pid) override { pid_ = engine_pid; }
+  std::unique_ptr<CounterSession> session(const std::string& phase,
+                                          const std::string& region) override;
+  std::vector<std::string> worker_launcher() const override;
+
+  const SimCacheConfig& cache() const { return cache_; }
+  int pid() const { return pid_; }
+  // The dumps of process `pid` written so far, oldest first (by part number).
+  std::vector<std::filesystem::path> dumps_of(int pid) const;
+  // Removes them (the untimed decodes' dumps: fills, warm-ups).
+  void discard_dumps(int pid) const;
+
+ private:
+  SimCacheConfig cache_;
+  std::filesystem::path valgrind_;
+  std::filesystem::path dump_dir_;  // private temporary folder, removed with the backend
+  int pid_ = 0;
+};
+
+}  // namespace moesweep::counters
+
+namespace moesweep::counters {
+
+// The seven per-token fields from callgrind's events (Ir, Dr, Dw, I1mr, D1mr,
+// D1mw, ILmr, DLmr, DLmw) of `tokens` tokens; {"unavailable": why} for each
+// when an event is missing or no token was decoded.
+nlohmann::json simulated_metrics(const std::map<std::string, uint64_t>& events, double tokens,
+                                 int line_bytes);
+
+}  // namespace moesweep::counters

@@ -1,0 +1,136 @@
+// A phase's counts under --counters sim: one callgrind dump per timed
+// repetition, checked (its label names the decode that was timed, its caches
+// are the ones asked for), summed, and turned into per-token fields.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "counters/callgrind_dump.hpp"
+#include "counters/derived_metrics.hpp"
+#include "counters/sim_backend.hpp"
+
+namespace moesweep::counters {
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kEvents[] = {"Ir",   "Dr",   "Dw",   "I1mr", "D1mr",
+                                   "D1mw", "ILmr", "DLmr", "DLmw"};
+
+// Why `dump` is not the count of the phase just timed ("" when it is).
+std::string dump_problem(const CallgrindDump& dump, const SimCacheConfig& cache, int tokens) {
+  const std::string expected = fmt::format("moesweep decode tokens={} ", tokens);
+  if (dump.label().rfind(expected, 0) != 0)
+    return fmt::format("the callgrind dump is of '{}', not of the timed decode of {} tokens",
+                       dump.trigger, tokens);
+  if (dump.ll != cache.ll || dump.d1 != cache.d1 || dump.i1 != cache.i1)
+    return fmt::format("valgrind simulated other caches (LL {}) than asked for ({})",
+                       dump.ll ? geometry_text(*dump.ll) : "unknown", sim_cache_label(cache));
+  return "";
+}
+
+class SimSession : public CounterSession {
+ public:
+  explicit SimSession(const SimBackend& backend) : backend_(backend) {}
+
+  void start() override {
+    pid_ = backend_.pid();
+    if (pid_ > 0) backend_.discard_dumps(pid_);  // the untimed decodes since the last phase
+  }
+
+  void stop(double, int tokens) override {
+    if (!why_.empty()) return;  // one repetition without counts: the phase has none
+    if (pid_ <= 0) return fail("no engine worker was attached to the counters");
+    const std::vector<std::filesystem::path> dumps = backend_.dumps_of(pid_);
+    if (dumps.size() != 1) return fail(no_dump_reason(dumps.size()));
+    const CallgrindDump dump = read_callgrind_dump(dumps.front());
+    std::filesystem::remove(dumps.front());
+    if (const std::string problem = dump_problem(dump, backend_.cache(), tokens); !problem.empty())
+      return fail(problem);
+    creator_ = dump.creator;
+    for (const char* e : kEvents) {
+      auto it = dump.totals.find(e);
+      if (it == dump.totals.end())
+        return fail(fmt::format("callgrind counted no '{}' (cache simulation off?)", e));
+      events_[e] += it->second;
+    }
+    const json one = simulated_metrics(dump.totals, tokens, backend_.cache().ll.line_bytes);
+    for (const std::string& name : simulated_metric_names()) per_rep_[name].push_back(one[name]);
+    tokens_ += tokens;
+    ++repetitions_;
+  }
+
+  json result() const override {
+    json out = why_.empty() ? simulated_metrics(events_, tokens_, backend_.cache().ll.line_bytes)
+                            : json::object();
+    if (!why_.empty()) out = all_unavailable(simulated_metric_names(), why_);
+    mark_sources(out, simulated_metric_names(), "simulated");
+    out["simulated"] = {{"cache", sim_cache_label(backend_.cache())},
+                        {"caches", sim_cache_text(backend_.cache())},
+                        {"tool", creator_.empty() ? "callgrind" : creator_},
+                        {"repetitions", repetitions_},
+                        {"tokens", tokens_},
+                        {"events", events_},
+                        {"per_repetition", per_rep_}};
+    return out;
+  }
+
+ private:
+  void fail(const std::string& why) { why_ = why; }
+
+  static std::string no_dump_reason(size_t n) {
+    if (n > 1) return fmt::format("{} callgrind dumps for one timed phase (expected 1)", n);
+    return "no callgrind dump came for this phase: the engine worker was built without "
+           "valgrind's callgrind.h (install valgrind, then rebuild with scripts/setup), or is "
+           "another program (an exec engine)";
+  }
+
+  const SimBackend& backend_;
+  int pid_ = 0;
+  std::map<std::string, uint64_t> events_;
+  std::map<std::string, json> per_rep_;
+  double tokens_ = 0;
+  int repetitions_ = 0;
+  std::string creator_, why_;
+};
+
+}  // namespace
+
+const std::vector<std::string>& simulated_metric_names() {
+  static const std::vector<std::string> names = {"instructions_per_token", "data_reads_per_token",
+                                                 "data_writes_per_token",  "d1_misses_per_token",
+                                                 "ll_misses_per_token",    "ll_hit_rate",
+                                                 "dram_bytes_per_token"};
+  return names;
+}
+
+json simulated_metrics(const std::map<std::string, uint64_t>& events, double tokens,
+                       int line_bytes) {
+  json out = json::object();
+  std::string missing;
+  for (const char* e : kEvents)
+    if (!events.count(e)) missing = e;
+  if (!missing.empty() || tokens <= 0) {
+    const std::string why = tokens <= 0 ? "no token was decoded in this phase"
+                                        : fmt::format("callgrind counted no '{}'", missing);
+    return all_unavailable(simulated_metric_names(), why);
+  }
+  const auto n = [&](const char* e) { return static_cast<double>(events.at(e)); };
+  const double ll_misses = n("ILmr") + n("DLmr") + n("DLmw");
+  const double ll_accesses = n("I1mr") + n("D1mr") + n("D1mw");  // every L1 miss goes to the LL
+  out["instructions_per_token"] = n("Ir") / tokens;
+  out["data_reads_per_token"] = n("Dr") / tokens;
+  out["data_writes_per_token"] = n("Dw") / tokens;
+  out["d1_misses_per_token"] = (n("D1mr") + n("D1mw")) / tokens;
+  out["ll_misses_per_token"] = ll_misses / tokens;
+  out["ll_hit_rate"] = ll_accesses > 0 ? json(1 - ll_misses / ll_accesses)
+                                       : json{{"unavailable", "no access reached the LL"}};
+  out["dram_bytes_per_token"] = ll_misses * line_bytes / tokens;
+  return out;
+}
+
+std::unique_ptr<CounterSession> SimBackend::session(const std::string&, const std::string&) {
+  return std::make_unique<SimSession>(*this);
+}
+
+}  // namespace moesweep::counters

@@ -1,0 +1,161 @@
+// --counters sim on the real engine: the worker runs under valgrind's
+// callgrind (installed by scripts/setup --for test) on the tiny twin, and
+// every phase gets exact per-token counts. No test asserts a count or a time
+// that one CPU family gives: only what any run must show (numbers where
+// counted, two runs alike, a larger LL missing less, the refusals).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "counters/sim_backend.hpp"
+#include "results/count_compare.hpp"
+#include "support/test_support.hpp"
+
+namespace moesweep::counters {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// One point, two repetitions, a few tokens: about half a minute under valgrind.
+const std::string kPoint =
+    "sweep -m kimi-k2.5 --scale tiny -t 1 -c 512 -d 0 -p 32 -n 8 -r 2 --counters sim --no-db "
+    "--quiet";
+
+std::vector<json> records_of(const fs::path& run) {
+  std::vector<json> out;
+  for (const std::string& line : test::read_lines(run / "records.jsonl"))
+    out.push_back(json::parse(line));
+  return out;
+}
+
+fs::path sim_run(const std::string& name, const std::string& extra = "") {
+  if (find_valgrind().empty())
+    ADD_FAILURE() << "valgrind is not installed: scripts/setup --for test";
+  const test::SharedRun run = test::shared_cli_run(name, kPoint + extra);
+  EXPECT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
+  return test::only_run_dir(run.out_dir);
+}
+
+double tg(const fs::path& run, const char* field) {
+  return records_of(run).at(0).at("tg_phase").at("counters").at(field).get<double>();
+}
+
+TEST(SimSweep, EveryPhaseGetsPerTokenCounts) {
+  const fs::path run = sim_run("sim-a");
+  const std::vector<json> records = records_of(run);
+  ASSERT_EQ(records.size(), 1u);
+  for (const char* phase : {"pp_phase", "tg_phase"}) {
+    const json& c = records[0].at(phase).at("counters");
+    for (const std::string& name : simulated_metric_names()) {
+      ASSERT_TRUE(c.at(name).is_number()) << phase << " " << name << ": " << c.dump(1);
+      EXPECT_GT(c[name].get<double>(), 0) << phase << " " << name;
+      EXPECT_EQ(c.at("sources").at(name), "simulated");
+    }
+    EXPECT_LE(c["ll_hit_rate"].get<double>(), 1.0);
+    EXPECT_EQ(c.at("simulated").at("cache"), "LL 32 MiB 16-way");
+    EXPECT_EQ(c["simulated"].at("repetitions"), 2);  // one callgrind dump per timed repetition
+    EXPECT_EQ(c["simulated"].at("per_repetition").at("instructions_per_token").size(), 2u);
+    EXPECT_DOUBLE_EQ(c["dram_bytes_per_token"].get<double>(),
+                     c["ll_misses_per_token"].get<double>() * 64);
+  }
+  // The CPU variant that ran under valgrind is the record's (valgrind has no AVX-512).
+  EXPECT_FALSE(records[0].at("extra").at("engine").at("cpu_variant").get<std::string>().empty());
+  const json meta = json::parse(std::ifstream(run / "meta.json"));
+  EXPECT_EQ(meta.at("counters").at("backend"), "sim");
+  std::ifstream tables(run / "tables.md");
+  const std::string text((std::istreambuf_iterator<char>(tables)), {});
+  EXPECT_NE(text.find("counts per token (simulated, LL 32 MiB 16-way)"), std::string::npos) << text;
+  const fs::path report_dir = test::scratch_dir() / "report";
+  const auto report =
+      test::run_cli("report '" + run.string() + "' --no-plots --out '" + report_dir.string() + "'");
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  std::ifstream md(report_dir / "report.md");
+  const std::string report_text((std::istreambuf_iterator<char>(md)), {});
+  EXPECT_NE(report_text.find("## Counters (simulated, LL 32 MiB 16-way)"), std::string::npos)
+      << report_text;
+}
+
+TEST(SimSweep, TwoRunsCountAlikeWithinTheTolerance) {
+  const fs::path a = sim_run("sim-a"), b = sim_run("sim-b");
+  const auto r = test::run_cli("compare '" + a.string() + "' '" + b.string() +
+                               "' --metric instructions,data_reads,data_writes,d1_misses,ll_misses,"
+                               "dram_bytes");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("No count grew"), std::string::npos) << r.out;
+}
+
+TEST(SimSweep, APlantedOnePercentIsMoreWorkAndExit4) {
+  // The planted work (engine/worker/context_decode.cpp), sized from the
+  // measured count: 6 instructions an iteration, 1% of a generated token's.
+  const fs::path a = sim_run("sim-a");
+  const double per_token = tg(a, "instructions_per_token");
+  const long iterations = std::lround(0.01 * per_token / 6);
+  const fs::path out = test::scratch_dir();
+  const auto planted =
+      test::run_shell(fmt::format("env MOESWEEP_PLANTED_TG_WORK={} {} {} --out-dir '{}'",
+                                  iterations, MOESWEEP_CLI, kPoint, out.string()));
+  ASSERT_EQ(planted.exit_code, 0) << planted.out << planted.err;
+  const fs::path b = test::only_run_dir(out);
+  const double growth = tg(b, "instructions_per_token") / per_token - 1;
+  EXPECT_GT(growth, 0.005);
+  EXPECT_LT(growth, 0.02);
+  const auto r = test::run_cli("compare '" + a.string() + "' '" + b.string() +
+                               "' --metric instructions,ll_misses");
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  EXPECT_NE(r.out.find("MORE WORK"), std::string::npos) << r.out;
+  // The other way round it is less work, which is no regression.
+  const auto back = test::run_cli("compare '" + b.string() + "' '" + a.string() +
+                                  "' --metric instructions,ll_misses");
+  EXPECT_EQ(back.exit_code, 0) << back.out << back.err;
+}
+
+TEST(SimSweep, ALargerLastLevelCacheMissesLess) {
+  // The tiny twin's weights (several MiB) fit a 256 MiB LL, not a 1 MiB one.
+  const fs::path small = sim_run("sim-ll1", " --sim-cache 'LL=1MiB,16'");
+  const fs::path large = sim_run("sim-ll256", " --sim-cache 'LL=256MiB,16'");
+  EXPECT_GT(tg(small, "ll_misses_per_token"), 2 * tg(large, "ll_misses_per_token"));
+  EXPECT_LT(tg(small, "ll_hit_rate"), tg(large, "ll_hit_rate"));
+  // The same instructions: only the simulated cache differs.
+  EXPECT_NEAR(tg(small, "instructions_per_token") / tg(large, "instructions_per_token"), 1, 1e-3);
+  // Counts of different caches are not compared.
+  const auto r =
+      test::run_cli("compare '" + small.string() + "' '" + large.string() + "' --metric ll_misses");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+}
+
+TEST(SimSweep, WithoutValgrindItIsExit2AndNoRun) {
+  const fs::path out = test::scratch_dir();
+  const auto r = test::run_shell("env PATH=/nonexistent " + std::string(MOESWEEP_CLI) + " " +
+                                 kPoint + " --out-dir '" + out.string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("valgrind"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("apt-get install valgrind"), std::string::npos) << r.err;
+  EXPECT_TRUE(!fs::exists(out) || fs::is_empty(out));
+}
+
+TEST(SimSweep, MoreThanOneThreadIsRefused) {
+  for (const char* threads : {"-t 2", "-t 1 -tb 2"}) {
+    const auto r = test::run_cli("sweep -m kimi-k2.5 --scale tiny " + std::string(threads) +
+                                 " -d 0 -n 8 --counters sim --dry-run");
+    EXPECT_EQ(r.exit_code, 2) << threads << r.out << r.err;
+    EXPECT_NE(r.err.find("one thread"), std::string::npos) << r.err;
+  }
+  const auto r =
+      test::run_cli("sweep -m kimi-k2.5 --scale tiny -d 0 --sim-cache 'LL=4MiB,16' --dry-run");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;  // --sim-cache without --counters sim
+}
+
+TEST(SimSweep, TheDryRunSaysHowMuchSlower) {
+  const auto r =
+      test::run_cli("sweep -m kimi-k2.5 --scale tiny -t 1 -d 0 -n 8 --counters sim --dry-run");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("slower under valgrind"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace moesweep::counters
