@@ -196,9 +196,9 @@ TEST(EngineAxis, TargetMdeAddsRepetitionsInTurnsUpToTheMaximum) {
 TEST(EngineAxis, BothEnginesOfACellTakeSamplesOfOneLength) {
   const fs::path registry = registry_with_same_worker();
   const fs::path out = test::scratch_dir() / "runs";
-  const auto r =
-      test::run_shell("MOESWEEP_ENGINES=" + q(registry) + " " + std::string(test::cli_path()) +
-                      " " + kSweep + " --min-sample-time 0.02 --out-dir " + q(out));
+  const auto r = test::run_shell("MOESWEEP_ENGINES=" + test::shell_quoted(registry) + " " +
+                                 std::string(test::cli_path()) + " " + kSweep +
+                                 " --min-sample-time 0.02 --out-dir " + test::shell_quoted(out));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   std::map<int, std::map<std::string, std::pair<int, int>>>
       run_tokens;  // n_kv -> engine -> (tg, pp)
@@ -232,9 +232,9 @@ TEST(EngineAxis, BothEnginesOfACellTakeSamplesOfOneLength) {
   nlohmann::json meta = nlohmann::json::parse(std::ifstream(run / "meta.json"));
   meta["status"] = "interrupted";
   std::ofstream(run / "meta.json") << meta.dump(2);
-  const auto resumed =
-      test::run_shell("MOESWEEP_ENGINES=" + q(registry) + " " + std::string(test::cli_path()) +
-                      " sweep --quiet --resume " + q(run));
+  const auto resumed = test::run_shell("MOESWEEP_ENGINES=" + test::shell_quoted(registry) + " " +
+                                       std::string(test::cli_path()) + " sweep --quiet --resume " +
+                                       test::shell_quoted(run));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
   int followed = 0;
   for (const auto& rec : test::records_of(run)) {
