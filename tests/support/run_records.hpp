@@ -1,9 +1,10 @@
 #pragma once
-// A finished run's records, read back, and the check the boundary tests make
+// A finished run's records and meta.json, read back, and the check the boundary tests make
 // of a run whose every point must have failed for one reason.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -18,6 +19,12 @@ inline std::vector<nlohmann::json> records_of(const std::filesystem::path& run) 
   for (const std::string& line : read_lines(run / "records.jsonl"))
     out.push_back(nlohmann::json::parse(line));
   return out;
+}
+
+// A run directory's meta.json, parsed.
+inline nlohmann::json meta_of(const std::filesystem::path& run) {
+  std::ifstream in(run / "meta.json");
+  return nlohmann::json::parse(in);
 }
 
 // There are records, and each failed with `why` in its error.

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "support/run_records.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep {
@@ -33,11 +34,6 @@ const std::string kSmall =
 const std::string kLong =
     "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 --depths 0,64,128,192 -c 512 -ub 64 -n 2 "
     "-r 40 --counters none --quiet";
-
-nlohmann::json read_meta(const std::filesystem::path& run) {
-  std::ifstream in(run / "meta.json");
-  return nlohmann::json::parse(in);
-}
 
 void write_meta(const std::filesystem::path& run, const nlohmann::json& meta) {
   std::ofstream(run / "meta.json") << meta.dump(2);
@@ -96,7 +92,7 @@ TEST(HostileSweep, ResumeFromAnotherDirectoryWritesToTheRunsOwnDatabase) {
                                             "' --db '" + db.string() + "'");
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::filesystem::path run = test::only_run_dir(dir / "runs");
-  nlohmann::json meta = read_meta(run);
+  nlohmann::json meta = test::meta_of(run);
   EXPECT_EQ(meta["database"], std::filesystem::absolute(db).string());
   // As if killed after the first point: the second is in neither store.
   const auto lines = test::read_lines(run / "records.jsonl");
@@ -191,7 +187,7 @@ TEST(HostileSweep, ADiskFillingUnderTheDatabaseStopsTheRunResumably) {
   EXPECT_NE(err.find("fix: "), std::string::npos) << err;
   ASSERT_FALSE(run.empty());
   EXPECT_NE(err.find("--resume " + run.string()), std::string::npos) << err;
-  const nlohmann::json meta = read_meta(run);
+  const nlohmann::json meta = test::meta_of(run);
   EXPECT_EQ(meta["status"], "failed");  // documented, and resumable once fixed
   EXPECT_NE(meta.value("error", "").find("is full"), std::string::npos) << meta.dump(2);
   for (const std::string& line : test::read_lines(run / "records.jsonl"))

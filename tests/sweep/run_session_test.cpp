@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results/sqlite_store.hpp"
+#include "support/run_records.hpp"
 #include "support/test_support.hpp"
 #include "sweep/run_session.hpp"
 #include "tiny_request.hpp"
@@ -36,11 +37,6 @@ struct TwoModels {
   std::filesystem::path second = twin_link(dir / "second.gguf");
   RunRequest request() const { return two_model_request(dir, first, second); }
 };
-
-nlohmann::json read_meta(const std::filesystem::path& run) {
-  std::ifstream in(run / "meta.json");
-  return nlohmann::json::parse(in);
-}
 
 std::optional<RunInfo> run_row(const std::filesystem::path& db, const std::string& run_id) {
   SqliteStore store(db, SqliteStore::Mode::kReadOnly);
@@ -71,7 +67,7 @@ TEST(RunSession, AModelGoneMidPlanLeavesTheRunFailedInMetaAndDatabaseWithItsPoin
     session.open();
     run = session.dir().path();
     run_id = session.dir().run_id();
-    EXPECT_EQ(read_meta(run)["status"], "running");
+    EXPECT_EQ(test::meta_of(run)["status"], "running");
     EXPECT_EQ(run_row(dir / "results.sqlite", run_id)->status, "running");
     std::atomic<bool> stop{false};
     try {
@@ -81,7 +77,7 @@ TEST(RunSession, AModelGoneMidPlanLeavesTheRunFailedInMetaAndDatabaseWithItsPoin
       EXPECT_NE(std::string(e.what()).find("second.gguf"), std::string::npos) << e.what();
     }
   }
-  const nlohmann::json meta = read_meta(run);
+  const nlohmann::json meta = test::meta_of(run);
   EXPECT_EQ(meta["status"], "failed");
   EXPECT_NE(meta.value("error", "").find("second.gguf"), std::string::npos) << meta.dump(2);
   EXPECT_TRUE(meta.contains("finished_at"));
@@ -108,7 +104,7 @@ TEST(RunSession, ASessionOpenedAndAbandonedEndsFailedNotRunning) {
     run = session.dir().path();
     run_id = session.dir().run_id();
   }  // the caller left (an exception of its own, say) without run()
-  EXPECT_EQ(read_meta(run)["status"], "failed");
+  EXPECT_EQ(test::meta_of(run)["status"], "failed");
   EXPECT_EQ(run_row(models.dir / "results.sqlite", run_id)->status, "failed");
 }
 
@@ -136,7 +132,7 @@ TEST(RunSession, AFailedRunResumesAndCompletes) {
   EXPECT_EQ(outcome.status, RunStatus::kComplete);
   EXPECT_EQ(outcome.skipped_points, 2);
   EXPECT_EQ(outcome.ok_points, 2);
-  const nlohmann::json meta = read_meta(run);
+  const nlohmann::json meta = test::meta_of(run);
   EXPECT_EQ(meta["status"], "complete");
   EXPECT_FALSE(meta.contains("error")) << "the earlier failure is behind the run";
   EXPECT_EQ(exit_code_for(outcome.status), exit_code::kOk);
