@@ -1,5 +1,5 @@
 #pragma once
-// A finished run's records and meta.json, read back, and the check the boundary tests make
+// A finished run's records, read back, and the check the boundary tests make
 // of a run whose every point must have failed for one reason.
 #include <gtest/gtest.h>
 
@@ -13,18 +13,23 @@
 
 namespace moesweep::test {
 
+// A JSON file, parsed.
+inline nlohmann::json read_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+// A run directory's meta.json, parsed.
+inline nlohmann::json read_meta(const std::filesystem::path& run) {
+  return read_json(run / "meta.json");
+}
+
 // Every record of a run directory, parsed.
 inline std::vector<nlohmann::json> records_of(const std::filesystem::path& run) {
   std::vector<nlohmann::json> out;
   for (const std::string& line : read_lines(run / "records.jsonl"))
     out.push_back(nlohmann::json::parse(line));
   return out;
-}
-
-// A run directory's meta.json, parsed.
-inline nlohmann::json meta_of(const std::filesystem::path& run) {
-  std::ifstream in(run / "meta.json");
-  return nlohmann::json::parse(in);
 }
 
 // There are records, and each failed with `why` in its error.

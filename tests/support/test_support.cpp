@@ -132,13 +132,15 @@ std::filesystem::path tiny_twin_of(const std::string& profile, const std::string
   return r.out.substr(at + marker.size(), end - at - marker.size());
 }
 
+std::string slurp(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 namespace {
 
 std::string slurp_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return slurp(path);
 }
 
 // Held for the lifetime of the object: one process at a time makes a shared run.

@@ -81,6 +81,9 @@ std::string refused(const std::function<void()>& f);
 
 inline constexpr uint64_t MiB = uint64_t{1} << 20;
 
+// A whole file's bytes ("" when it cannot be read).
+std::string slurp(const std::filesystem::path& file);
+
 // Non-empty lines of a text file.
 std::vector<std::string> read_lines(const std::filesystem::path& path);
 

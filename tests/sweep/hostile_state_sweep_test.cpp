@@ -35,6 +35,8 @@ const std::string kLong =
     "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 --depths 0,64,128,192 -c 512 -ub 64 -n 2 "
     "-r 40 --counters none --quiet";
 
+using test::read_meta;
+
 void write_meta(const std::filesystem::path& run, const nlohmann::json& meta) {
   std::ofstream(run / "meta.json") << meta.dump(2);
 }
@@ -58,10 +60,7 @@ int exec_sql(const std::filesystem::path& db, const std::string& sql) {
   return rc;
 }
 
-std::string slurp(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using test::slurp;
 
 // Waits until the run under `out` has `records` records on disk; its directory.
 std::filesystem::path wait_for_records(const std::filesystem::path& out, pid_t pid,
@@ -92,7 +91,7 @@ TEST(HostileSweep, ResumeFromAnotherDirectoryWritesToTheRunsOwnDatabase) {
                                             "' --db '" + db.string() + "'");
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::filesystem::path run = test::only_run_dir(dir / "runs");
-  nlohmann::json meta = test::meta_of(run);
+  nlohmann::json meta = read_meta(run);
   EXPECT_EQ(meta["database"], std::filesystem::absolute(db).string());
   // As if killed after the first point: the second is in neither store.
   const auto lines = test::read_lines(run / "records.jsonl");
@@ -187,7 +186,7 @@ TEST(HostileSweep, ADiskFillingUnderTheDatabaseStopsTheRunResumably) {
   EXPECT_NE(err.find("fix: "), std::string::npos) << err;
   ASSERT_FALSE(run.empty());
   EXPECT_NE(err.find("--resume " + run.string()), std::string::npos) << err;
-  const nlohmann::json meta = test::meta_of(run);
+  const nlohmann::json meta = read_meta(run);
   EXPECT_EQ(meta["status"], "failed");  // documented, and resumable once fixed
   EXPECT_NE(meta.value("error", "").find("is full"), std::string::npos) << meta.dump(2);
   for (const std::string& line : test::read_lines(run / "records.jsonl"))

@@ -65,6 +65,8 @@ int count_rows_starting_with(const std::string& text, const std::string& first) 
   return n;
 }
 
+using test::read_meta;
+
 // Starts the sweep, sends SIGINT once the first record is on disk; returns
 // the run directory (empty if the sweep never got that far).
 std::filesystem::path interrupted_run(int* exit_code) {
@@ -100,7 +102,7 @@ TEST(SweepInterrupt, SigintStopsCleanlyThenResumeCompletesTheRest) {
   EXPECT_EQ(code, 130) << err;
   EXPECT_NE(err.find("--resume " + run.string()), std::string::npos) << err;
 
-  const nlohmann::json meta = test::meta_of(run);
+  const nlohmann::json meta = read_meta(run);
   EXPECT_EQ(meta["status"], "interrupted");
   const auto before = parse_lines(run / "records.jsonl");
   ASSERT_GE(before.size(), 1u);
@@ -112,7 +114,7 @@ TEST(SweepInterrupt, SigintStopsCleanlyThenResumeCompletesTheRest) {
   const test::CommandResult resumed =
       test::run_cli("sweep --resume '" + run.string() + "' --no-db --quiet");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  const nlohmann::json done = test::meta_of(run);
+  const nlohmann::json done = read_meta(run);
   EXPECT_EQ(done["status"], "complete");
   EXPECT_EQ(done["outcome"]["skipped_points"], before.size());
   std::map<int, int> seen;  // point index -> ok records

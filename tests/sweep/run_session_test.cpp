@@ -38,6 +38,8 @@ struct TwoModels {
   RunRequest request() const { return two_model_request(dir, first, second); }
 };
 
+using test::read_meta;
+
 std::optional<RunInfo> run_row(const std::filesystem::path& db, const std::string& run_id) {
   SqliteStore store(db, SqliteStore::Mode::kReadOnly);
   return store.find_run(run_id);
@@ -67,7 +69,7 @@ TEST(RunSession, AModelGoneMidPlanLeavesTheRunFailedInMetaAndDatabaseWithItsPoin
     session.open();
     run = session.dir().path();
     run_id = session.dir().run_id();
-    EXPECT_EQ(test::meta_of(run)["status"], "running");
+    EXPECT_EQ(read_meta(run)["status"], "running");
     EXPECT_EQ(run_row(dir / "results.sqlite", run_id)->status, "running");
     std::atomic<bool> stop{false};
     try {
@@ -77,7 +79,7 @@ TEST(RunSession, AModelGoneMidPlanLeavesTheRunFailedInMetaAndDatabaseWithItsPoin
       EXPECT_NE(std::string(e.what()).find("second.gguf"), std::string::npos) << e.what();
     }
   }
-  const nlohmann::json meta = test::meta_of(run);
+  const nlohmann::json meta = read_meta(run);
   EXPECT_EQ(meta["status"], "failed");
   EXPECT_NE(meta.value("error", "").find("second.gguf"), std::string::npos) << meta.dump(2);
   EXPECT_TRUE(meta.contains("finished_at"));
@@ -104,7 +106,7 @@ TEST(RunSession, ASessionOpenedAndAbandonedEndsFailedNotRunning) {
     run = session.dir().path();
     run_id = session.dir().run_id();
   }  // the caller left (an exception of its own, say) without run()
-  EXPECT_EQ(test::meta_of(run)["status"], "failed");
+  EXPECT_EQ(read_meta(run)["status"], "failed");
   EXPECT_EQ(run_row(models.dir / "results.sqlite", run_id)->status, "failed");
 }
 
@@ -132,7 +134,7 @@ TEST(RunSession, AFailedRunResumesAndCompletes) {
   EXPECT_EQ(outcome.status, RunStatus::kComplete);
   EXPECT_EQ(outcome.skipped_points, 2);
   EXPECT_EQ(outcome.ok_points, 2);
-  const nlohmann::json meta = test::meta_of(run);
+  const nlohmann::json meta = read_meta(run);
   EXPECT_EQ(meta["status"], "complete");
   EXPECT_FALSE(meta.contains("error")) << "the earlier failure is behind the run";
   EXPECT_EQ(exit_code_for(outcome.status), exit_code::kOk);

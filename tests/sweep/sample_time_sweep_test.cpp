@@ -12,6 +12,7 @@
 
 #include "hw/bandwidth_probe.hpp"
 #include "hw/noise_profile.hpp"
+#include "support/run_records.hpp"
 #include "support/sweep_bench_format.hpp"
 #include "support/test_support.hpp"
 
@@ -20,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string quoted_path(const fs::path& p) {
+std::string quoted(const fs::path& p) {
   std::string q = "'";  // piecewise: GCC 12 warns (-Wrestrict) on "'" + string inlined
   q += p.string();
   q += '\'';
@@ -29,17 +30,14 @@ std::string quoted_path(const fs::path& p) {
 
 // The sweep on the tiny twin's file, with `cache` as moesweep's cache (its noise profile).
 test::CommandResult sweep(const fs::path& cache, const fs::path& out, const std::string& more) {
-  return test::run_shell("MOESWEEP_CACHE_DIR=" + quoted_path(cache) + " " + test::cli_path() +
-                         " sweep -m " + quoted_path(test::tiny_twin()) +
+  return test::run_shell("MOESWEEP_CACHE_DIR=" + quoted(cache) + " " + test::cli_path() +
+                         " sweep -m " + quoted(test::tiny_twin()) +
                          " -t 1 --depths 0,64 -c 256 -ub 64 -p 64 -n 4 -r 2 --counters none "
                          "--no-db --quiet --out-dir " +
-                         quoted_path(out) + " " + more);
+                         quoted(out) + " " + more);
 }
 
-nlohmann::json json_file_at(const fs::path& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
+using test::read_json;
 
 std::vector<nlohmann::json> json_lines(const fs::path& path) {
   std::vector<nlohmann::json> out;
@@ -62,7 +60,7 @@ TEST(SampleTimeSweep, RecordsThePlannedAndTheRunTokensOfEverySample) {
   const auto r = sweep(dir / "cache", dir / "runs", "--min-sample-time 0.02");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const fs::path run = test::only_run_dir(dir / "runs");
-  const nlohmann::json meta = json_file_at(run / "meta.json");
+  const nlohmann::json meta = read_json(run / "meta.json");
   EXPECT_EQ(meta["sample_length"]["min_sample_time_s"], 0.02);
   EXPECT_EQ(meta["sample_length"]["source"], "the sweep's --min-sample-time");
   EXPECT_EQ(meta["spec"]["min_sample_time_s"], 0.02);
@@ -107,7 +105,7 @@ TEST(SampleTimeSweep, TheDefaultComesFromThisMachinesNoiseProfile) {
   const auto r = sweep(dir / "cache", dir / "runs", "");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const fs::path run = test::only_run_dir(dir / "runs");
-  const nlohmann::json meta = json_file_at(run / "meta.json");
+  const nlohmann::json meta = read_json(run / "meta.json");
   EXPECT_EQ(meta["sample_length"]["min_sample_time_s"], 0.01);
   EXPECT_NE(meta["sample_length"]["source"].get<std::string>().find("noise profile"),
             std::string::npos);
@@ -123,7 +121,7 @@ TEST(SampleTimeSweep, AFixedNIsToldWhatItCostsInDetectableChange) {
   const auto r = sweep(dir / "cache", dir / "runs", "--min-sample-time 0");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const fs::path run = test::only_run_dir(dir / "runs");
-  const nlohmann::json meta = json_file_at(run / "meta.json");
+  const nlohmann::json meta = read_json(run / "meta.json");
   EXPECT_EQ(meta["sample_length"]["min_sample_time_s"], 0);
   const nlohmann::json& cost = meta["sample_length"]["fixed_length_cost"];
   ASSERT_TRUE(cost.is_object()) << meta["sample_length"].dump();

@@ -18,17 +18,18 @@ using test::CommandResult;
 
 // Small enough to cost a second or two per run on the tiny twin.
 const std::string kCommon = "-t 1 -c 512 -ub 64 -n 2 -r 1 --counters none --no-db --quiet";
-const std::string kSmallSweep =
-    "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny --depths 0,64 " + kCommon;
+const std::string kSmall = "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny --depths 0,64 " + kCommon;
 
 std::string file_sweep(const std::filesystem::path& model) {
   return "sweep -m '" + model.string() + "' --depths 0,64 " + kCommon;
 }
 
+using test::read_meta;
+
 TEST(SweepFailedPoints, QuantizedVWithoutFlashAttentionIsRecordedFailedAndTheSweepGoesOn) {
   const std::filesystem::path out = test::scratch_dir() / "runs";
-  const CommandResult r = test::run_cli(
-      kSmallSweep + " -fa on,off -ctk q8_0 -ctv q8_0 --out-dir '" + out.string() + "'");
+  const CommandResult r =
+      test::run_cli(kSmall + " -fa on,off -ctk q8_0 -ctv q8_0 --out-dir '" + out.string() + "'");
   EXPECT_EQ(r.exit_code, 3) << r.err;  // finished, some points failed
   const std::filesystem::path run = test::only_run_dir(out);
   int ok = 0, failed = 0;
@@ -48,7 +49,7 @@ TEST(SweepFailedPoints, QuantizedVWithoutFlashAttentionIsRecordedFailedAndTheSwe
   }
   EXPECT_EQ(ok, 2);
   EXPECT_EQ(failed, 2);
-  const nlohmann::json meta = test::meta_of(run);
+  const nlohmann::json meta = read_meta(run);
   EXPECT_EQ(meta["status"], "points_failed");
   EXPECT_EQ(meta["outcome"]["failed_points"], 2);
   // The table names the failure instead of hiding the rows.
@@ -67,7 +68,7 @@ void expect_refused(const std::string& args, const std::string& problem) {
   if (std::filesystem::exists(out))
     for (const auto& e : std::filesystem::directory_iterator(out)) {
       if (!std::filesystem::exists(e.path() / "meta.json")) continue;
-      EXPECT_NE(test::meta_of(e.path()).value("status", ""), "complete") << e.path();
+      EXPECT_NE(read_meta(e.path()).value("status", ""), "complete") << e.path();
       EXPECT_TRUE(test::read_lines(e.path() / "records.jsonl").empty()) << e.path();
     }
 }
@@ -75,22 +76,22 @@ void expect_refused(const std::string& args, const std::string& problem) {
 TEST(SweepBadInput, MalformedProfileJson) {
   const std::filesystem::path file = test::scratch_dir() / "broken-profile.json";
   std::ofstream(file) << "{\"threads\": \"1,2\",\n \"depths\": [0, 256\n";
-  expect_refused(kSmallSweep + " --profile '" + file.string() + "'", "is not valid JSON");
+  expect_refused(kSmall + " --profile '" + file.string() + "'", "is not valid JSON");
 }
 
 TEST(SweepBadInput, ProfileWithAnUnknownKey) {
   const std::filesystem::path file = test::scratch_dir() / "typo-profile.json";
   std::ofstream(file) << R"({"thread": "1,2"})";
-  expect_refused(kSmallSweep + " --profile '" + file.string() + "'", "unknown setting 'thread'");
+  expect_refused(kSmall + " --profile '" + file.string() + "'", "unknown setting 'thread'");
 }
 
 TEST(SweepBadInput, UnknownFlashAttentionValue) {
-  expect_refused(kSmallSweep + " -fa maybe", "'maybe' is not on, off or auto");
-  expect_refused(kSmallSweep + " -fa maybe", "fix: write --flash-attn auto, --flash-attn on or");
+  expect_refused(kSmall + " -fa maybe", "'maybe' is not on, off or auto");
+  expect_refused(kSmall + " -fa maybe", "fix: write --flash-attn auto, --flash-attn on or");
 }
 
 TEST(SweepBadInput, UnknownCacheType) {
-  expect_refused(kSmallSweep + " -ctk q9_9", "unknown KV cache type 'q9_9'");
+  expect_refused(kSmall + " -ctk q9_9", "unknown KV cache type 'q9_9'");
 }
 
 TEST(SweepBadInput, UnknownTwinQuantType) {

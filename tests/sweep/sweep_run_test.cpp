@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "support/run_records.hpp"
 #include "support/sweep_bench_format.hpp"
 #include "support/test_support.hpp"
 #include "util/hash.hpp"
@@ -31,10 +32,7 @@ std::filesystem::path run_dir() {
   return test::only_run_dir(main_run().out_dir);
 }
 
-nlohmann::json read_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
+using test::read_json;
 
 std::vector<nlohmann::json> records() {
   std::vector<nlohmann::json> out;

@@ -25,10 +25,7 @@ const std::string kSweep =
     "--counters none --quiet";
 const std::string kTorn = "{\"n_kv_max\":512,\"n_bat";
 
-std::string bytes_of(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using test::slurp;
 
 // As a kill during the last point's write leaves the run: that record cut in
 // half, meta.json still "running".
@@ -51,7 +48,7 @@ void expect_whole_again(const fs::path& run, size_t planned, const std::string& 
   EXPECT_FALSE(f.torn) << "a torn line is left";
   EXPECT_EQ(f.records.size(), planned) << "the torn point was not measured again\n" << err;
   for (const Record& r : f.records) EXPECT_TRUE(r.ok) << r.error;
-  EXPECT_NE(bytes_of(run / "records.jsonl.torn").find(kTorn), std::string::npos);
+  EXPECT_NE(slurp(run / "records.jsonl.torn").find(kTorn), std::string::npos);
   EXPECT_EQ(read_run_meta(run).status, RunStatus::kComplete);
   EXPECT_NE(err.find("cut off a torn last line"), std::string::npos) << err;
 }

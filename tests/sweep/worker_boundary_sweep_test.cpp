@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "engine/engine_registry.hpp"
+#include "engine/shared_engines.hpp"
 #include "support/run_records.hpp"
 #include "support/test_support.hpp"
 
@@ -58,14 +59,7 @@ done
 const std::string kBoundarySweep =
     "sweep -m kimi-k2.5 -q Q4_K_S --scale tiny -t 1 -ub 64 -n 2 --counters none --no-db --quiet";
 
-std::string boundary_quoted(const fs::path& p) {
-  return fmt::format("'{}'", p.string());
-}
-
-std::string text_of(const fs::path& file) {
-  std::ifstream in(file);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using test::slurp;
 
 struct ProxySweep {
   fs::path dir = test::scratch_dir();
@@ -82,13 +76,13 @@ struct ProxySweep {
     return fmt::format(
         "REAL_WORKER={} MOESWEEP_WORKER={} FAKE_MODE={} FAKE_READY={} "
         "FAKE_TRIGGER={} {} ",
-        boundary_quoted(real), boundary_quoted(proxy), mode, boundary_quoted(ready),
-        boundary_quoted(trigger), extra);
+        test::shell_quoted(real), test::shell_quoted(proxy), mode, test::shell_quoted(ready),
+        test::shell_quoted(trigger), extra);
   }
   test::CommandResult sweep(const std::string& mode, const std::string& args,
                             const std::string& extra_env = "") const {
     return test::run_shell(env(mode, extra_env) + test::cli_path() + " " + kBoundarySweep + " " +
-                           args + " --out-dir " + boundary_quoted(dir / ("runs-" + mode)));
+                           args + " --out-dir " + test::shell_quoted(dir / ("runs-" + mode)));
   }
   fs::path run(const std::string& mode) const { return test::only_run_dir(dir / ("runs-" + mode)); }
   pid_t hung_pid() const {
@@ -112,7 +106,7 @@ TEST(BoundarySweep, CtrlCDuringAHungDecodeKeepsTheResultsAndExits130) {  // D2
   const fs::path out = s.dir / "runs";
   const pid_t cli = test::spawn_shell(
       "exec env " + s.env("hang_decode") + test::cli_path() + " " + kBoundarySweep +
-          " -d 0,32,64,128 -c 256 -r 20 --out-dir " + boundary_quoted(out),
+          " -d 0,32,64,128 -c 256 -r 20 --out-dir " + test::shell_quoted(out),
       s.dir / "out", s.dir / "err");
   ASSERT_GT(cli, 0);
   const auto deadline = Clock::now() + std::chrono::seconds(240);
@@ -123,16 +117,16 @@ TEST(BoundarySweep, CtrlCDuringAHungDecodeKeepsTheResultsAndExits130) {  // D2
     if (!run.empty() && !test::read_lines(run / "records.jsonl").empty())
       std::ofstream(s.trigger) << "hang\n";  // the next decode hangs
     if (::waitpid(cli, nullptr, WNOHANG) == cli)
-      FAIL() << text_of(s.dir / "out") + text_of(s.dir / "err");
+      FAIL() << slurp(s.dir / "out") + slurp(s.dir / "err");
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_GT(s.hung_pid(), 0) << "the fake never hung";
   ASSERT_EQ(::kill(cli, SIGINT), 0);
   EXPECT_EQ(test::wait_exit_code(cli, std::chrono::seconds(60)), 130)
-      << text_of(s.dir / "out") + text_of(s.dir / "err");
+      << slurp(s.dir / "out") + slurp(s.dir / "err");
   EXPECT_FALSE(test::process_alive(s.hung_pid()))
       << "the hung worker outlived the interrupted sweep";
-  const nlohmann::json meta = nlohmann::json::parse(text_of(run / "meta.json"));
+  const nlohmann::json meta = nlohmann::json::parse(slurp(run / "meta.json"));
   EXPECT_EQ(meta.at("status"), "interrupted");
   const auto records = records_of(run);
   EXPECT_GE(records.size(), 1u);
@@ -148,8 +142,8 @@ TEST(BoundarySweep, ImpossibleDecodeTimesFailTheirPointsAndTheRunStaysReadable) 
     EXPECT_EQ(r.exit_code, 3) << r.err;  // points failed: not exit 2 reading its own file
     const fs::path run = s.run("decode_time");
     expect_all_failed_with(records_of(run), why);
-    EXPECT_EQ(nlohmann::json::parse(text_of(run / "meta.json")).at("status"), "points_failed");
-    const auto report = test::run_cli("report " + boundary_quoted(run));
+    EXPECT_EQ(nlohmann::json::parse(slurp(run / "meta.json")).at("status"), "points_failed");
+    const auto report = test::run_cli("report " + test::shell_quoted(run));
     EXPECT_NE(report.exit_code, 2) << report.err;  // the run's files read back
     fs::remove_all(s.dir / "runs-decode_time");
   }
@@ -160,7 +154,7 @@ TEST(BoundarySweep, AWorkerThatMisdescribesTheModelFailsItsPoints) {  // D9
   const auto r = s.sweep("lie_desc", "-d 0 -c 256 -r 1");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   expect_all_failed_with(records_of(s.run("lie_desc")), "'llama 70B'");
-  EXPECT_EQ(text_of(s.run("lie_desc") / "meta.json").find("llama 70B"), std::string::npos);
+  EXPECT_EQ(slurp(s.run("lie_desc") / "meta.json").find("llama 70B"), std::string::npos);
 }
 
 TEST(BoundarySweep, TheRecordKeepsWhatTheEngineAppliedAndAnotherThreadCountFailsIt) {  // §3
@@ -208,16 +202,17 @@ TEST(BoundarySweep, AnEnginesRefusalOrMissingWorkerIsNamed) {  // D17, D18
   // The default engine runs the real worker; only the registered one is the filter.
   const fs::path real = fs::path(test::cli_path()).parent_path() / "moesweep-worker";
   const auto r = s.sweep("input", "-d 0 -c 256 -r 1 --engine default,liar",
-                         "MOESWEEP_ENGINES=" + boundary_quoted(registry) +
-                             " MOESWEEP_WORKER=" + boundary_quoted(real));
+                         "MOESWEEP_ENGINES=" + test::shell_quoted(registry) +
+                             " MOESWEEP_WORKER=" + test::shell_quoted(real));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("engine 'liar': the engine worker"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("refused its decode request: bad input"), std::string::npos) << r.err;
 
   const fs::path ghost = registry_with(s.dir, "ghost", s.dir / "gone" / "moesweep-worker");
-  const auto g = test::run_shell(
-      "MOESWEEP_ENGINES=" + boundary_quoted(ghost) + " " + test::cli_path() + " " + kBoundarySweep +
-      " -d 0 -c 256 -r 1 --engine ghost --out-dir " + boundary_quoted(s.dir / "ghost-runs"));
+  const auto g =
+      test::run_shell("MOESWEEP_ENGINES=" + test::shell_quoted(ghost) + " " + test::cli_path() +
+                      " " + kBoundarySweep + " -d 0 -c 256 -r 1 --engine ghost --out-dir " +
+                      test::shell_quoted(s.dir / "ghost-runs"));
   EXPECT_EQ(g.exit_code, 2) << g.err;
   EXPECT_NE(g.err.find("engine 'ghost': its worker"), std::string::npos) << g.err;
   EXPECT_NE(g.err.find("register it again"), std::string::npos) << g.err;
