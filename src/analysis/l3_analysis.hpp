@@ -16,11 +16,24 @@
 
 namespace moesweep {
 
+// Where a target's cache size comes from.
+enum class CacheSource {
+  kHwloc,     // this machine, as hwloc reports it
+  kMeasured,  // this machine, as `hw --cache` measured it (the usable L3)
+  kProfile,   // a hardware profile (profiles/hardware)
+};
+
 struct CacheTarget {
   std::string name;  // "this machine (hwloc)", "this machine (measured)", "epyc-9175f"
   uint64_t l3_bytes = 0;
   DomainLayout layout;  // threads and domains; empty: one shared cache of l3_bytes
+  CacheSource source = CacheSource::kProfile;
 };
+
+// This machine as hwloc reports it and, when `hw --cache` ran, as measured;
+// then each hardware profile of `hardware` (all when empty) with an L3, its
+// domains cut evenly over its cores.
+std::vector<CacheTarget> l3_cache_targets(const std::vector<std::string>& hardware);
 
 struct TargetPrediction {
   CacheTarget target;

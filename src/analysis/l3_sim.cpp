@@ -90,6 +90,10 @@ std::map<std::string, json> l3_sim_settings(const L3SimOptions& o, const L3SimTw
       {"threads", "1"},
       {"depths", "0"},
       {"n-prompt", 32},
+      // The prompt is one ubatch: the context the plan derives (depth 0 + PP +
+      // TG, at least 64) holds it, so the engine keeps the planned ubatch (the
+      // default 512 it would cut to the context, and every point would fail).
+      {"ubatch-size", 32},
       {"n-gen", o.n_gen},
       {"repetitions", o.repetitions},
       {"counters", ll_bytes > 0 ? "sim" : "none"}};

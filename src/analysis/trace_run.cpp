@@ -69,7 +69,7 @@ std::filesystem::path write_trace_run(const TraceRequest& r, const TraceRunDone&
                                       uint64_t* bytes) {
   RunLifecycle run(RunDirectory::create(r.out_dir, r.name));
   RunMeta& meta = run.meta();
-  meta.kind = "routing-trace";
+  meta.kind = RunKind::kRoutingTrace;
   meta.name = r.name;
   meta.other["model"] = to_json(done.model);
   run.begin();

@@ -154,6 +154,14 @@ std::vector<ArchTensor> arch_tensors(const ArchDims& d) {
   return out;
 }
 
+bool ships_fused_gate_up_experts(const ModelProfile& profile) {
+  if (!has_arch_tensor_list(profile.arch)) return false;
+  const std::string fused = ".ffn_gate_up_exps.weight";
+  for (const ArchTensor& t : arch_tensors(arch_dims_of(profile)))
+    if (t.name.size() > fused.size() && t.name.ends_with(fused)) return true;
+  return false;
+}
+
 namespace {
 
 std::set<std::string> names_of(const ArchDims& d) {

@@ -52,6 +52,12 @@ ArchDims arch_dims_of(const ModelProfile& profile);
 // The tensor list of `d.arch`; UserError for an arch without one.
 std::vector<ArchTensor> arch_tensors(const ArchDims& d);
 
+// The model's routed experts as its files lay them out: one fused
+// ffn_gate_up_exps per MoE layer when its architecture's list ships one (the
+// engine then reads gate and up as one matrix), else gate and up apart (an
+// architecture without a list: the converter's default, apart too).
+bool ships_fused_gate_up_experts(const ModelProfile& profile);
+
 // A file's tensor names against its architecture's list.
 struct TensorListCheck {
   bool known = false;                   // the arch has a list (else nothing was compared)

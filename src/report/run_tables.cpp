@@ -4,6 +4,7 @@
 #include "report/engine_table.hpp"
 #include "report/memory_table.hpp"
 #include "report/sweep_tables.hpp"
+#include "util/json_file.hpp"
 
 namespace moesweep {
 
@@ -20,6 +21,34 @@ RunTables render_run_tables(const std::vector<Record>& records, const SweetSpotO
   for (const SweepBenchFile& f : sweep_bench_files(records)) t.files.emplace_back(f.file, f.text);
   t.noise = noise_summary(records);
   return t;
+}
+
+RunTablesWriter::RunTablesWriter(std::filesystem::path run_dir, std::string title,
+                                 SweetSpotOptions keep)
+    : dir_(std::move(run_dir)), title_(std::move(title)), keep_(keep) {}
+
+void RunTablesWriter::resumed(const std::vector<Record>& earlier) {
+  records_.insert(records_.begin(), earlier.begin(), earlier.end());
+}
+
+void RunTablesWriter::point(const Record& record) {
+  records_.push_back(record);
+}
+
+nlohmann::json RunTablesWriter::noise() const {
+  return noise_summary(records_);
+}
+
+void RunTablesWriter::end(const RunMeta&, RunStatus status) {
+  if (status == RunStatus::kFailed || status == RunStatus::kRunning) return;
+  RunTables tables = render_run_tables(records_, keep_);
+  tables.markdown += paragraphs_;
+  write_file_atomically(dir_ / "tables.md", "# " + title_ + "\n\n" + tables.markdown);
+  const std::filesystem::path bench = dir_ / "sweep-bench";
+  std::filesystem::remove_all(bench);  // a resumed run rewrites them all
+  if (!tables.files.empty()) std::filesystem::create_directories(bench);
+  for (const auto& [name, text] : tables.files) write_file_atomically(bench / name, text);
+  markdown_ = tables.markdown;
 }
 
 }  // namespace moesweep

@@ -114,7 +114,6 @@ const std::vector<FieldRow<MergeFacts>>& merge_fields() {
 const std::vector<FieldRow<RunMeta>>& meta_fields() {
   static const std::vector<FieldRow<RunMeta>> rows = {
       {"schema_version", &RunMeta::schema_version, 1, kRunMetaSchema},
-      {"kind", &RunMeta::kind},
       {"run_id", &RunMeta::run_id},
       {"name", &RunMeta::name},
       {"started_at", &RunMeta::started_at},
@@ -126,8 +125,6 @@ const std::vector<FieldRow<RunMeta>>& meta_fields() {
   };
   return rows;
 }
-
-const char* const kKinds[] = {"sweep", "merged", "serve", "routing-trace"};
 
 // Reads the rows of a struct and keeps every other key in its `other`.
 template <typename S>
@@ -184,13 +181,32 @@ MergeFacts merge_from(const JsonFields& f) {
   return m;
 }
 
-void read_status(const JsonFields& f, RunMeta& m) {
-  const std::string status = f.text("status", run_status_name(RunStatus::kRunning));
-  const auto parsed = parse_run_status(status);
-  if (!parsed) f.fail("status", run_status_names());
-  m.status = *parsed;
-  if (std::find(std::begin(kKinds), std::end(kKinds), m.kind) == std::end(kKinds))
-    f.fail("kind", "sweep, merged, serve or routing-trace (a newer moesweep may write others)");
+// "a, b or c": the names of every value of an enum, for messages.
+template <typename E, size_t N>
+std::string names_of(const E (&values)[N], const char* (*name)(E)) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) {
+    if (i > 0) out += i + 1 == N ? " or " : ", ";
+    out += name(values[i]);
+  }
+  return out;
+}
+
+// The value of `values` whose name is `text`, or nullopt.
+template <typename E, size_t N>
+std::optional<E> named(const E (&values)[N], const char* (*name)(E), std::string_view text) {
+  for (E v : values)
+    if (text == name(v)) return v;
+  return std::nullopt;
+}
+
+void read_status_and_kind(const JsonFields& f, RunMeta& m) {
+  const auto status = parse_run_status(f.text("status", run_status_name(RunStatus::kRunning)));
+  if (!status) f.fail("status", run_status_names());
+  m.status = *status;
+  const auto kind = parse_run_kind(f.text("kind", run_kind_name(RunKind::kSweep)));
+  if (!kind) f.fail("kind", run_kind_names() + " (a newer moesweep may write others)");
+  m.kind = *kind;
 }
 
 void read_database(const JsonFields& f, RunMeta& m) {
@@ -201,15 +217,15 @@ void read_database(const JsonFields& f, RunMeta& m) {
 // The typed keys; everything else stays in `other`.
 const std::vector<std::string>& meta_keys() {
   static const std::vector<std::string> keys =
-      row_keys(meta_fields(), {"status", "database", "settings", "build", "machine_class", "models",
-                               "shard", "node", "bandwidth", "merge"});
+      row_keys(meta_fields(), {"kind", "status", "database", "settings", "build", "machine_class",
+                               "models", "shard", "node", "bandwidth", "merge"});
   return keys;
 }
 
 RunMeta meta_from(const JsonFields& f) {
   RunMeta m;
   read_rows(f, m, meta_fields());
-  read_status(f, m);
+  read_status_and_kind(f, m);
   read_database(f, m);
   for (const auto& [k, v] : f.object("settings").json().items()) m.settings[k] = v;
   if (f.has("build")) m.build = build_facts_from_json(f.json().at("build"), f.origin());
@@ -246,18 +262,25 @@ const char* run_status_name(RunStatus s) {
 }
 
 std::optional<RunStatus> parse_run_status(std::string_view name) {
-  for (RunStatus s : kRunStatuses)
-    if (name == run_status_name(s)) return s;
-  return std::nullopt;
+  return named(kRunStatuses, run_status_name, name);
 }
 
 std::string run_status_names() {
-  std::string out;
-  for (size_t i = 0; i < std::size(kRunStatuses); ++i) {
-    if (i > 0) out += i + 1 == std::size(kRunStatuses) ? " or " : ", ";
-    out += run_status_name(kRunStatuses[i]);
-  }
-  return out;
+  return names_of(kRunStatuses, run_status_name);
+}
+
+const char* run_kind_name(RunKind k) {
+  static constexpr const char* kNames[] = {"sweep", "merged", "serve", "routing-trace"};
+  static_assert(std::size(kNames) == std::size(kRunKinds), "a name for every kind");
+  return kNames[static_cast<size_t>(k)];
+}
+
+std::optional<RunKind> parse_run_kind(std::string_view name) {
+  return named(kRunKinds, run_kind_name, name);
+}
+
+std::string run_kind_names() {
+  return names_of(kRunKinds, run_kind_name);
 }
 
 int64_t RunMeta::planned_points() const {
@@ -338,10 +361,12 @@ nlohmann::json to_json(const MergeFacts& m) {
 nlohmann::json to_json(const RunMeta& m) {
   nlohmann::json j = m.other;
   write_rows(m, meta_fields(), j);
+  j["kind"] = run_kind_name(m.kind);
   j["status"] = run_status_name(m.status);
   if (m.has_database || m.database)
     j["database"] = m.database ? nlohmann::json(*m.database) : nlohmann::json(nullptr);
-  if (!m.settings.empty() || m.kind == "sweep" || m.kind == "merged") j["settings"] = m.settings;
+  if (!m.settings.empty() || m.kind == RunKind::kSweep || m.kind == RunKind::kMerged)
+    j["settings"] = m.settings;
   if (m.build) j["build"] = to_json(*m.build);
   if (m.machine_class) j["machine_class"] = to_json(*m.machine_class);
   if (!m.models.empty()) {

@@ -49,6 +49,17 @@ std::optional<RunStatus> parse_run_status(std::string_view name);
 // "running, complete, interrupted, points_failed or failed" (for messages).
 std::string run_status_names();
 
+// What made a run directory, as meta.json's "kind" says it: a sweep (a shard
+// run too), a merge of shard runs, a serve-bench run or a routing trace.
+// The one place a kind is spelled is run_kind_name().
+enum class RunKind { kSweep, kMerged, kServe, kRoutingTrace };
+inline constexpr RunKind kRunKinds[] = {RunKind::kSweep, RunKind::kMerged, RunKind::kServe,
+                                        RunKind::kRoutingTrace};
+const char* run_kind_name(RunKind k);
+std::optional<RunKind> parse_run_kind(std::string_view name);
+// "sweep, merged, serve or routing-trace" (for messages).
+std::string run_kind_names();
+
 // build.engine: the engine build the run measured, as its worker reported it
 // (engine/engine_types.hpp's EngineFacts is the live one).
 struct RecordedEngine {
@@ -131,7 +142,7 @@ struct MergeFacts {
 
 struct RunMeta {
   int schema_version = kRunMetaSchema;
-  std::string kind = "sweep";  // sweep | merged | serve | routing-trace
+  RunKind kind = RunKind::kSweep;
   std::string run_id, name;
   RunStatus status = RunStatus::kRunning;
   std::string started_at, finished_at, error;

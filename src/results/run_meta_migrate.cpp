@@ -21,9 +21,11 @@ void schema1_to_2(nlohmann::json& j) {
 // name for routing traces, and no engine target before it could differ
 // (every build was GGML_NATIVE then).
 void schema2_to_3(nlohmann::json& j, const std::string& dir_name) {
-  if (!j.contains("kind")) j["kind"] = j.contains("merge") ? "merged" : "sweep";
+  if (!j.contains("kind"))
+    j["kind"] = run_kind_name(j.contains("merge") ? RunKind::kMerged : RunKind::kSweep);
   if (!j.contains("run_id") && !dir_name.empty()) j["run_id"] = dir_name;
-  if (!j.contains("name") && j["kind"] == "routing-trace") j["name"] = "trace";
+  if (!j.contains("name") && j["kind"] == run_kind_name(RunKind::kRoutingTrace))
+    j["name"] = "trace";
   if (j.contains("build") && j["build"].is_object() && !j["build"].contains("engine_target"))
     j["build"]["engine_target"] = "GGML_NATIVE";
 }

@@ -15,6 +15,9 @@ void ListenerSet::push(RunListener* listener) {
 void ListenerSet::begin(const RunMeta& meta) {
   for (RunListener* l : listeners_) l->begin(meta);
 }
+void ListenerSet::resumed(const std::vector<Record>& earlier) {
+  for (RunListener* l : listeners_) l->resumed(earlier);
+}
 void ListenerSet::note(const std::string& message) {
   for (RunListener* l : listeners_) l->note(message);
 }

@@ -4,6 +4,10 @@
 // every writer of the run directory and the database is one (records.jsonl,
 // records.csv, SQLite, samples.jsonl, meta.json, the progress line).
 //   begin  once, before the first point;
+//   resumed  a resumed run's earlier points (records.jsonl as the run left
+//          it, a torn last line left out), once, right after begin: a
+//          listener that needs every point of the run (the tables, the
+//          database's backfill) gets them here, never from another's file;
 //   note   a line for the user (loading a model, building a twin);
 //   model  a model was loaded: its facts (path, size, sha256, shape);
 //   sample every timed repetition as it is measured;
@@ -41,6 +45,7 @@ class RunListener {
  public:
   virtual ~RunListener() = default;
   virtual void begin(const RunMeta& /*meta*/) {}
+  virtual void resumed(const std::vector<Record>& /*earlier*/) {}
   virtual void note(const std::string& /*message*/) {}
   virtual void model(const nlohmann::json& /*facts*/) {}
   virtual void sample(const SampleEvent& /*sample*/) {}
@@ -55,6 +60,7 @@ class ListenerSet : public RunListener {
   void push(std::unique_ptr<RunListener> listener);  // owned
   void push(RunListener* listener);                  // not owned; must outlive the set's use
   void begin(const RunMeta& meta) override;
+  void resumed(const std::vector<Record>& earlier) override;
   void note(const std::string& message) override;
   void model(const nlohmann::json& facts) override;
   void sample(const SampleEvent& sample) override;

@@ -267,29 +267,22 @@ SqliteSink::SqliteSink(const std::filesystem::path& path)
 
 void SqliteSink::begin(const RunMeta& meta) {
   try {
-    copy_in(meta);
+    run_id_ = meta.run_id;
+    store_.begin_run(meta);
   } catch (const SqliteError& e) {
     throw_as_user_error(store_.path(), e);
   }
 }
 
-void SqliteSink::copy_in(const RunMeta& meta) {
-  run_id_ = meta.run_id;
-  store_.begin_run(meta);
-  std::error_code ec;
-  const auto jsonl = std::filesystem::path(meta.run_dir) / "records.jsonl";
-  if (meta.run_dir.empty() || !std::filesystem::exists(jsonl, ec)) return;
-  std::vector<Record> earlier;
+void SqliteSink::resumed(const std::vector<Record>& earlier) {
   try {
-    earlier = read_records_jsonl(jsonl);
-  } catch (const UserError&) {
-    return;  // a damaged JSONL is the JSONL sink's problem; the database stays as it is
-  }
-  const std::set<std::string> stored = store_.finished_point_keys(run_id_);
-  for (Record& r : earlier) {
-    if (!r.ok || stored.count(r.params.key_string())) continue;
-    if (r.run_id.empty()) r.run_id = run_id_;
-    store_.add_record(r);
+    const std::set<std::string> stored = store_.finished_point_keys(run_id_);
+    for (const Record& r : earlier) {
+      if (!r.ok || stored.count(r.params.key_string())) continue;
+      point(r);  // its run id is this run's when the line has none
+    }
+  } catch (const SqliteError& e) {
+    throw_as_user_error(store_.path(), e);
   }
 }
 

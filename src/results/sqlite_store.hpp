@@ -77,22 +77,21 @@ class SqliteStore {
 };
 
 // The RunListener over SqliteStore: `moesweep sweep --db PATH` pushes one of these.
-// begin() also copies into the database any finished point that the run
-// directory's records.jsonl has and the database lacks: a sweep killed
-// between its JSONL and SQLite sinks, then resumed from the JSONL, would
-// otherwise never store that point here.
+// resumed() copies into the database any finished earlier point it lacks: a
+// sweep killed between its JSONL and SQLite sinks, then resumed from the
+// JSONL, would otherwise never store that point here.
 class SqliteSink : public RunListener {
  public:
   explicit SqliteSink(const std::filesystem::path& path);
   // A run of this id is stored already (merge picks ids no run has).
   bool has_run(const std::string& run_id) { return store_.run_by_id(run_id).has_value(); }
   void begin(const RunMeta& meta) override;
+  void resumed(const std::vector<Record>& earlier) override;
   void point(const Record& record) override;
   void end(const RunMeta& meta, RunStatus status) override;
   SqliteStore& store() { return store_; }
 
  private:
-  void copy_in(const RunMeta& meta);  // begin() without the error translation
   SqliteStore store_;
   std::string run_id_;
 };

@@ -431,7 +431,7 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)(),
   Session s{o, listener, run, run.meta(), run.dir(), {}, server_configs(o.axes)};
   nlohmann::json configs = nlohmann::json::array();
   for (const ServerConfig& c : s.configs) configs.push_back(c.label());
-  s.meta.kind = "serve";
+  s.meta.kind = RunKind::kServe;
   s.meta.name = o.name;
   s.meta.other = {{"model", o.gguf},
                   {"url", o.url},

@@ -152,7 +152,7 @@ bool is_serve_run(const std::string& what) {
   std::error_code ec;
   if (!fs::is_directory(what, ec)) return false;
   const std::optional<RunMeta> meta = read_run_meta_if_present(what);
-  return meta && meta->kind == "serve";
+  return meta && meta->kind == RunKind::kServe;
 }
 
 ServeRun load_serve_run(const std::string& what) {

@@ -43,6 +43,10 @@ std::map<std::string, nlohmann::json> l3_sweep_settings(const L3Shape& shape,
       {"threads", std::to_string(shape.threads)},
       {"depths", "0"},
       {"n-prompt", 32},
+      // The prompt is one ubatch: the context the plan derives (depth 0 + PP +
+      // TG, at least 64) holds it, so the engine keeps the planned ubatch (the
+      // default 512 it would cut to the context, and every point would fail).
+      {"ubatch-size", 32},
       {"n-gen", run.n_gen},
       {"repetitions", run.repetitions},
       {"counters", "none"}};

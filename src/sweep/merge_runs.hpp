@@ -76,4 +76,39 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
                          const std::vector<ShardRun>& runs, const std::filesystem::path& out,
                          const std::string& run_id, RunListener* extra);
 
+// One merged run as written: `moesweep merge` prints it.
+struct MergedRun {
+  std::string machine;        // the group's machine class id ("unknown-machine" when none)
+  std::filesystem::path dir;  // its run directory (a fleet: <out>/<machine>)
+  RunMeta meta;               // its meta.json
+  bool ok = false;            // every planned point once, none failed, every shard there
+  bool incomplete = false;    // points missing, duplicated or unplanned, or shards missing
+};
+
+struct MergeResult {
+  MergeCheck check;
+  bool fleet = false;             // several machine classes: one run each in --out
+  std::vector<MergedRun> merged;  // in the order of check.groups
+  std::string hardware_table;     // one row per machine class (one without a fleet)
+  std::string fleet_warning;      // from a fleet's files: the engine builds differ ("" else)
+  bool all_ok() const;
+  bool any_incomplete() const;
+};
+
+// What a merge tells as it goes (the CLI prints it): a note of a run read (a
+// torn last line left out), each run once written. Either may be empty.
+struct MergeListener {
+  std::function<void(const std::string& note)> note;
+  std::function<void(const MergeCheck&, const MergeGroup&, const MergedRun&)> merged;
+};
+
+// `moesweep merge` from its arguments to its runs: reads and checks the shard
+// runs (load_shard_runs, check_merge: UserError), writes one merged run per
+// machine class under its own lifecycle with its tables (into `database`
+// too, unless nullopt), and in a fleet the index, table and figure beside them.
+MergeResult merge_shard_runs(const std::vector<std::filesystem::path>& inputs,
+                             const std::filesystem::path& out,
+                             const std::optional<std::filesystem::path>& database,
+                             const MergeListener& listener = {});
+
 }  // namespace moesweep

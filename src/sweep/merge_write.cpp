@@ -4,6 +4,7 @@
 #include <ctime>
 #include <set>
 
+#include "report/run_tables.hpp"
 #include "results/file_sinks.hpp"
 #include "sweep/merge_runs.hpp"
 #include "sweep/run_lifecycle.hpp"
@@ -108,6 +109,7 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
                          const std::vector<ShardRun>& runs, const std::filesystem::path& out,
                          const std::string& run_id, RunListener* extra) {
   create_empty_dir(out);
+  RunTablesWriter tables(out, out.filename().string());  // outlives the lifecycle that ends it
   RunLifecycle run(RunDirectory::adopt(out, run_id));
   RunMeta& meta = run.meta();
   meta = runs[group.runs.front()].meta;  // settings, spec, build, machine class, node of shard 0
@@ -115,8 +117,7 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
   meta.resumed_at.clear();
   meta.error.clear();
   meta.command_line.clear();
-  for (const char* k : {"outcome", "noise"}) meta.other.erase(k);
-  meta.kind = "merged";
+  meta.kind = RunKind::kMerged;
   meta.started_at.clear();  // begin() stamps the merge's own
   meta.hosts = group.hosts;
   meta.merge = merge_facts(check, group, runs);
@@ -126,9 +127,9 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
                            {"planned_points", check.planned}};
   if (meta.name.empty()) meta.name = check.name;
   run.guarded([&] {
-    run.listen(std::make_unique<JsonlSink>(out / "records.jsonl"));
-    run.listen(std::make_unique<CsvSink>(out / "records.csv"));
+    for (auto& writer : point_file_writers(run.dir(), false)) run.listen(std::move(writer));
     if (extra) run.listen(*extra);
+    run.listen(tables);
   });
   run.begin();
   run.guarded([&] {
@@ -137,6 +138,7 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
       run.listeners().point(r);
     }
     copy_samples(group, runs, out);
+    meta.other["noise"] = tables.noise();  // as a sweep keeps it
     run.end(group.complete() && group.failed == 0 ? RunStatus::kComplete
                                                   : RunStatus::kPointsFailed);
   });

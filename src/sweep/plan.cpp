@@ -368,7 +368,7 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
   // One twin per knob combination (twin_axes.hpp); validates profile, scale, quant early.
   std::vector<std::pair<ModelChoice, TwinKnobs>> twins;
   for (const ModelChoice& choice : spec.models)
-    for (const TwinKnobs& knobs : twin_knobs_for(choice, spec, plan.warnings))
+    for (const TwinKnobs& knobs : twin_knobs_for(choice, spec, plan.warnings, plan.auto_l3))
       twins.emplace_back(choice, knobs);
   // --blocks N: the twins N times over, each block in its own random order.
   for (const auto& [index, block] : block_order(twins.size(), spec.blocks, spec.block_seed)) {

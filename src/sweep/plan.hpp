@@ -67,6 +67,7 @@ struct Plan {
   std::vector<ModelGroup> models;
   std::vector<PlannedPoint> points;   // in run order
   std::vector<std::string> warnings;  // e.g. oversubscription shown by --dry-run
+  std::vector<AutoL3Note> auto_l3;    // --experts auto-l3's plan per twin (also in warnings)
 
   // The cost of the plan in work, not seconds (for --dry-run): points, model
   // loads, contexts, thread switches, timed and untimed (fill) tokens.

@@ -115,6 +115,28 @@ RunMeta RunDirectory::read_meta() const {
   return read_run_meta(dir_);
 }
 
+const std::vector<PointFile>& point_files() {
+  static const std::vector<PointFile> files = {
+      {"records.jsonl", true, false}, {"records.csv", false, false}, {"samples.jsonl", true, true}};
+  return files;
+}
+
+std::vector<std::unique_ptr<RunListener>> point_file_writers(const RunDirectory& dir,
+                                                             bool samples) {
+  std::vector<std::unique_ptr<RunListener>> out;
+  for (const PointFile& f : point_files()) {
+    if (f.samples && !samples) continue;
+    const std::filesystem::path path = dir.file(f.name);
+    if (f.samples)
+      out.push_back(std::make_unique<SampleLog>(path));
+    else if (f.json_lines)
+      out.push_back(std::make_unique<JsonlSink>(path));
+    else
+      out.push_back(std::make_unique<CsvSink>(path));
+  }
+  return out;
+}
+
 void SampleLog::sample(const SampleEvent& s) {
   out_.append_line(nlohmann::json({{"point", s.point},
                                    {"key", s.params->key_string()},

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "results/file_sinks.hpp"
 #include "results/sink.hpp"
@@ -55,6 +57,19 @@ class RunLock {
  private:
   int fd_ = -1;
 };
+
+// The files of a run's points, the one list: records.jsonl and records.csv
+// (every point, durable before the next) and samples.jsonl (every timed
+// sample). A sweep writes them all through point_file_writers(), a merge the
+// records (it copies the samples it keeps), a resume repairs them all.
+struct PointFile {
+  const char* name;
+  bool json_lines;  // one JSON object a line (else CSV text)
+  bool samples;     // from the sample event (else from the point event)
+};
+const std::vector<PointFile>& point_files();
+// A listener per file of point_files() (without samples.jsonl unless `samples`).
+std::vector<std::unique_ptr<RunListener>> point_file_writers(const RunDirectory& dir, bool samples);
 
 // samples.jsonl: every timed sample as it is measured.
 class SampleLog : public RunListener {

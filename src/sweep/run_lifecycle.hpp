@@ -33,6 +33,10 @@ class RunLifecycle {
   RunLifecycle& operator=(const RunLifecycle&) = delete;
 
   const RunDirectory& dir() const { return dir_; }
+  // Held until the lifecycle is destroyed, after end() too: what a command
+  // writes into the run once it has ended (l3-run's validation) is written
+  // under it.
+  const RunLock& lock() const { return *lock_; }
   // meta.json's content: the caller fills it before begin() and may change it
   // while the run goes (save_meta() writes it at once, end() at the end).
   RunMeta& meta() { return meta_; }

@@ -5,13 +5,11 @@
 #include "engine/engine.hpp"
 #include "hw/build_info.hpp"
 #include "results/compare.hpp"
-#include "results/file_sinks.hpp"
 #include "results/sqlite_store.hpp"
 #include "sweep/repetition_rule.hpp"
 #include "sweep/roofline_annotator.hpp"
 #include "sweep/sample_cost.hpp"
 #include "util/error.hpp"
-#include "util/json_file.hpp"
 
 namespace moesweep {
 
@@ -38,7 +36,9 @@ RunSession::RunSession(RunRequest request) : request_(std::move(request)) {
     check_resumable(meta_);
     settings_ = meta_.settings;
     origin_ = "resumed run " + resumed_->run_id();
-    done_keys_ = finished_keys(resumed_->file("records.jsonl"));
+    earlier_ = load_records(resumed_->file("records.jsonl"));
+    for (const Record& r : earlier_)
+      if (r.ok) done_keys_.insert(r.params.key_string());
   }
   SweepSpec spec = spec_from_settings(settings_, origin_);
   if (spec.name == "adhoc" && !request_.profile_stem.empty()) spec.name = request_.profile_stem;
@@ -56,13 +56,13 @@ RunSession::RunSession(RunRequest request) : request_(std::move(request)) {
 // The lifecycle's destructor ends a run left open "failed".
 RunSession::~RunSession() = default;
 
+// What a sweep adds to meta.json; the run id and directory, "running" and
+// the start time are begin()'s (run_lifecycle.hpp).
 void RunSession::start_meta(const counters::CounterBackend& counters) {
   if (!resumed_) {
     meta_ = RunMeta{};
-    meta_.kind = "sweep";
-    meta_.run_id = life_->dir().run_id();
+    meta_.kind = RunKind::kSweep;
     meta_.name = plan_.spec.name;
-    meta_.started_at = run_timestamp_now();
     meta_.command_line = request_.command_line;
     meta_.settings = settings_;
     meta_.other["spec"] = plan_.spec.to_json();
@@ -75,13 +75,16 @@ void RunSession::start_meta(const counters::CounterBackend& counters) {
   if (!meta_.other.count("sample_length")) meta_.other["sample_length"] = sample_time_.to_json();
   if (sample_time_.profile && !meta_.other.count("noise_profile"))
     meta_.other["noise_profile"] = to_json(*sample_time_.profile);
-  meta_.run_dir = life_->dir().path().string();
   meta_.has_database = true;
   meta_.database = database_ ? std::optional<std::string>(database_->string()) : std::nullopt;
-  meta_.status = RunStatus::kRunning;
   meta_.other["counters"] = counters.describe();
   if (resumed_) meta_.resumed_at.push_back(run_timestamp_now());
   meta_.error.clear();  // a resumed failed run: that error is behind it
+}
+
+const std::string& RunSession::tables_markdown() const {
+  static const std::string none;
+  return tables_ ? tables_->markdown() : none;
 }
 
 void RunSession::open() {
@@ -100,14 +103,16 @@ void RunSession::open() {
   if (resumed_) notes_ = repair_run_files(dir.path());  // never glued onto a torn line
   start_meta(*counters_);
   life_->meta() = meta_;
+  tables_ = std::make_unique<RunTablesWriter>(dir.path(), dir.run_id(), request_.sweet_spot);
   life_->guarded([&] {  // a file that cannot be opened: meta.json says "failed"
-    life_->listen(std::make_unique<JsonlSink>(dir.file("records.jsonl")));
-    life_->listen(std::make_unique<CsvSink>(dir.file("records.csv")));
+    for (auto& writer : point_file_writers(dir, true)) life_->listen(std::move(writer));
     if (db) life_->listen(std::move(db));
-    life_->listen(std::make_unique<SampleLog>(dir.file("samples.jsonl")));
+    life_->listen(*tables_);
     for (RunListener* l : extra_) life_->listen(*l);
   });
   life_->begin();
+  if (resumed_) life_->guarded([&] { life_->listeners().resumed(earlier_); });
+  std::vector<Record>().swap(earlier_);  // the listeners keep what they need
   // What to do about counters this machine withholds (a sysctl, a
   // capability): said once per run to whoever listens, not once per point.
   const nlohmann::json& advice = life_->meta().other["counters"]["advice"];
@@ -137,20 +142,12 @@ RunOutcome RunSession::run(const std::atomic<bool>& stop) {
                              {"failed_points", outcome.failed_points},
                              {"skipped_points", outcome.skipped_points},
                              {"planned_points", plan_.points.size()}};
+    meta.other["noise"] = tables_->noise();  // the points the tables flag for steal
+    if (const std::string cost = fixed_length_cost(tables_->records()); !cost.empty())
+      tables_->add_paragraph(cost);
     life_->end(outcome.status);
   });
   return outcome;
-}
-
-std::string RunSession::write_tables(const TablesRenderer& render) {
-  const std::vector<Record> records = load_records(life_->dir().file("records.jsonl"));
-  RunTables tables = render(records);
-  life_->meta().other["noise"] = tables.noise;  // the points the tables flag for steal
-  if (const std::string cost = fixed_length_cost(records); !cost.empty())
-    tables.markdown += "\n" + cost + "\n";
-  life_->save_meta();
-  write_run_tables(life_->dir().path(), life_->dir().run_id(), tables);
-  return tables.markdown;
 }
 
 // A run that kept one call of -n per sample, shorter than this machine's
@@ -165,15 +162,6 @@ std::string RunSession::fixed_length_cost(const std::vector<Record>& records) {
   if (!cost) return "";
   life_->meta().other["sample_length"]["fixed_length_cost"] = to_json(*cost);
   return "Sample length: " + sample_length_cost_text(*cost, plan_.spec.n_gen) + ".";
-}
-
-void write_run_tables(const std::filesystem::path& run_dir, const std::string& title,
-                      const RunTables& tables) {
-  write_file_atomically(run_dir / "tables.md", "# " + title + "\n\n" + tables.markdown);
-  const std::filesystem::path bench = run_dir / "sweep-bench";
-  std::filesystem::remove_all(bench);  // a resumed run rewrites them all from records.jsonl
-  if (!tables.files.empty()) std::filesystem::create_directories(bench);
-  for (const auto& [name, text] : tables.files) write_file_atomically(bench / name, text);
 }
 
 }  // namespace moesweep

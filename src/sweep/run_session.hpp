@@ -8,13 +8,13 @@
 //     (finished, some points failed), interrupted (Ctrl-C) or failed (an
 //     error stopped it: a model that will not load, a full disk);
 //   - its listeners (results/sink.hpp): meta.json, records.jsonl,
-//     records.csv, the database and samples.jsonl, then the caller's
+//     records.csv, samples.jsonl, the database and the tables, then the caller's
 //     (progress); every one ended on every way out, errors included, so the
 //     database row and meta.json never stay "running" once the session is
 //     gone. The lock, meta.json and the endings are RunLifecycle's
 //     (sweep/run_lifecycle.hpp), which serve-bench, trace and merge use too;
-//   - tables.md and sweep-bench/, rendered by the caller (src/report, which
-//     src/sweep does not link) and written here.
+//   - tables.md and sweep-bench/ (src/report's RunTablesWriter, one more
+//     listener, from the points it hears) and meta.json's noise summary.
 // It never prints: notes and progress go to the listeners.
 #include <nlohmann/json.hpp>
 
@@ -30,7 +30,7 @@
 
 #include "counters/counter_backend.hpp"
 #include "engine/worker_launcher.hpp"
-#include "results/run_tables.hpp"
+#include "report/run_tables.hpp"
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/run_directory.hpp"
@@ -56,19 +56,11 @@ struct RunRequest {
   std::optional<MachineClass> machine_class;  // meta.json's machine_class (new runs)
   std::optional<NodeFacts> node;              // meta.json's node (new runs; issue 13)
   std::optional<ShardRef> shard;              // meta.json's shard (a new shard run)
+  SweetSpotOptions sweet_spot;                // tables.md's sweet spot (--keep-pp, --keep-tg)
   // Called once with the plan before anything uses it (e.g. a shard keeps
   // its share), and the resumed run's meta.json (nullopt if new).
   std::function<void(Plan&, const std::optional<RunMeta>& resumed_meta)> adjust_plan;
 };
-
-// tables.md and sweep-bench/ rendered from the run's records (the caller
-// passes src/report's render_run_tables).
-using TablesRenderer = std::function<RunTables(const std::vector<Record>&)>;
-
-// Writes tables.md (titled) and sweep-bench/ into a run directory, replacing
-// what an earlier write left; a sweep and a merge of shards use the same.
-void write_run_tables(const std::filesystem::path& run_dir, const std::string& title,
-                      const RunTables& tables);
 
 class RunSession {
  public:
@@ -96,10 +88,9 @@ class RunSession {
   // error and every finished point on disk, and is rethrown.
   RunOutcome run(const std::atomic<bool>& stop);
 
-  // After run(): meta.json's noise, tables.md and sweep-bench/ from every
-  // record of the run (a resumed one's earlier points included). Returns the
-  // tables' Markdown (for stdout).
-  std::string write_tables(const TablesRenderer& render);
+  // After run(): tables.md's text (for stdout), from every record of the run
+  // (a resumed one's earlier points included); "" when it failed.
+  const std::string& tables_markdown() const;
 
   // sweep --trace-routing: records every context's routing (call before
   // run(); nullptr, the default, records none). It must outlive run().
@@ -107,6 +98,8 @@ class RunSession {
 
   // Only valid once open() has created or reopened it.
   const RunDirectory& dir() const { return life_->dir(); }
+  // The run's lock, held until the session is destroyed (after run() too).
+  const RunLock& lock() const { return life_->lock(); }
   // What open() repaired in a resumed run (a torn last line cut off, say).
   const std::vector<std::string>& notes() const { return notes_; }
 
@@ -120,6 +113,7 @@ class RunSession {
   std::optional<RunDirectory> resumed_;
   std::optional<RunLock> lock_;  // a resume's, taken before its meta.json is read
   RunMeta meta_;                 // until open(); then the lifecycle's
+  std::vector<Record> earlier_;  // a resumed run's records, told to the listeners
   std::set<std::string> done_keys_;
   Plan plan_;
   RunSampleTime sample_time_;
@@ -128,6 +122,9 @@ class RunSession {
   // --counters sim: the engine workers of this run start under valgrind.
   std::optional<ScopedWorkerLauncher> launcher_;
   std::vector<RunListener*> extra_;
+  // One of the lifecycle's listeners: destroyed after it (a lifecycle left
+  // open ends its listeners when it is destroyed).
+  std::unique_ptr<RunTablesWriter> tables_;
   // From open(): the directory, its lock, meta.json and the listeners.
   std::unique_ptr<RunLifecycle> life_;
   RoutingTraceFactory* traces_ = nullptr;

@@ -9,6 +9,7 @@
 #include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
 #include "sweep/plan_cost.hpp"
+#include "sweep/run_directory.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 #include "util/json_file.hpp"
@@ -69,17 +70,11 @@ std::vector<Record> load_records(const std::filesystem::path& jsonl) {
   return std::filesystem::exists(jsonl) ? read_records_jsonl(jsonl) : std::vector<Record>{};
 }
 
-std::set<std::string> finished_keys(const std::filesystem::path& jsonl) {
-  std::set<std::string> keys;
-  for (const Record& r : load_records(jsonl))
-    if (r.ok) keys.insert(r.params.key_string());
-  return keys;
-}
-
 void check_resumable(const RunMeta& meta) {
-  if (meta.kind != "sweep") {
-    throw UserError(fmt::format("run {} is a {} run, not a sweep", meta.run_id, meta.kind),
-                    "a run directory of `moesweep sweep`", "start a new sweep instead");
+  if (meta.kind != RunKind::kSweep) {
+    throw UserError(
+        fmt::format("run {} is a {} run, not a sweep", meta.run_id, run_kind_name(meta.kind)),
+        "a run directory of `moesweep sweep`", "start a new sweep instead");
   }
   if (meta.status == RunStatus::kComplete) {
     throw UserError(fmt::format("run {} already completed", meta.run_id),
@@ -126,12 +121,11 @@ void check_models_unchanged(const RunMeta& meta) {
 
 std::vector<std::string> repair_run_files(const std::filesystem::path& run_dir) {
   std::vector<std::string> notes;
-  for (const char* name : {"records.jsonl", "samples.jsonl", "records.csv"}) {
-    const std::filesystem::path file = run_dir / name;
-    const bool json = std::string_view(name).ends_with(".jsonl");
-    if (const auto torn = json ? repair_jsonl_tail(file) : repair_text_tail(file))
+  for (const PointFile& f : point_files()) {
+    const std::filesystem::path file = run_dir / f.name;
+    if (const auto torn = f.json_lines ? repair_jsonl_tail(file) : repair_text_tail(file))
       notes.push_back(fmt::format("{}:{}: cut off a torn last line ({} bytes, kept in {}.torn)",
-                                  file.string(), torn->number, torn->bytes.size(), name));
+                                  file.string(), torn->number, torn->bytes.size(), f.name));
   }
   return notes;
 }

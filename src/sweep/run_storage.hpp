@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -36,8 +35,6 @@ void refuse_flags_on_resume(const std::vector<std::string>& given);
 // Every model file of the plan is a readable GGUF (UserError otherwise).
 void check_model_files(const Plan& plan);
 std::vector<Record> load_records(const std::filesystem::path& jsonl);
-// Keys of the points a run already measured successfully.
-std::set<std::string> finished_keys(const std::filesystem::path& jsonl);
 // Refuses a run made by another engine build, one that already completed,
 // or one that is no sweep (a serve run, a trace, a merged run).
 void check_resumable(const RunMeta& meta);

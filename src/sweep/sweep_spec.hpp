@@ -2,6 +2,9 @@
 // SweepSpec: every axis of a sweep, after merging a profile file
 // (profiles/sweeps/*.json) with command-line flags (flags win). The same
 // settings map feeds both, so a profile key is always the flag's long name.
+// Each member's default is the sweep's default: a setting not given leaves
+// it; sweep_settings.cpp's table says which setting sets which member and
+// under which name the spec's JSON writes it.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -27,7 +30,7 @@ inline constexpr double kMaxMinSampleTime = 600;
 
 struct SweepSpec {
   std::string name = "adhoc";
-  std::vector<ModelChoice> models;
+  std::vector<ModelChoice> models;  // --model x --quant (default: the kimi-k2.5 twin at Q4_K_S)
   // twin options shared by every twin model
   std::string twin_scale = "tiny";
   uint64_t twin_seed = 42;
@@ -49,13 +52,13 @@ struct SweepSpec {
   std::vector<int> l3_ways, mem_bw_percent;  // resctrl axes (hw/resctrl.hpp); empty = not used
   // context-level axes
   std::vector<int> n_ctx;  // empty = sized per context as llama-bench does (see ctx_for)
-  std::vector<int> n_batch, n_ubatch;
-  std::vector<std::string> type_k, type_v;
-  std::vector<int> flash_attn;  // -1 auto, 0 off, 1 on (llama_flash_attn_type)
+  std::vector<int> n_batch = {2048}, n_ubatch = {512};
+  std::vector<std::string> type_k = {"f16"}, type_v = {"f16"};
+  std::vector<int> flash_attn = {-1};  // -1 auto, 0 off, 1 on (llama_flash_attn_type)
   // thread-level axes
-  std::vector<int> threads;
-  std::vector<int> threads_batch;  // empty = same as threads
-  std::vector<std::string> cpu_masks;
+  std::vector<int> threads = {1};
+  std::vector<int> threads_batch;             // empty = same as threads
+  std::vector<std::string> cpu_masks = {""};  // "" = no mask
   bool cpu_strict = false;
   int poll = 50;
   // the co-tenant axis (sweep/cotenant.hpp): "" none, stream, compute, cmd:...

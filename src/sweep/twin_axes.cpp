@@ -15,9 +15,6 @@
 #include "util/error.hpp"
 
 namespace moesweep {
-namespace {
-
-}  // namespace
 
 std::string knobs_text(const TwinKnobs& k) {
   std::string out;
@@ -68,7 +65,7 @@ uint64_t expert_bytes_all_layers(const ModelChoice& choice, const SweepSpec& spe
 // auto-l3's expert FFN sizes: those given, else the largest whose span is
 // enough (auto_l3.hpp), else the twin's own (with a warning).
 std::vector<int> auto_l3_ffs(const ModelChoice& choice, const SweepSpec& spec, const PlanL3& l3,
-                             std::vector<std::string>& warnings) {
+                             std::vector<AutoL3Note>& notes) {
   if (!spec.twin_expert_ff.empty()) return spec.twin_expert_ff;
   const ModelShape own = twin_spec_of(choice, {}, spec).profile.shape;
   const int used = static_cast<int>(own.experts_used);
@@ -76,18 +73,21 @@ std::vector<int> auto_l3_ffs(const ModelChoice& choice, const SweepSpec& spec, c
     return expert_bytes_all_layers(choice, spec, f);
   });
   if (ff > 0) return {ff};
-  warnings.push_back(fmt::format(
-      "auto-l3: no expert FFN (multiple of 256) gives {} points between 1/8x and 8x of {:.1f} MiB "
-      "with {} at or below 1x; measuring the twin's own. Lower --hidden, --layers or "
-      "--experts-used, or widen the range",
-      kMinSpanPoints, static_cast<double>(l3.bytes) / (1 << 20), kMinPointsInCache));
+  notes.push_back(
+      {fmt::format("auto-l3: no expert FFN (multiple of 256) gives {} points between 1/8x and 8x "
+                   "of {:.1f} MiB "
+                   "with {} at or below 1x; measuring the twin's own. Lower --hidden, --layers or "
+                   "--experts-used, or widen the range",
+                   kMinSpanPoints, static_cast<double>(l3.bytes) / (1 << 20), kMinPointsInCache),
+       false});
   return {0};
 }
 
 }  // namespace
 
 std::vector<TwinKnobs> twin_knobs_for(const ModelChoice& choice, const SweepSpec& spec,
-                                      std::vector<std::string>& warnings) {
+                                      std::vector<std::string>& warnings,
+                                      std::vector<AutoL3Note>& auto_l3) {
   const bool given = !spec.twin_experts.empty() || spec.twin_experts_auto.on() ||
                      !spec.twin_expert_ff.empty() || !spec.routing_skew.empty();
   const bool file = !choice.file.empty();
@@ -111,13 +111,14 @@ std::vector<TwinKnobs> twin_knobs_for(const ModelChoice& choice, const SweepSpec
       spec.threads.empty() ? 1 : *std::max_element(spec.threads.begin(), spec.threads.end());
   const PlanL3 l3 = l3_for_plan(threads);
   std::vector<TwinKnobs> out;
-  for (int ff : auto_l3_ffs(choice, spec, l3, warnings)) {
+  std::vector<AutoL3Note> notes;
+  for (int ff : auto_l3_ffs(choice, spec, l3, notes)) {
     const uint64_t bytes = expert_bytes_all_layers(choice, spec, ff);
     const int used =
         static_cast<int>(twin_spec_of(choice, {0, ff, 0}, spec).profile.shape.experts_used);
     const std::vector<int> experts = experts_for_l3(spec.twin_experts_auto, l3.bytes, bytes, used);
     const SpanCoverage c = span_coverage(experts, l3.bytes, bytes);
-    warnings.push_back(fmt::format(
+    notes.push_back({fmt::format(
         "auto-l3 plans for {:.2f} MiB ({}; hwloc L3 {:.1f} MiB, measured {}): expert FFN {} "
         "({:.0f} KiB per expert over the MoE layers), {} points between 1/8x and 8x, {} at or "
         "below 1x",
@@ -126,10 +127,12 @@ std::vector<TwinKnobs> twin_knobs_for(const ModelChoice& choice, const SweepSpec
         l3.measured ? fmt::format("{:.2f} MiB", static_cast<double>(l3.measured) / (1 << 20))
                     : "not yet (moesweep hw --cache)",
         ff > 0 ? std::to_string(ff) : "the twin's own", static_cast<double>(bytes) / 1024,
-        c.in_span, c.in_cache));
+        c.in_span, c.in_cache)});
     for (int e : experts)
       for (double s : skews) out.push_back({e, ff, s});
   }
+  for (const AutoL3Note& n : notes) warnings.push_back(n.line);
+  auto_l3.insert(auto_l3.end(), notes.begin(), notes.end());
   return out;
 }
 

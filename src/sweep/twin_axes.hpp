@@ -27,11 +27,21 @@ struct TwinKnobs {
 // " [experts 64, expert_ff 512, skew 1.5]" for the knobs set; "" for none.
 std::string knobs_text(const TwinKnobs& knobs);
 
+// What --experts auto-l3 planned for one model choice (auto_l3.hpp): its
+// line, which is also a warning of the plan (the dry run prints it), and
+// whether an expert FFN gives the span. `l3-run`'s pilot reads these fields.
+struct AutoL3Note {
+  std::string line;        // "auto-l3 plans for ..." or "auto-l3: no expert FFN ..."
+  bool span_found = true;  // false: no expert FFN gives the points the span needs
+};
+
 // The knob combinations of one model choice, in plan order (experts, then
 // expert FFN, then skew). `warnings` gets a line when the axes are given but
-// the model takes none (a GGUF file, a dense twin).
+// the model takes none (a GGUF file, a dense twin), and auto-l3's lines,
+// which `auto_l3` gets too.
 std::vector<TwinKnobs> twin_knobs_for(const ModelChoice& choice, const SweepSpec& spec,
-                                      std::vector<std::string>& warnings);
+                                      std::vector<std::string>& warnings,
+                                      std::vector<AutoL3Note>& auto_l3);
 
 // The order in which `n` twins are measured in `blocks` blocks: (twin index,
 // block number) pairs; blocks == 1: 0..n-1 with block 0 (not blocked); else

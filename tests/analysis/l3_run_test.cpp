@@ -16,6 +16,7 @@
 #include "hw/cache_probe.hpp"
 #include "results/run_source.hpp"
 #include "support/test_support.hpp"
+#include "sweep/run_directory.hpp"
 #include "util/json_file.hpp"
 
 namespace moesweep {
@@ -71,8 +72,10 @@ TEST(L3Run, AComputeBoundShapeEndsInAVerdictNotACurve) {
 TEST(L3Run, AMemoryBoundShapeIsMeasuredInBlocksFittedAndValidated) {
   const ProbeHere probe(0.2);  // a slow kernel: the experts are most of a token
   const auto out = test::scratch_dir() / "runs";
-  const test::CommandResult r = test::run_cli("l3-run -r 1 -n 4 --blocks 3 --no-dense --quiet "
-                                              "--out-dir '" + out.string() + "'");
+  const test::CommandResult r = test::run_cli(
+      "l3-run -r 1 -n 4 --blocks 3 --no-dense --quiet "
+      "--out-dir '" +
+      out.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = result_in(out);
   ASSERT_TRUE(j.contains("working_set")) << j.dump(1);
@@ -105,6 +108,19 @@ TEST(L3Run, ValidatingARunWithoutTracesSaysWhatToDo) {
   const test::CommandResult r = test::run_cli("l3 '" + dir.string() + "' --no-plot");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.err.find("--trace-routing"), std::string::npos) << r.err;
+}
+
+// l3_validation/ is written under the run's lock: a run another moesweep is
+// still measuring is refused, and nothing is written into it.
+TEST(L3Run, ValidatingARunStillBeingMeasuredIsRefused) {
+  const auto dir = test::scratch_dir() / "run";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "records.jsonl") << "";
+  const RunLock held(dir);  // as the sweep measuring it holds it
+  const test::CommandResult r = test::run_cli("l3 '" + dir.string() + "' --no-plot");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("is running '" + dir.string() + "' right now"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "l3_validation"));
 }
 
 }  // namespace

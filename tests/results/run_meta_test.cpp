@@ -35,7 +35,7 @@ fs::path run_with(const nlohmann::json& meta, const std::string& name = "run") {
 TEST(RunMetaMigration, ARound1SweepReadsAsToday) {
   const RunMeta m = read_run_meta(kRuns / "round1-sweep");
   EXPECT_EQ(m.schema_version, kRunMetaSchema);
-  EXPECT_EQ(m.kind, "sweep");
+  EXPECT_EQ(m.kind, RunKind::kSweep);
   EXPECT_EQ(m.run_id, "20261129-204616-ci");
   EXPECT_EQ(m.status, RunStatus::kComplete);
   ASSERT_TRUE(m.build);
@@ -70,7 +70,7 @@ TEST(RunMetaMigration, ARound1FailureWasInterruptedWithAnErrorAndIsFailedNow) {
 
 TEST(RunMetaMigration, Round2RunDirectoriesReadAsToday) {
   const RunMeta sweep = read_run_meta(kRuns / "round2-sweep");
-  EXPECT_EQ(sweep.kind, "sweep");
+  EXPECT_EQ(sweep.kind, RunKind::kSweep);
   ASSERT_TRUE(sweep.machine_class);
   EXPECT_TRUE(sweep.node);
   ASSERT_TRUE(sweep.bandwidth);
@@ -78,16 +78,16 @@ TEST(RunMetaMigration, Round2RunDirectoriesReadAsToday) {
   ASSERT_TRUE(shard.shard);
   EXPECT_EQ(shard.shard->count, 2);
   const RunMeta merged = read_run_meta(kRuns / "round2-merged");
-  EXPECT_EQ(merged.kind, "merged");
+  EXPECT_EQ(merged.kind, RunKind::kMerged);
   ASSERT_TRUE(merged.merge);
   EXPECT_EQ(merged.merge->shard_count, 2);
   EXPECT_FALSE(merged.merge->sources.empty());
   const RunMeta trace = read_run_meta(kRuns / "round2-trace");
-  EXPECT_EQ(trace.kind, "routing-trace");
+  EXPECT_EQ(trace.kind, RunKind::kRoutingTrace);
   EXPECT_EQ(trace.run_id, "round2-trace");  // round 2 wrote none: the folder names it
   EXPECT_EQ(trace.status, RunStatus::kComplete);
   const RunMeta serve = read_run_meta(kRuns / "round2-serve");
-  EXPECT_EQ(serve.kind, "serve");
+  EXPECT_EQ(serve.kind, RunKind::kServe);
   EXPECT_EQ(serve.status, RunStatus::kComplete);
   EXPECT_FALSE(serve.extra("workloads").empty());
 }
@@ -112,6 +112,19 @@ TEST(RunMeta, AnotherMoesweepsKeysSurviveARewrite) {
   EXPECT_EQ(to_json(read_run_meta(dir)), back);
 }
 
+TEST(RunMeta, EveryKindIsReadAndWrittenByItsOneName) {
+  for (RunKind kind : kRunKinds) {
+    nlohmann::json j = round1_json();
+    j["schema_version"] = kRunMetaSchema;
+    j["kind"] = run_kind_name(kind);
+    const RunMeta m = read_run_meta(run_with(j));
+    EXPECT_EQ(m.kind, kind) << run_kind_name(kind);
+    EXPECT_EQ(to_json(m)["kind"], run_kind_name(kind));
+    EXPECT_EQ(parse_run_kind(run_kind_name(kind)), kind);
+  }
+  EXPECT_FALSE(parse_run_kind("Sweep"));
+}
+
 TEST(RunMeta, MistypedFieldsAreRefusedNamingTheFileAndTheField) {
   struct Case {
     const char* pointer;
@@ -124,6 +137,9 @@ TEST(RunMeta, MistypedFieldsAreRefusedNamingTheFileAndTheField) {
       {"/build/cpu/logical_cpus", 4294967298ull, "field 'build.cpu.logical_cpus' is 4294967298"},
       {"/run_id", 5, "field 'run_id' is 5"},
       {"/status", "bogus", "field 'status' is \"bogus\""},
+      {"/kind", "vllm",
+       "field 'kind' is \"vllm\" | expected sweep, merged, serve or routing-trace"},
+      {"/kind", 5, "field 'kind' is 5"},
       {"/machine_class", {{"family", -1}}, "field 'machine_class.family' is -1"},
       {"/shard",
        {{"plan_id", "ab"}, {"index", 4294967296ull}, {"count", 2}},

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "results/run_source.hpp"
 #include "results/sqlite_schema.hpp"
 #include "results/sqlite_store.hpp"
 #include "sample_sets.hpp"
@@ -218,8 +219,10 @@ TEST(SqliteStore, SinkBackfillsPointsTheJsonlHasAndTheDatabaseLacks) {
       << "\n"
       << record_to_json(make_record("run-b", 1, 2, 0, {150, 151, 149}, {15, 15.1, 14.9})).dump()
       << "\n{\"n_kv_max\": 10";  // and a torn third line
+  // The session reads the JSONL once and hands its points to every listener.
   SqliteSink resumed(db);
   resumed.begin(meta);
+  resumed.resumed(read_records_jsonl(std::filesystem::path(meta.run_dir) / "records.jsonl"));
   EXPECT_EQ(resumed.store().finished_point_keys("run-b").size(), 2u);
 }
 

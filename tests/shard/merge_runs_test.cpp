@@ -5,12 +5,16 @@
 
 #include <fstream>
 
+#include "report/run_tables.hpp"
+#include "report/sweep_tables.hpp"
 #include "results/record.hpp"
+#include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
 #include "support/test_support.hpp"
 #include "sweep/merge_runs.hpp"
 #include "sweep/sweep_spec.hpp"
 #include "util/error.hpp"
+#include "util/json_file.hpp"
 
 namespace moesweep {
 namespace {
@@ -102,7 +106,7 @@ TEST(MergeRuns, CompleteShardsGiveEveryPointOnceInPlanOrder) {
 
   const RunMeta meta = write_merged_run(check, g, runs, root / "merged", "merged-1", nullptr);
   EXPECT_EQ(meta.status, RunStatus::kComplete);
-  EXPECT_EQ(meta.kind, "merged");
+  EXPECT_EQ(meta.kind, RunKind::kMerged);
   EXPECT_EQ(test::read_lines(root / "merged" / "records.jsonl").size(), s.plan.points.size());
   EXPECT_EQ(test::read_lines(root / "merged" / "samples.jsonl").size(), s.plan.points.size());
   EXPECT_NE(test::read_lines(root / "merged" / "records.jsonl")[0].find("\"run_id\":\"merged-1\""),
@@ -185,6 +189,43 @@ TEST(MergeRuns, KeepsAFleetApartByMachineClass) {
     EXPECT_TRUE(g.machine == class_id("m1") || g.machine == class_id("m2")) << g.machine;
     EXPECT_EQ(g.hosts[0], (g.machine == class_id("m1") ? "m1" : "m2") + std::string("-host"));
   }
+}
+
+// The merged run's tables are a listener of its lifecycle (written before
+// meta.json says "complete"), and meta.json keeps the noise summary a sweep
+// keeps, made from the merged points (shard 0's own is not carried over).
+TEST(MergeRuns, TheMergedRunKeepsTablesAndNoiseAsASweepDoes) {
+  const Shards s = make_shards();
+  const auto root = test::scratch_dir();
+  std::vector<std::filesystem::path> dirs;
+  for (int i = 0; i < 3; ++i) dirs.push_back(write_run(root / "runs", s, i));
+  nlohmann::json meta0 = read_json_file(dirs[0] / "meta.json", "test");
+  meta0["noise"] = {{"stale", true}};
+  std::ofstream(dirs[0] / "meta.json") << meta0.dump(2);
+  int heard = 0;
+  MergeListener listener;
+  listener.merged = [&](const MergeCheck& check, const MergeGroup& g, const MergedRun& m) {
+    ++heard;
+    EXPECT_EQ(check.plan_id, s.id);
+    EXPECT_EQ(g.records.size(), s.plan.points.size());
+    EXPECT_TRUE(std::filesystem::exists(m.dir / "tables.md")) << "written inside the lifecycle";
+  };
+  const MergeResult r = merge_shard_runs({root / "runs"}, root / "merged", std::nullopt, listener);
+  EXPECT_EQ(heard, 1);
+  EXPECT_FALSE(r.fleet);
+  EXPECT_TRUE(r.all_ok());
+  EXPECT_FALSE(r.any_incomplete());
+  ASSERT_EQ(r.merged.size(), 1u);
+  EXPECT_EQ(r.merged[0].dir, root / "merged");
+  EXPECT_FALSE(r.hardware_table.empty());
+  const std::vector<Record> records = read_records_jsonl(root / "merged" / "records.jsonl");
+  const RunMeta meta = read_run_meta(root / "merged");
+  EXPECT_EQ(meta.status, RunStatus::kComplete);
+  EXPECT_EQ(meta.extra("noise"), noise_summary(records));
+  EXPECT_FALSE(meta.extra("noise").contains("stale"));
+  std::ifstream in(root / "merged" / "tables.md");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), {}),
+            "# merged\n\n" + render_run_tables(records).markdown);
 }
 
 TEST(MergeCli, ExitCodesSayCompleteIncompleteOrRefused) {

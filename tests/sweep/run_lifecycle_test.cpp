@@ -38,7 +38,7 @@ RunDirectory fresh_dir() {
 struct Begun {
   Tally tally;
   RunLifecycle run{fresh_dir()};
-  explicit Begun(const char* kind) {
+  explicit Begun(RunKind kind) {
     run.meta().kind = kind;
     run.listen(tally);
     run.begin();
@@ -46,7 +46,7 @@ struct Begun {
 };
 
 TEST(RunLifecycle, BeginSaysRunningAndEndSaysTheFinalStatus) {
-  Begun begun("serve");
+  Begun begun(RunKind::kServe);
   RunLifecycle& run = begun.run;
   const Tally& tally = begun.tally;
   const RunMeta running = run.dir().read_meta();
@@ -66,7 +66,7 @@ TEST(RunLifecycle, BeginSaysRunningAndEndSaysTheFinalStatus) {
 }
 
 TEST(RunLifecycle, AnErrorInsideGuardedLeavesFailedWithTheReason) {
-  Begun begun("routing-trace");
+  Begun begun(RunKind::kRoutingTrace);
   RunLifecycle& run = begun.run;
   const Tally& tally = begun.tally;
   EXPECT_THROW(run.guarded([] { throw UserError("the server did not answer", "", ""); }),
@@ -84,7 +84,7 @@ TEST(RunLifecycle, LeftOpenItEndsFailedWhenDestroyed) {
   std::filesystem::path dir;
   {
     RunLifecycle run(fresh_dir());
-    run.meta().kind = "merged";
+    run.meta().kind = RunKind::kMerged;
     run.listen(tally);
     run.begin();
     dir = run.dir().path();
@@ -99,7 +99,7 @@ TEST(RunLifecycle, EveryListenerEndsWhenOneEndFailsAndTheErrorSurfaces) {
   Tally after;
   FailingEnd failing;
   RunLifecycle run(fresh_dir());
-  run.meta().kind = "sweep";
+  run.meta().kind = RunKind::kSweep;
   run.listen(failing);
   run.listen(after);
   run.begin();

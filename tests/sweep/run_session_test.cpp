@@ -12,6 +12,7 @@
 #include "support/run_records.hpp"
 #include "support/test_support.hpp"
 #include "sweep/run_session.hpp"
+#include "tiny_request.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -20,21 +21,7 @@ namespace {
 // Two points per model on the tiny twin: a second or two each.
 RunRequest two_model_request(const std::filesystem::path& dir, const std::filesystem::path& a,
                              const std::filesystem::path& b) {
-  RunRequest req;
-  req.settings = {{"model", a.string() + "," + b.string()},
-                  {"threads", "1"},
-                  {"depths", "0,64"},
-                  {"ctx-size", "512"},
-                  {"ubatch-size", "64"},
-                  {"n-gen", "2"},
-                  {"repetitions", "1"},
-                  {"counters", "none"},
-                  {"name", "lifecycle"}};
-  req.origin = "test";
-  req.out_dir = dir / "runs";
-  req.database = {(dir / "results.sqlite").string(), true, false};
-  req.logical_cpus = 1;
-  return req;
+  return test::tiny_request(dir, a.string() + "," + b.string(), "0,64", "lifecycle");
 }
 
 // The tiny twin under another name, without copying its 180 MB.

@@ -5,15 +5,11 @@
 // models over their L3 domains; writes l3.json, l3_curve.csv and the plot.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "analysis/l3_analysis.hpp"
 #include "commands.hpp"
-#include "hw/cache_probe.hpp"
-#include "hw/hardware_profile.hpp"
-#include "hw/topology.hpp"
 #include "l3_counters.hpp"
 #include "l3_print.hpp"
 #include "l3_validate.hpp"
@@ -31,29 +27,6 @@ struct L3Options {
   std::string run;  // a sweep's run directory: its counters beside the prediction
 };
 
-// This machine as hwloc reports it and, when `hw --cache` ran, as measured;
-// then each hardware profile with an L3 (its domains cut evenly over its cores).
-std::vector<CacheTarget> cache_targets(const std::vector<std::string>& names) {
-  std::vector<CacheTarget> out;
-  const Topology here = probe_topology();
-  if (here.l3_total_bytes() > 0)
-    out.push_back({"this machine (hwloc)", here.l3_total_bytes(), domain_layout(here, here.cores)});
-  if (const auto probe = load_cached_cache_probe(); probe && probe->effective_l3_bytes > 0) {
-    const uint64_t domains = std::max<uint64_t>(1, here.l3_domains.size());
-    const uint64_t eff = here.cores > 1 && probe->effective_l3_bytes_all > 0
-                             ? probe->effective_l3_bytes_all
-                             : probe->effective_l3_bytes;
-    out.push_back({"this machine (measured)", eff, domain_layout(here, here.cores, eff / domains)});
-  }
-  for (const std::string& n : names.empty() ? hardware_profile_names() : names) {
-    const HardwareProfile p = load_hardware_profile(n);
-    if (p.l3_total_bytes() == 0) continue;
-    const Topology t = evenly_split_topology(p.cores, p.l3_domains, p.l3_bytes_per_domain);
-    out.push_back({p.name, p.l3_total_bytes(), domain_layout(t, t.cores)});
-  }
-  return out;
-}
-
 std::filesystem::path trace_file(const std::string& arg) {
   std::filesystem::path p = arg;
   std::error_code ec;  // a path that does not resolve is the trace reader's to name
@@ -69,7 +42,7 @@ int run_l3(const L3Options& o) {
     throw UserError(fmt::format("routing trace '{}' has no routing steps", file.string()),
                     "a trace of at least one token",
                     "record it again with a non-zero --prompt or --gen");
-  const L3Analysis a = analyse_trace(trace, cache_targets(o.hardware));
+  const L3Analysis a = analyse_trace(trace, l3_cache_targets(o.hardware));
   print_analysis(a);
   if (!o.run.empty()) print_counters_beside_prediction(a, o.run);
   const std::filesystem::path out =

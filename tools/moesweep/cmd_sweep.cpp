@@ -1,6 +1,6 @@
 // `moesweep sweep`: parse, hand the run to RunSession (src/sweep), print.
 // The run's lifecycle (meta.json, resume, sinks, tables.md) is the
-// session's; the tables' text comes from src/report.
+// session's.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -11,8 +11,6 @@
 #include "analysis/run_dir_traces.hpp"
 #include "commands.hpp"
 #include "hw/build_info.hpp"
-#include "report/run_tables.hpp"
-#include "report/sweep_tables.hpp"
 #include "sweep/run_session.hpp"
 #include "sweep/shard_plan.hpp"
 #include "sweep/this_machine.hpp"
@@ -39,13 +37,10 @@ std::vector<std::string> flags_ignored_on_resume(const CLI::App& cmd) {
 }
 
 // stdout's tables, the summary line and the exit code.
-int finish(const SweepOptions& opts, RunSession& session, const RunOutcome& outcome) {
-  const std::string tables = session.write_tables([&](const std::vector<Record>& r) {
-    return render_run_tables(r, {opts.keep_pp, opts.keep_tg, 0});
-  });
+int finish(const RunSession& session, const RunOutcome& outcome) {
   const std::string dir = session.dir().path().string();
   std::fflush(stderr);
-  fmt::print("{}", tables);
+  fmt::print("{}", session.tables_markdown());
   std::fflush(stdout);
   fmt::print(stderr, "[sweep] {}: {} ok, {} failed{} -> {}\n", run_status_name(outcome.status),
              outcome.ok_points, outcome.failed_points,
@@ -68,6 +63,7 @@ RunRequest request_from(const SweepOptions& opts, const CLI::App& cmd) {
   if (!opts.profile.empty()) req.profile_stem = std::filesystem::path(opts.profile).stem().string();
   req.out_dir = opts.out_dir;
   req.database = {opts.db, cmd.count("--db") > 0, cmd.count("--no-db") > 0};
+  req.sweet_spot = {opts.keep_pp, opts.keep_tg, 0};
   req.dry_run = opts.dry_run;
   req.logical_cpus = cpu_info().logical_cpus;
   req.command_line = invocation();
@@ -114,7 +110,7 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd, const std::string& 
   RunDirRoutingTraces traces(session.dir().path());
   if (opts.trace_routing) session.trace_routing_with(&traces);
   const RunOutcome outcome = measure(session);
-  return finish(opts, session, outcome);
+  return finish(session, outcome);
 }
 
 }  // namespace

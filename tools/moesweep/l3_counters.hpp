@@ -1,8 +1,7 @@
 #pragma once
-// `moesweep l3 TRACE --run RUN`: the simulation's prediction next to what the
-// counter backends measured in a sweep of the same model (per phase L3 hit
-// rate and DRAM bytes per token), so that on a machine with a PMU the two can
-// be compared; "unavailable (reason)" where the counters were not.
+// `moesweep l3 TRACE --run RUN`: prints the simulation's prediction next to
+// what the counter backends measured in a sweep of the same model
+// (analysis/l3_counters.hpp); "unavailable (reason)" where the counters were not.
 #include <filesystem>
 
 #include "analysis/l3_analysis.hpp"

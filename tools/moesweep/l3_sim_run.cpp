@@ -1,21 +1,12 @@
 #include "l3_sim_run.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <ctime>
-
-#include "analysis/l3_sim.hpp"
-#include "model/gguf_inspect.hpp"
-#include "report/plots.hpp"
-#include "results/run_source.hpp"
+#include "analysis/l3_sim_experiment.hpp"
 #include "util/error.hpp"
-#include "util/json_file.hpp"
 #include "util/parse_list.hpp"
 
 namespace moesweep::cli {
-namespace fs = std::filesystem;
-
 namespace {
 
 L3SimOptions sim_options(const L3SimCli& s, const L3RunOptions& o) {
@@ -38,55 +29,11 @@ L3SimOptions sim_options(const L3SimCli& s, const L3RunOptions& o) {
   return out;
 }
 
-// The first ok record of a run, or nullptr.
-std::optional<Record> first_ok(const fs::path& run) {
-  for (Record& r : read_records_jsonl(run / "records.jsonl"))
-    if (r.ok) return std::move(r);
-  return std::nullopt;
-}
-
-fs::path trace_in(const fs::path& run) {
-  for (const fs::directory_entry& e : fs::directory_iterator(run)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("routing-", 0) == 0 && name.ends_with(".trace.zst")) return e.path();
-  }
-  throw UserError(fmt::format("the traced run {} left no routing trace", run.string()),
-                  "routing-*.trace.zst in the run", "rerun l3-run --simulate");
-}
-
-L3SimCurve measure_twin(const L3SimOptions& so, const L3SimTwin& twin, int expert_ff, int dense_ff,
-                        const L3RunOptions& o, const fs::path& dir) {
-  L3SimCurve c;
-  c.twin = twin;
-  std::string model_path;
-  for (uint64_t ll : so.ll_bytes) {
-    L3SimPoint p;
-    p.ll_bytes = ll;
-    const fs::path run =
-        run_l3_sweep(l3_sim_settings(so, twin, expert_ff, dense_ff, ll), o, dir, false);
-    p.run_dir = run.string();
-    if (const auto rec = first_ok(run)) {
-      take_simulated(p, rec->tg.counters);
-      model_path = rec->params.model_path;
-    } else {
-      p.sim_unavailable = "the point failed (see its run)";
-    }
-    c.points.push_back(p);
-    fmt::print("{} LL {:.0f} MiB: {}\n", twin.label, ll / 1048576.0,
-               p.sim_hit ? fmt::format("LL hit rate {:.1f}%, DRAM {:.3f} MB/token",
-                                       100 * *p.sim_hit, p.sim_dram.value_or(0) / 1e6)
-                         : p.sim_unavailable);
-  }
-  if (twin.dense) {
-    if (!model_path.empty())
-      add_dense_model(c, trace_model_from(inspect_gguf(model_path)).hot_bytes);
-  } else {  // the routing of the same twin and tokens, traced natively (tracing under valgrind
-            // would count the tap's own work)
-    const fs::path traced =
-        run_l3_sweep(l3_sim_settings(so, twin, expert_ff, dense_ff, 0), o, dir, true);
-    add_trace_model(c, read_routing_trace(trace_in(traced)));
-  }
-  return c;
+void print_sim_point(const L3SimTwin& twin, const L3SimPoint& p) {
+  fmt::print("{} LL {:.0f} MiB: {}\n", twin.label, p.ll_bytes / 1048576.0,
+             p.sim_hit ? fmt::format("LL hit rate {:.1f}%, DRAM {:.3f} MB/token", 100 * *p.sim_hit,
+                                     p.sim_dram.value_or(0) / 1e6)
+                       : p.sim_unavailable);
 }
 
 }  // namespace
@@ -107,23 +54,16 @@ void add_l3_sim_options(CLI::App& cmd, L3SimCli& s) {
 
 int run_l3_sim(const L3SimCli& s, const L3RunOptions& o) {
   const L3SimOptions so = sim_options(s, o);
-  const int expert_ff = sim_expert_ff(so);
-  const int dense_ff = so.dense ? sim_dense_ff(so, expert_ff) : 0;
-  const fs::path dir = fs::path(o.out_dir) / fmt::format("{:%Y%m%dT%H%M%SZ}-{}",
-                                                         fmt::gmtime(std::time(nullptr)), so.name);
-  fs::create_directories(dir);
-  fmt::print("l3-run --simulate into {}: {} experts of FFN {} ({} used), pool {:.0f} MiB\n",
-             dir.string(), so.experts, expert_ff, so.experts_used, so.pool_bytes / 1048576.0);
-  std::vector<L3SimCurve> curves;
-  for (const L3SimTwin& twin : l3_sim_twins(so))
-    curves.push_back(measure_twin(so, twin, expert_ff, dense_ff, o, dir));
-  const std::string md =
-      l3_sim_markdown(curves, fmt::format("{} experts, FFN {}", so.experts, expert_ff));
-  write_file_atomically(dir / "l3_sim.json", l3_sim_json(curves).dump(1) + "\n");
-  write_file_atomically(dir / "l3_sim.md", md);
-  const PlotOutcome plots = draw_plots(l3_sim_plot_data(curves), dir);
-  fmt::print("\n{}{}\nwrote {}\n", md,
-             plots.pngs.empty() ? "plots: none (" + plots.problem + ")\n" : "", dir.string());
+  L3SimRunEvents events;
+  events.started = [&](const std::filesystem::path& dir, int expert_ff) {
+    fmt::print("l3-run --simulate into {}: {} experts of FFN {} ({} used), pool {:.0f} MiB\n",
+               dir.string(), so.experts, expert_ff, so.experts_used, so.pool_bytes / 1048576.0);
+  };
+  events.point = print_sim_point;
+  const L3SimRunOutcome out = run_l3_sim_experiment(so, o, events);
+  fmt::print("\n{}{}\nwrote {}\n", out.markdown,
+             out.plots.pngs.empty() ? "plots: none (" + out.plots.problem + ")\n" : "",
+             out.dir.string());
   return 0;
 }
 

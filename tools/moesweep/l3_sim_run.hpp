@@ -1,11 +1,11 @@
 #pragma once
-// `moesweep l3-run --simulate` (analysis/l3_sim.hpp): the twins under
-// valgrind's simulated LLs, the trace-based model beside them.
+// `moesweep l3-run --simulate` (analysis/l3_sim_experiment.hpp): its flags,
+// and what it prints.
 #include <CLI/CLI.hpp>
 
 #include <string>
 
-#include "l3_run_steps.hpp"
+#include "analysis/l3_experiment.hpp"
 
 namespace moesweep::cli {
 

@@ -2,13 +2,6 @@
 
 #include <fmt/format.h>
 
-
-#include "analysis/l3_analysis.hpp"
-#include "analysis/l3_validation_run.hpp"
-#include "hw/topology.hpp"
-#include "report/plots.hpp"
-#include "util/json_file.hpp"
-
 namespace moesweep::cli {
 namespace {
 
@@ -38,29 +31,16 @@ void print_validation(const Validation& v, const ValidationRun& in) {
 
 }  // namespace
 
-bool is_run_directory(const std::filesystem::path& p) {
-  return std::filesystem::is_directory(p) && std::filesystem::exists(p / "records.jsonl");
+void print_l3_validation(const L3ValidationOutput& out) {
+  print_validation(out.validation, out.in);
+  fmt::print("wrote {}\n", out.file.string());
+  if (!out.plot) return;
+  for (const auto& png : out.plot->pngs) fmt::print("wrote {}\n", png.string());
+  if (out.plot->pngs.empty()) fmt::print("no plot: {}\n", out.plot->problem);
 }
 
 int run_l3_validation(const std::filesystem::path& run, bool plot) {
-  const ValidationRun in = read_validation_run(run);
-  CacheMachine machine;
-  const Topology topo = probe_topology();
-  const uint64_t domains = std::max<size_t>(1, topo.l3_domains.size());
-  machine.layout = domain_layout(topo, in.threads, in.effective / domains);
-  machine.matrices = trace_expert_matrices(in.points.front().trace.model);
-  const Validation v = validate_working_set(in.points, machine, in.nominal, in.rates);
-  print_validation(v, in);
-  const auto out = run / "l3_validation";
-  std::filesystem::create_directories(out);
-  const nlohmann::json j = to_json(v, in);
-  write_file_atomically(out / "validation.json", j.dump(1) + "\n");
-  fmt::print("wrote {}\n", (out / "validation.json").string());
-  if (plot) {
-    const PlotOutcome p = draw_plots({{"l3_validation", j}}, out);
-    for (const auto& png : p.pngs) fmt::print("wrote {}\n", png.string());
-    if (p.pngs.empty()) fmt::print("no plot: {}\n", p.problem);
-  }
+  print_l3_validation(validate_l3_run(run, plot));
   return 0;
 }
 

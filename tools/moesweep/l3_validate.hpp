@@ -1,13 +1,15 @@
 #pragma once
 // `moesweep l3 RUN`: the cache models validated against a working-set run
-// recorded with --trace-routing (analysis/l3_validation.hpp): predicted and
-// measured S_TG per twin, each model's error, the best; writes
-// RUN/l3_validation/validation.json and l3_validation.png.
+// recorded with --trace-routing (analysis/l3_validation_run.hpp): predicted
+// and measured S_TG per twin, each model's error, the best; the files
+// written (RUN/l3_validation/validation.json and l3_validation.png).
 #include <filesystem>
+
+#include "analysis/l3_validation_run.hpp"
 
 namespace moesweep::cli {
 
-bool is_run_directory(const std::filesystem::path& p);
+void print_l3_validation(const L3ValidationOutput& out);
 int run_l3_validation(const std::filesystem::path& run_dir, bool plot);
 
 }  // namespace moesweep::cli
