@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -103,7 +104,9 @@ HttpAnswer http_exchange(const ServerAddress& addr, const HttpRequest& req,
   }
   httplib::Client cli(addr.host, addr.port);
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(limits.deadline).count();
-  cli.set_connection_timeout(1);
+  // A server that queues under open-loop load may take seconds to accept: that
+  // wait is part of the request's latency, not a failed request.
+  cli.set_connection_timeout(std::clamp<time_t>(seconds, 1, 30));
   cli.set_read_timeout(std::max<time_t>(1, seconds));
   cli.set_write_timeout(std::max<time_t>(1, seconds));
   cli.set_keep_alive(false);
