@@ -92,8 +92,12 @@ TEST(ProcessMemory, RollupAgreesWithVmRssAndThePeakIsNoLower) {
 }
 
 TEST(ProcessMemory, PeakResetsToTheCurrentRss) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__)  // GCC's name
   GTEST_SKIP() << "AddressSanitizer keeps freed memory in its quarantine: RSS does not drop";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)  // clang's (build-asan/)
+  GTEST_SKIP() << "AddressSanitizer keeps freed memory in its quarantine: RSS does not drop";
+#endif
 #endif
   {
     std::vector<char> big(96 * kMiB);
