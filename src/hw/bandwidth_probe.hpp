@@ -59,8 +59,9 @@ struct BandwidthProbeOptions {
 
 // Bumped whenever the probe's method changes what its figure means: cached
 // figures of another version are measured again (version 1 took the best pass,
-// timed by the main thread).
-inline constexpr int kBandwidthProbeVersion = 2;
+// timed by the main thread; version 2's read loop spilled registers and read
+// 20% slow).
+inline constexpr int kBandwidthProbeVersion = 3;
 
 struct BandwidthPoint {
   int threads = 0;
@@ -81,7 +82,7 @@ struct BandwidthMeasurement {
 };
 
 BandwidthMeasurement measure_bandwidth(const BandwidthProbeOptions& options = {});
-// Reads `bytes` (a multiple of 512) from `p` with 64-byte vector loads, as
+// Reads `bytes` (a multiple of 512) from `p` with vector loads, as
 // the probe does; returns a value that depends on every byte read.
 uint64_t stream_read(const void* p, uint64_t bytes);
 // Buffer per thread that measures DRAM, not cache: 4x the largest L3 domain,

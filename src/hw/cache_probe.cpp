@@ -20,10 +20,10 @@
 #include "hw/bandwidth_probe.hpp"
 #include "hw/build_info.hpp"
 #include "hw/topology.hpp"
-#include "util/utc_time.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 #include "util/paths.hpp"
+#include "util/utc_time.hpp"
 
 namespace moesweep {
 namespace {
@@ -292,7 +292,7 @@ CacheProbeResult measure_cache(const CacheProbeOptions& o) {
 }
 
 std::filesystem::path cache_probe_path() {
-  return cache_dir() / "hw" / fmt::format("cache-{}.json", machine_key());
+  return cache_dir() / "hw" / fmt::format("cache-v{}-{}.json", kCacheProbeVersion, machine_key());
 }
 
 std::optional<CacheProbeResult> load_cached_cache_probe() {

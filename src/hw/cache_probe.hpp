@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "hw/cache_knees.hpp"
 #include "engine/engine_types.hpp"
+#include "hw/cache_knees.hpp"
 
 namespace moesweep {
 
@@ -31,8 +31,8 @@ struct CacheProbeOptions {
   double gemv_seconds = 0.3;  // per GEMV point and thread count
 };
 
-// The engine's expert GEMV (engine/worker/expert_gemv.hpp, timed in an engine worker) against its pool of experts:
-// the kernel-level drop across the cache, and what the kernel reaches out of
+// The engine's expert GEMV (engine/worker/expert_gemv.hpp, timed in an engine worker) against its
+// pool of experts: the kernel-level drop across the cache, and what the kernel reaches out of
 // cache, which an engine-level working-set experiment must approach to be
 // memory-bound (report/working_set.hpp).
 struct GemvProbePoint {
@@ -78,6 +78,9 @@ std::vector<uint64_t> cache_probe_sizes(uint64_t min_bytes, uint64_t max_bytes, 
 // Fills knees and the effective L3 sizes from the points (pure; tests use it).
 void analyse_cache_curves(CacheProbeResult& r);
 
+// In the cache file's name, so figures of another version are measured again:
+// version 2 reads with the bandwidth probe's version-3 loop (no spills).
+inline constexpr int kCacheProbeVersion = 2;
 std::filesystem::path cache_probe_path();
 // The stored result for this machine, if `moesweep hw --cache` ran here.
 std::optional<CacheProbeResult> load_cached_cache_probe();

@@ -1,4 +1,4 @@
-// The stored form of `hw --cache`'s result (cache-<machine>.json): read back
+// The stored form of `hw --cache`'s result (cache-v2-<machine>.json): read back
 // field by field with types checked, since the file is ours but untrusted.
 #include <fmt/format.h>
 
@@ -79,7 +79,8 @@ nlohmann::json to_json(const CacheProbeResult& r) {
           {"measured_at", r.measured_at},
           {"method",
            "pointer chase (one pointer per 64-byte line, fixed random cycle, THP asked) and "
-           "64-byte vector reads, best of rounds; all-threads: each thread its share"},
+           "vector reads (the bandwidth probe's loop), best of rounds; all-threads: each thread "
+           "its share"},
           {"threads", r.threads},
           {"private_cache_bytes", r.private_cache_bytes},
           {"nominal_l3_bytes", r.nominal_l3_bytes},
