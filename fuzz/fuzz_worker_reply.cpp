@@ -36,19 +36,21 @@ void read_line(std::string_view line) {
   } catch (const wp::ProtocolError&) {
     return;
   }
-  if (msg.contains("event")) {
+  if (wp::is_event(msg)) {
     expect_only_worker_errors([&] { wp::event_from(msg); });
     return;
   }
   expect_only_worker_errors([&] { wp::check_reply(msg); });
   expect_only_worker_errors([&] { wp::hello_reply_from(msg); });
-  expect_only_worker_errors([&] { wp::load_reply_from(msg); });
-  expect_only_worker_errors([&] { wp::context_reply_from(msg); });
-  expect_only_worker_errors([&] { wp::threads_reply_from(msg); });
-  expect_only_worker_errors([&] { wp::decode_reply_from(msg); });
-  expect_only_worker_errors([&] { wp::cached_reply_from(msg); });
-  expect_only_worker_errors([&] { wp::quantize_reply_from(msg); });
-  expect_only_worker_errors([&] { wp::expert_gemv_reply_from(msg); });
+  expect_only_worker_errors([&] { wp::decode<wp::OkReply>(msg); });
+  expect_only_worker_errors([&] { wp::decode<wp::ErrorReply>(msg); });
+  expect_only_worker_errors([&] { wp::decode<wp::LoadReply>(msg); });
+  expect_only_worker_errors([&] { wp::decode<wp::ContextReply>(msg); });
+  expect_only_worker_errors([&] { wp::decode<wp::ThreadsReply>(msg); });
+  expect_only_worker_errors([&] { wp::decode<wp::DecodeReply>(msg); });
+  expect_only_worker_errors([&] { wp::decode<wp::CachedReply>(msg); });
+  expect_only_worker_errors([&] { wp::decode<wp::QuantizeReply>(msg); });
+  expect_only_worker_errors([&] { wp::decode<wp::ExpertGemvReply>(msg); });
 }
 
 }  // namespace

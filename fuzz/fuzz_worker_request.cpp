@@ -32,14 +32,16 @@ void read_line(std::string_view line) {
     return;
   }
   expect_only_protocol_errors([&] { wp::request_op(req); });
-  expect_only_protocol_errors([&] { wp::request_ctx(req, "request"); });
-  expect_only_protocol_errors([&] { wp::load_request_from(req); });
-  expect_only_protocol_errors([&] { wp::context_request_from(req); });
-  expect_only_protocol_errors([&] { wp::threads_request_from(req); });
-  expect_only_protocol_errors([&] { wp::decode_request_from(req); });
-  expect_only_protocol_errors([&] { wp::rewind_request_from(req); });
-  expect_only_protocol_errors([&] { wp::quantize_request_from(req); });
-  expect_only_protocol_errors([&] { wp::expert_gemv_request_from(req); });
+  expect_only_protocol_errors([&] { wp::decode<wp::HelloRequest>(req); });
+  expect_only_protocol_errors([&] { wp::decode<wp::LoadRequest>(req); });
+  expect_only_protocol_errors([&] { wp::decode<wp::ContextRequest>(req); });
+  expect_only_protocol_errors([&] { wp::decode<wp::FreeRequest>(req); });
+  expect_only_protocol_errors([&] { wp::decode<wp::CachedRequest>(req); });
+  expect_only_protocol_errors([&] { wp::decode<wp::ThreadsRequest>(req); });
+  expect_only_protocol_errors([&] { wp::decode<wp::DecodeRequest>(req); });
+  expect_only_protocol_errors([&] { wp::decode<wp::RewindRequest>(req); });
+  expect_only_protocol_errors([&] { wp::decode<wp::QuantizeRequest>(req); });
+  expect_only_protocol_errors([&] { wp::decode<wp::ExpertGemvRequest>(req); });
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -13,8 +14,8 @@
 #include "engine/engine_util.hpp"
 #include "engine/engine_worker.hpp"
 #include "engine/routing_observer.hpp"
-#include "engine/worker_launcher.hpp"
 #include "engine/timing_bounds.hpp"
+#include "engine/worker_launcher.hpp"
 #include "engine/worker_protocol.hpp"
 #include "util/error.hpp"
 
@@ -61,10 +62,10 @@ LoadedModel::~LoadedModel() = default;
 
 void LoadedModel::start() {
   worker_ = std::make_unique<EngineWorker>(worker_path_, limits_.stop);
-  const nlohmann::json reply = worker_->call({{"op", "load"}, {"model", wp::to_json(params_)}},
-                                             point_deadline(limits_.timeout_s));
+  const nlohmann::json reply =
+      worker_->call(wp::encode(wp::LoadRequest{params_}), point_deadline(limits_.timeout_s));
   try {
-    wp::LoadReply r = wp::load_reply_from(reply);
+    wp::LoadReply r = wp::decode<wp::LoadReply>(reply);
     facts_ = std::move(r.facts);
     load_log_ = std::move(r.engine_log);
   } catch (const wp::ProtocolError& e) {
@@ -101,9 +102,8 @@ LiveContext::LiveContext(const LoadedModel& model, const ContextParams& params,
       generation_(model.generation()),
       timeout_s_(model.limits().timeout_s) {
   const nlohmann::json reply = model_.worker().call(
-      {{"op", "context"}, {"context", wp::to_json(params)}, {"routing", routing != nullptr}},
-      point_deadline(timeout_s_));
-  wp::ContextReply r = wp::context_reply_from(reply);
+      wp::encode(wp::ContextRequest{routing != nullptr, params}), point_deadline(timeout_s_));
+  wp::ContextReply r = wp::decode<wp::ContextReply>(reply);
   id_ = r.ctx;
   applied_.n_ctx = r.n_ctx;
   applied_.n_batch = r.n_batch;
@@ -115,7 +115,8 @@ LiveContext::LiveContext(const LoadedModel& model, const ContextParams& params,
 LiveContext::~LiveContext() {
   if (model_.generation() != generation_) return;  // gone with its worker
   try {
-    model_.worker().call({{"op", "free"}, {"ctx", id_}}, {60, "the deadline of freeing a context"});
+    model_.worker().call(wp::encode(wp::FreeRequest{id_}),
+                         {60, "the deadline of freeing a context"});
   } catch (const std::exception&) {
     // The worker is ending or gone: the context goes with it.
   }
@@ -132,18 +133,19 @@ void check_alive(const LoadedModel& model, int generation) {
 void replay(RoutingObserver& routing, const nlohmann::json& line) {
   const wp::WorkerEvent ev = wp::event_from(line);
   if (ev.routing)
-    routing.on_routing(ev.layer, ev.n_tokens, ev.n_used, ev.ids.data());
+    routing.on_routing(ev.route.layer, ev.route.n_tokens, ev.route.n_used, ev.route.ids.data());
   else
-    routing.on_decode(ev.n_tokens, ev.generation);
+    routing.on_decode(ev.decode.n_tokens, ev.decode.generation);
 }
 
 }  // namespace
 
 AppliedThreads LiveContext::set_threads(const ThreadSettings& threads) {
   check_alive(model_, generation_);
-  return wp::threads_reply_from(
-      model_.worker().call({{"op", "threads"}, {"ctx", id_}, {"threads", wp::to_json(threads)}},
-                           point_deadline(timeout_s_)));
+  return wp::decode<wp::ThreadsReply>(
+             model_.worker().call(wp::encode(wp::ThreadsRequest{id_, threads}),
+                                  point_deadline(timeout_s_)))
+      .applied;
 }
 
 double LiveContext::decode(const std::vector<int32_t>& tokens, int pos0, int chunk) {
@@ -152,10 +154,9 @@ double LiveContext::decode(const std::vector<int32_t>& tokens, int pos0, int chu
   if (routing_) events = [this](const nlohmann::json& ev) { replay(*routing_, ev); };
   const auto t0 = std::chrono::steady_clock::now();
   const nlohmann::json reply = model_.worker().call(
-      {{"op", "decode"}, {"ctx", id_}, {"tokens", tokens}, {"pos0", pos0}, {"chunk", chunk}},
-      point_deadline(timeout_s_), events);
+      wp::encode(wp::DecodeRequest{id_, tokens, pos0, chunk}), point_deadline(timeout_s_), events);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double seconds = wp::decode_reply_from(reply);
+  const double seconds = wp::decode<wp::DecodeReply>(reply).seconds;
   // The engine computes micro-batches of at most n_ubatch tokens (one for a generation step).
   const int ubatch = applied_.n_ubatch > 0 ? applied_.n_ubatch : params_.n_ubatch;
   const int per_step = chunk <= 1 ? 1 : std::min(chunk, ubatch);
@@ -175,15 +176,14 @@ double LiveContext::generate(const std::vector<int32_t>& tokens, int pos0) {
 
 void LiveContext::rewind_to(int n_kv) {
   check_alive(model_, generation_);
-  model_.worker().call({{"op", "rewind"}, {"ctx", id_}, {"n_kv", n_kv}},
-                       point_deadline(timeout_s_));
+  model_.worker().call(wp::encode(wp::RewindRequest{id_, n_kv}), point_deadline(timeout_s_));
 }
 
 int LiveContext::cached_tokens() const {
   check_alive(model_, generation_);
-  const nlohmann::json reply =
-      model_.worker().call({{"op", "cached"}, {"ctx", id_}}, point_deadline(timeout_s_));
-  return wp::cached_reply_from(reply);
+  return wp::decode<wp::CachedReply>(
+             model_.worker().call(wp::encode(wp::CachedRequest{id_}), point_deadline(timeout_s_)))
+      .n;
 }
 
 std::string quantize_in_worker(const std::string& in, const std::string& out, int ftype,
@@ -194,10 +194,10 @@ std::string quantize_in_worker(const std::string& in, const std::string& out, in
   std::error_code ec;
   const uintmax_t bytes = std::filesystem::file_size(in, ec);
   const double limit = 600 + (ec ? 0.0 : static_cast<double>(bytes) / 5e6);
-  const nlohmann::json reply = w.call(
-      {{"op", "quantize"}, {"in", in}, {"out", out}, {"ftype", ftype}, {"n_threads", n_threads}},
-      {limit, "the deadline of quantizing: 600 s plus 1 s per 5 MB"});
-  return wp::quantize_reply_from(reply);
+  const nlohmann::json reply =
+      w.call(wp::encode(wp::QuantizeRequest{in, out, ftype, n_threads}),
+             {limit, "the deadline of quantizing: 600 s plus 1 s per 5 MB"});
+  return wp::decode<wp::QuantizeReply>(reply).log;
 }
 
 ExpertGemvProbe::ExpertGemvProbe(const std::filesystem::path& worker)
@@ -206,18 +206,12 @@ ExpertGemvProbe::~ExpertGemvProbe() = default;
 
 ExpertGemvPoint ExpertGemvProbe::measure(const ExpertGemvShape& shape, int64_t experts, int threads,
                                          double seconds) {
+  const wp::ExpertGemvRequest request{shape, experts, threads,
+                                      std::max<int64_t>(1, std::llround(seconds * 1e3))};
   const nlohmann::json reply =
-      worker_->call({{"op", "expert_gemv"},
-                     {"type", shape.type},
-                     {"hidden", shape.hidden},
-                     {"rows", shape.rows},
-                     {"used", shape.used},
-                     {"layers", shape.layers},
-                     {"experts", experts},
-                     {"threads", threads},
-                     {"millis", static_cast<int64_t>(seconds * 1e3)}},
+      worker_->call(wp::encode(request),
                     {std::max(60.0, seconds * 20), "the expert GEMV's deadline: 20x its time"});
-  ExpertGemvPoint p = wp::expert_gemv_reply_from(reply);
+  ExpertGemvPoint p = wp::decode<wp::ExpertGemvReply>(reply).point;
   p.threads = threads;
   return p;
 }

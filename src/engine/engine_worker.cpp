@@ -17,7 +17,7 @@ EngineWorker::EngineWorker(const std::filesystem::path& binary, const std::atomi
   // Hello has a deadline: a program that is not a worker must not hang us.
   nlohmann::json reply;
   try {
-    reply = process_.request({{"op", "hello"}, {"protocol", wp::kVersion}},
+    reply = process_.request(wp::encode(wp::HelloRequest{}),
                              {kHelloDeadlineS, "the deadline of a worker's hello"});
   } catch (const EngineCrash& e) {
     std::string tail;
@@ -51,7 +51,7 @@ nlohmann::json EngineWorker::call(const nlohmann::json& request, const CallDeadl
   } catch (const UserError& e) {  // the worker's "kind":"input": say whose and of what
     throw UserError(
         fmt::format("the engine worker {} refused its {} request: {}", facts_.worker,
-                    request.value("op", std::string("?")), e.problem()),
+                    wp::op_of(request), e.problem()),
         e.expected().empty() ? std::string("a request this engine build accepts") : e.expected(),
         e.fix().empty() ? std::string("check the sweep's settings against this engine build "
                                       "(moesweep engine list), or leave the engine out")

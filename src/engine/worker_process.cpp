@@ -282,7 +282,7 @@ std::string WorkerProcess::read_line(Wait& w) {
 
 nlohmann::json WorkerProcess::request(const nlohmann::json& req, const CallDeadline& deadline,
                                       const EventSink& events) {
-  Wait w{req.value("op", std::string("a request")), deadline, 0, 0};
+  Wait w{worker_protocol::op_of(req), deadline, 0, 0};
   if (pid_ <= 0) throw EngineCrash("the engine worker is not running", "stopped", log_tail());
   if (deadline.seconds > 0) w.deadline = now_s() + deadline.seconds;
   write_line(req.dump() + "\n", w);
@@ -293,7 +293,7 @@ nlohmann::json WorkerProcess::request(const nlohmann::json& req, const CallDeadl
     } catch (const worker_protocol::ProtocolError& e) {
       fail(w.during, e.what(), false);
     }
-    if (!msg.contains("event")) return msg;
+    if (!worker_protocol::is_event(msg)) return msg;
     if (events) {
       try {
         events(msg);

@@ -11,6 +11,13 @@
 //   <- {"ok":true,"n_threads":4,"n_threads_batch":4}        (what the engine holds now)
 //   <- {"ok":false,"error":"...","kind":"engine"|"input"}                  (any request)
 //
+// Every message is one struct below, and its fields are one table of rows
+// (engine/wire_rows.hpp) in worker_protocol.cpp: moesweep writes requests and
+// reads replies, the worker reads requests and writes replies, all through
+// encode() and decode(), so no field is spelled twice. decode() checks every
+// field's type and range and throws a ProtocolError naming the message and
+// the field (fuzz/fuzz_worker_request.cpp, fuzz/fuzz_worker_reply.cpp).
+//
 // What the engine applied (its context reply's n_ctx, n_batch and n_ubatch,
 // the threads reply's counts) is read where the worker reports it: a worker
 // of an older build that does not is "not reported", never the planned value
@@ -28,6 +35,7 @@
 
 #include "engine/applied_settings.hpp"
 #include "engine/engine_types.hpp"
+#include "engine/wire_rows.hpp"
 
 namespace moesweep::worker_protocol {
 
@@ -38,124 +46,185 @@ inline constexpr size_t kMaxLineBytes = size_t{64} << 20;
 // Token ids and positions are int32 in the engine.
 inline constexpr int64_t kMaxTokens = int64_t{1} << 24;
 
-// A request or reply that breaks the protocol (wrong type, out of range,
-// missing field): names the field and what it should have been. Seen from
-// moesweep it is the engine's failure: the sweep fails those points and goes
-// on, as for any EngineError.
-class ProtocolError : public EngineError {
- public:
-  using EngineError::EngineError;
-};
-
-// Typed access with ranges; `what` names the message in errors.
-int64_t int_field(const nlohmann::json& j, std::string_view key, int64_t lo, int64_t hi,
-                  std::string_view what);
-std::string string_field(const nlohmann::json& j, std::string_view key, std::string_view what,
-                         size_t max_bytes = 1 << 16);
-bool bool_field(const nlohmann::json& j, std::string_view key, std::string_view what);
-double number_field(const nlohmann::json& j, std::string_view key, std::string_view what);
-
-nlohmann::json to_json(const EngineKnobs& k);
-// A load or context request's "knobs" (absent: none set).
-EngineKnobs knobs_from(const nlohmann::json& request, const char* what);
-nlohmann::json to_json(const ModelLoadParams& p);
-ModelLoadParams load_params_from(const nlohmann::json& j);
-nlohmann::json to_json(const ModelFacts& f);
-ModelFacts model_facts_from(const nlohmann::json& j);
-nlohmann::json to_json(const ContextParams& p);
-ContextParams context_params_from(const nlohmann::json& j);
-nlohmann::json to_json(const ThreadSettings& t);
-ThreadSettings thread_settings_from(const nlohmann::json& j);
-nlohmann::json to_json(const EngineFacts& f);
-EngineFacts engine_facts_from(const nlohmann::json& j);
-
 // A line to a value: ProtocolError when it is not one JSON object.
 nlohmann::json parse_line(std::string_view line, std::string_view what);
 
-// --- The requests as the worker reads them (fuzz/fuzz_worker_request.cpp) ---
-// Each reader takes a request of one "op" (a JSON object, parse_line's) and
-// throws ProtocolError naming the request, the field and what it should have
-// been; the worker answers any such error with {"ok":false,"kind":"engine"}.
+// A message read as `S` (S::kWhat names it in errors), then S's own check of
+// its fields together where it has one.
+template <typename S>
+S decode(const nlohmann::json& j) {
+  S s = decode<S>(j, S::kWhat);
+  if constexpr (requires { s.check(); }) s.check();
+  return s;
+}
 
-// "op": at most 32 bytes.
+// --- Requests (moesweep writes, the worker reads) ----------------------------
+// Each starts with its "op" (at most 32 bytes), which the worker dispatches on.
 std::string request_op(const nlohmann::json& req);
-// "ctx" of a request on a context (threads, decode, rewind, cached, free).
-int request_ctx(const nlohmann::json& req, std::string_view what);
-// load: its "model".
-ModelLoadParams load_request_from(const nlohmann::json& req);
+// The "op" of a request we wrote, for messages ("a request" when it has none).
+std::string op_of(const nlohmann::json& req);
+
+struct HelloRequest {
+  static constexpr const char* kWhat = "hello request";
+  int protocol = kVersion;
+  static const WireRows<HelloRequest>& rows();
+};
+struct LoadRequest {
+  static constexpr const char* kWhat = "load request";
+  ModelLoadParams model;
+  static const WireRows<LoadRequest>& rows();
+};
 struct ContextRequest {
+  static constexpr const char* kWhat = "context request";
   bool routing = false;  // send the decode's routing as events
   ContextParams params;
+  static const WireRows<ContextRequest>& rows();
 };
-ContextRequest context_request_from(const nlohmann::json& req);
-// threads: its "threads".
-ThreadSettings threads_request_from(const nlohmann::json& req);
+// A request on one context and nothing else: free, cached.
+struct FreeRequest {
+  static constexpr const char* kWhat = "free request";
+  int ctx = 0;
+  static const WireRows<FreeRequest>& rows();
+};
+struct CachedRequest {
+  static constexpr const char* kWhat = "cached request";
+  int ctx = 0;
+  static const WireRows<CachedRequest>& rows();
+};
+struct ThreadsRequest {
+  static constexpr const char* kWhat = "threads request";
+  int ctx = 0;
+  ThreadSettings threads;
+  static const WireRows<ThreadsRequest>& rows();
+};
 struct DecodeRequest {
+  static constexpr const char* kWhat = "decode request";
   int ctx = 0;
   std::vector<int32_t> tokens;  // ids >= 0, at most kMaxTokens of them
   int pos0 = 0;
   int chunk = 1;
+  static const WireRows<DecodeRequest>& rows();
 };
-DecodeRequest decode_request_from(const nlohmann::json& req);
-int rewind_request_from(const nlohmann::json& req);  // its "n_kv"
+struct RewindRequest {
+  static constexpr const char* kWhat = "rewind request";
+  int ctx = 0;
+  int n_kv = 0;
+  static const WireRows<RewindRequest>& rows();
+};
 struct QuantizeRequest {
+  static constexpr const char* kWhat = "quantize request";
   std::string in, out;
   int ftype = 0;          // the engine's llama_ftype
   int64_t n_threads = 0;  // 0: the machine's
+  static const WireRows<QuantizeRequest>& rows();
 };
-QuantizeRequest quantize_request_from(const nlohmann::json& req);
 struct ExpertGemvRequest {
-  ExpertGemvShape shape;
+  static constexpr const char* kWhat = "expert_gemv request";
+  ExpertGemvShape shape;  // its fields at the top level
   int64_t experts = 1;
   int threads = 1;
-  double seconds = 0;
+  int64_t millis = 1;  // how long to measure, in milliseconds (as on the wire)
+  static const WireRows<ExpertGemvRequest>& rows();
 };
-ExpertGemvRequest expert_gemv_request_from(const nlohmann::json& req);
 
-// --- The worker's replies as moesweep reads them (fuzz/fuzz_worker_reply.cpp) ---
-// Each reader takes the reply of one request kind and throws ProtocolError
-// naming the reply, the field and what it should have been.
+// --- Replies (the worker writes, moesweep reads) -----------------------------
 
 // Any reply: returns when it says {"ok":true}. {"ok":false}: UserError for
 // kind "input" (the worker's expected and fix), else EngineError with the
 // worker's error; no boolean "ok": EngineError.
 void check_reply(const nlohmann::json& reply);
+
+// {"ok":false}: what the worker answers a request it could not carry out.
+struct ErrorReply {
+  static constexpr const char* kWhat = "error reply";
+  std::string kind;  // "input" (the user's to fix: expected and fix say how) or "engine"
+  std::string error, expected, fix;
+  static const WireRows<ErrorReply>& rows();
+};
+// {"ok":true} and nothing else: free, rewind.
+struct OkReply {
+  static constexpr const char* kWhat = "reply";
+  static const WireRows<OkReply>& rows();
+};
+struct HelloReply {
+  static constexpr const char* kWhat = "the worker's hello";
+  int protocol = 0;
+  EngineFacts engine;
+  static const WireRows<HelloReply>& rows();
+};
 // hello: the engine's facts. UserError when the worker refuses to run here
 // (kind "input", its reason); ProtocolError for another protocol version.
 EngineFacts hello_reply_from(const nlohmann::json& reply);
 
 struct LoadReply {
+  static constexpr const char* kWhat = "load reply";
   ModelFacts facts;
   std::string engine_log;  // the engine's INFO lines of the load
+  static const WireRows<LoadReply>& rows();
 };
-LoadReply load_reply_from(const nlohmann::json& reply);
-
 struct ContextReply {
+  static constexpr const char* kWhat = "context reply";
   int ctx = 0;                    // the worker's id of the context
   int n_ctx = 0;                  // what the engine made of the asked n_ctx
   int n_batch = 0, n_ubatch = 0;  // what it made of those (0: not reported)
   std::string engine_log;
+  static const WireRows<ContextReply>& rows();
 };
-ContextReply context_reply_from(const nlohmann::json& reply);
 // threads: the thread counts the engine holds now (0: not reported).
-AppliedThreads threads_reply_from(const nlohmann::json& reply);
-
-// decode: the seconds the engine took, in (0, 1e9] (EngineError otherwise).
-double decode_reply_from(const nlohmann::json& reply);
-int cached_reply_from(const nlohmann::json& reply);            // tokens in the KV cache
-std::string quantize_reply_from(const nlohmann::json& reply);  // the engine's log
+struct ThreadsReply {
+  static constexpr const char* kWhat = "threads reply";
+  AppliedThreads applied;  // n_threads, n_threads_batch at the top level
+  static const WireRows<ThreadsReply>& rows();
+};
+// decode: the seconds the engine took, in (0, 1e9] (the check).
+struct DecodeReply {
+  static constexpr const char* kWhat = "decode reply";
+  double seconds = 0;
+  void check() const;
+  static const WireRows<DecodeReply>& rows();
+};
+struct CachedReply {
+  static constexpr const char* kWhat = "cached reply";
+  int n = 0;  // tokens in the KV cache
+  static const WireRows<CachedReply>& rows();
+};
+struct QuantizeReply {
+  static constexpr const char* kWhat = "quantize reply";
+  std::string log;  // the engine's
+  static const WireRows<QuantizeReply>& rows();
+};
 // expert_gemv: the point (its threads are the request's, not the reply's).
-ExpertGemvPoint expert_gemv_reply_from(const nlohmann::json& reply);
+struct ExpertGemvReply {
+  static constexpr const char* kWhat = "expert_gemv reply";
+  ExpertGemvPoint point;  // its fields but threads, at the top level
+  static const WireRows<ExpertGemvReply>& rows();
+};
 
-// A line before the reply of a traced decode: a decode call, or the experts
-// one MoE layer selected (ids[t * n_used + k], n_tokens x n_used of them).
-struct WorkerEvent {
-  bool routing = false;  // false: a decode event
+// --- Events: lines before the reply of a traced decode -----------------------
+
+// A decode call of the engine.
+struct DecodeEvent {
+  static constexpr const char* kWhat = "a decode event";
   int n_tokens = 0;
-  bool generation = false;  // decode events
-  int layer = 0, n_used = 0;
+  bool generation = false;
+  static const WireRows<DecodeEvent>& rows();
+};
+// The experts one MoE layer selected: ids[t * n_used + k], n_tokens x n_used.
+struct RoutingEvent {
+  static constexpr const char* kWhat = "a routing event";
+  int layer = 0, n_tokens = 0, n_used = 0;
   std::vector<int32_t> ids;
+  void check() const;  // n_tokens x n_used ids
+  static const WireRows<RoutingEvent>& rows();
+};
+// Either event, by its "event".
+struct WorkerEvent {
+  bool routing = false;  // false: `decode` holds it
+  DecodeEvent decode;
+  RoutingEvent route;
 };
 WorkerEvent event_from(const nlohmann::json& event);
+// Whether a line from the worker is an event (else it is the reply).
+bool is_event(const nlohmann::json& line);
 
 }  // namespace moesweep::worker_protocol

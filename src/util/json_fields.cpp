@@ -15,12 +15,19 @@ std::string json_excerpt(const nlohmann::json& v) {
   return text;
 }
 
-JsonFields::JsonFields(const nlohmann::json& obj, std::string origin, std::string path)
-    : obj_(&obj), origin_(std::move(origin)), path_(std::move(path)) {
+JsonFields::JsonFields(const nlohmann::json& obj, std::string origin, std::string path,
+                       Raise raise_error)
+    : obj_(&obj), origin_(std::move(origin)), path_(std::move(path)), raise_(raise_error) {
   if (obj.is_object()) return;
-  throw UserError(fmt::format("{}: {} is {}", origin_,
-                              path_.empty() ? "the file" : "'" + path_ + "'", json_excerpt(obj)),
-                  "a JSON object", fmt::format("correct {} or record the file again", origin_));
+  raise(fmt::format("{}: {} is {}", origin_, path_.empty() ? "the file" : "'" + path_ + "'",
+                    json_excerpt(obj)),
+        "a JSON object", fmt::format("correct {} or record the file again", origin_));
+}
+
+void JsonFields::raise(const std::string& problem, const std::string& expected,
+                       const std::string& fix) const {
+  if (raise_) raise_(problem, expected, fix);
+  throw UserError(problem, expected, fix);
 }
 
 std::string JsonFields::where(std::string_view key) const {
@@ -29,10 +36,10 @@ std::string JsonFields::where(std::string_view key) const {
 
 void JsonFields::fail(std::string_view key, const std::string& expected) const {
   const nlohmann::json* v = find(key);
-  throw UserError(
-      fmt::format("{}: field '{}' is {}", origin_, where(key),
-                  v ? json_excerpt(*v) : std::string("missing")),
-      expected, fmt::format("correct '{}' in {} (or record the file again)", where(key), origin_));
+  raise(fmt::format("{}: field '{}' is {}", origin_, where(key),
+                    v ? json_excerpt(*v) : std::string("missing")),
+        expected,
+        fmt::format("correct '{}' in {} (or record the file again)", where(key), origin_));
 }
 
 const nlohmann::json* JsonFields::find(std::string_view key) const {
@@ -100,8 +107,8 @@ std::vector<std::string> JsonFields::texts(std::string_view key) const {
 
 JsonFields JsonFields::object(std::string_view key) const {
   static const nlohmann::json empty = nlohmann::json::object();
-  if (!has(key)) return JsonFields(empty, origin_, where(key));
-  return JsonFields(*find(key), origin_, where(key));
+  if (!has(key)) return JsonFields(empty, origin_, where(key), raise_);
+  return JsonFields(*find(key), origin_, where(key), raise_);
 }
 
 const nlohmann::json& JsonFields::array(std::string_view key) const {
@@ -116,7 +123,7 @@ std::vector<JsonFields> JsonFields::objects(std::string_view key) const {
   std::vector<JsonFields> out;
   const nlohmann::json& list = array(key);
   for (size_t i = 0; i < list.size(); ++i)
-    out.emplace_back(list[i], origin_, fmt::format("{}[{}]", where(key), i));
+    out.emplace_back(list[i], origin_, fmt::format("{}[{}]", where(key), i), raise_);
   return out;
 }
 

@@ -21,9 +21,16 @@ namespace moesweep {
 
 class JsonFields {
  public:
-  // UserError unless `obj` is an object. `path` prefixes field names in
-  // messages ("" at the top level).
-  JsonFields(const nlohmann::json& obj, std::string origin, std::string path = "");
+  // Raises the error of a field that is not as expected (it must throw). The
+  // default raises a UserError about a file; a peer's messages raise their own
+  // error type (engine/wire_rows.hpp).
+  using Raise = void (*)(const std::string& problem, const std::string& expected,
+                         const std::string& fix);
+
+  // Raises unless `obj` is an object. `path` prefixes field names in messages
+  // ("" at the top level).
+  JsonFields(const nlohmann::json& obj, std::string origin, std::string path = "",
+             Raise raise_error = nullptr);
 
   bool has(std::string_view key) const;  // present and not null
   std::string text(std::string_view key, std::string fallback = {}) const;
@@ -49,8 +56,11 @@ class JsonFields {
 
  private:
   const nlohmann::json* find(std::string_view key) const;
+  [[noreturn]] void raise(const std::string& problem, const std::string& expected,
+                          const std::string& fix) const;
   const nlohmann::json* obj_;
   std::string origin_, path_;
+  Raise raise_ = nullptr;
 };
 
 // A checked text for a message: at most 80 characters of `v`'s JSON.

@@ -17,7 +17,7 @@ using nlohmann::json;
 
 // The ProtocolError's message when `read` refuses `req`; "" when it reads it.
 template <typename F>
-std::string refusal(F&& read, const json& req) {
+std::string refusal(F read, const json& req) {
   try {
     read(req);
   } catch (const wp::ProtocolError& e) {
@@ -26,13 +26,21 @@ std::string refusal(F&& read, const json& req) {
   return "";
 }
 
+// The same for the request message `M`.
+template <typename M>
+std::string refused_as(const json& req) {
+  return refusal([](const json& r) { return wp::decode<M>(r); }, req);
+}
+
 TEST(WorkerRequest, WhatMoesweepWritesReadsBackAsMeant) {
   ModelLoadParams load;
   load.path = "m.gguf";
   load.load_mode = "mmap";
   load.tensor_overrides = {"exps=CPU"};
   load.knobs.mla = 2;
-  const ModelLoadParams l = wp::load_request_from({{"op", "load"}, {"model", wp::to_json(load)}});
+  const json load_line = wp::encode(wp::LoadRequest{load});
+  EXPECT_EQ(wp::request_op(load_line), "load");
+  const ModelLoadParams l = wp::decode<wp::LoadRequest>(load_line).model;
   EXPECT_EQ(l.path, "m.gguf");
   EXPECT_EQ(l.tensor_overrides, load.tensor_overrides);
   EXPECT_EQ(l.knobs.mla, 2);
@@ -40,57 +48,69 @@ TEST(WorkerRequest, WhatMoesweepWritesReadsBackAsMeant) {
   ContextParams ctx;
   ctx.n_ctx = 4096;
   ctx.type_k = "q8_0";
-  const wp::ContextRequest c = wp::context_request_from(
-      {{"op", "context"}, {"context", wp::to_json(ctx)}, {"routing", true}});
+  const auto c = wp::decode<wp::ContextRequest>(wp::encode(wp::ContextRequest{true, ctx}));
   EXPECT_TRUE(c.routing);
   EXPECT_EQ(c.params.n_ctx, 4096);
   EXPECT_EQ(c.params.type_k, "q8_0");
 
-  const wp::DecodeRequest d = wp::decode_request_from(
-      {{"op", "decode"}, {"ctx", 3}, {"tokens", {5, 0, 2147483647}}, {"pos0", 64}, {"chunk", 512}});
+  const auto d =
+      wp::decode<wp::DecodeRequest>(wp::encode(wp::DecodeRequest{3, {5, 0, 2147483647}, 64, 512}));
   EXPECT_EQ(d.ctx, 3);
   EXPECT_EQ(d.tokens, (std::vector<int32_t>{5, 0, 2147483647}));
   EXPECT_EQ(d.pos0, 64);
   EXPECT_EQ(d.chunk, 512);
 
-  EXPECT_EQ(wp::rewind_request_from({{"op", "rewind"}, {"ctx", 1}, {"n_kv", 8}}), 8);
-  const wp::QuantizeRequest q = wp::quantize_request_from(
-      {{"op", "quantize"}, {"in", "a"}, {"out", "b"}, {"ftype", 14}, {"n_threads", 0}});
+  EXPECT_EQ(wp::decode<wp::RewindRequest>(wp::encode(wp::RewindRequest{1, 8})).n_kv, 8);
+  const auto q = wp::decode<wp::QuantizeRequest>(wp::encode(wp::QuantizeRequest{"a", "b", 14, 0}));
   EXPECT_EQ(q.out, "b");
   EXPECT_EQ(q.ftype, 14);
-  const wp::ExpertGemvRequest g = wp::expert_gemv_request_from({{"op", "expert_gemv"},
-                                                                {"type", "q8_0"},
-                                                                {"hidden", 256},
-                                                                {"rows", 64},
-                                                                {"used", 2},
-                                                                {"layers", 2},
-                                                                {"experts", 8},
-                                                                {"threads", 1},
-                                                                {"millis", 50}});
+  const auto g = wp::decode<wp::ExpertGemvRequest>(
+      wp::encode(wp::ExpertGemvRequest{{"q8_0", 256, 64, 2, 2}, 8, 1, 50}));
   EXPECT_EQ(g.shape.rows, 64);
-  EXPECT_DOUBLE_EQ(g.seconds, 0.05);
+  EXPECT_EQ(g.millis, 50);
+}
+
+// The wire itself, as a worker of another build reads and writes it: the
+// table must not rename a field (that is a new protocol version).
+TEST(WorkerRequest, TheWireKeepsItsFieldNames) {
+  const json gemv = wp::encode(wp::ExpertGemvRequest{{"q8_0", 256, 64, 2, 2}, 8, 1, 50});
+  EXPECT_EQ(gemv, json::parse(R"({"op":"expert_gemv","type":"q8_0","hidden":256,"rows":64,)"
+                              R"("used":2,"layers":2,"experts":8,"threads":1,"millis":50})"));
+  EXPECT_EQ(wp::encode(wp::DecodeRequest{1, {7}, 0, 1}),
+            json::parse(R"({"op":"decode","ctx":1,"tokens":[7],"pos0":0,"chunk":1})"));
+  EXPECT_EQ(wp::encode(wp::ThreadsReply{{4, 2}}),
+            json::parse(R"({"ok":true,"n_threads":4,"n_threads_batch":2})"));
+  EXPECT_EQ(wp::encode(wp::HelloRequest{}), json::parse(R"({"op":"hello","protocol":1})"));
 }
 
 TEST(WorkerRequest, ABrokenRequestIsAProtocolErrorNamingTheField) {
   // A missing sub-object was the JSON library's out_of_range before.
-  EXPECT_NE(refusal(wp::load_request_from, {{"op", "load"}}).find("'model'"), std::string::npos);
+  EXPECT_NE(refused_as<wp::LoadRequest>({{"op", "load"}}).find("'model'"), std::string::npos);
   EXPECT_NE(
-      refusal(wp::context_request_from, {{"op", "context"}, {"routing", false}}).find("'context'"),
+      refused_as<wp::ContextRequest>({{"op", "context"}, {"routing", false}}).find("'context'"),
       std::string::npos);
-  EXPECT_NE(refusal(wp::threads_request_from, {{"op", "threads"}, {"ctx", 1}}).find("'threads'"),
+  EXPECT_NE(refused_as<wp::ThreadsRequest>({{"op", "threads"}, {"ctx", 1}}).find("'threads'"),
             std::string::npos);
-  EXPECT_NE(refusal(wp::decode_request_from, {{"op", "decode"}, {"ctx", 1}}).find("'tokens'"),
+  EXPECT_NE(refused_as<wp::DecodeRequest>({{"op", "decode"}, {"ctx", 1}}).find("'tokens'"),
             std::string::npos);
+  // A field inside a sub-object is named by its path.
+  json load = wp::encode(wp::LoadRequest{});
+  load["model"]["knobs"]["mla"] = 9;
+  EXPECT_NE(refused_as<wp::LoadRequest>(load).find("'model.knobs.mla'"), std::string::npos);
   const json decode = {{"op", "decode"}, {"ctx", 1}, {"pos0", 0}, {"chunk", 1}};
   for (const json& tokens : {json(-1), json::array({-1}), json::array({2147483648LL}),
                              json::array({1.5}), json::array({"7"})}) {
     json req = decode;
     req["tokens"] = tokens;
-    EXPECT_NE(refusal(wp::decode_request_from, req), "") << tokens.dump();
+    EXPECT_NE(refused_as<wp::DecodeRequest>(req), "") << tokens.dump();
   }
-  EXPECT_NE(refusal(wp::rewind_request_from, {{"n_kv", -1}}), "");
-  EXPECT_NE(refusal(wp::quantize_request_from, {{"in", "a"}, {"out", "b"}, {"ftype", 1024}}), "");
-  EXPECT_NE(refusal([](const json& r) { return wp::request_ctx(r, "request"); }, {{"ctx", 0}}), "");
+  EXPECT_NE(refused_as<wp::RewindRequest>({{"op", "rewind"}, {"ctx", 1}, {"n_kv", -1}}), "");
+  EXPECT_NE(refused_as<wp::QuantizeRequest>(
+                {{"op", "quantize"}, {"in", "a"}, {"out", "b"}, {"ftype", 1024}}),
+            "");
+  EXPECT_NE(refused_as<wp::FreeRequest>({{"op", "free"}, {"ctx", 0}}), "");
+  // A request of another op is not read as this one.
+  EXPECT_NE(refused_as<wp::FreeRequest>({{"op", "cached"}, {"ctx", 1}}), "");
   EXPECT_NE(refusal(wp::request_op, json::array()), "");
 }
 

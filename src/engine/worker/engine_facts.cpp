@@ -22,9 +22,7 @@ nlohmann::json hello_reply() {
   f.cpu_variant = cpu_variant();
   f.cpu_features = cpu_backend_features();
   f.system_info = llama_print_system_info();
-  return {{"ok", true},
-          {"protocol", worker_protocol::kVersion},
-          {"engine", worker_protocol::to_json(f)}};
+  return worker_protocol::encode(worker_protocol::HelloReply{worker_protocol::kVersion, f});
 }
 
 }  // namespace moesweep::worker

@@ -16,7 +16,7 @@ namespace moesweep::worker {
 nlohmann::json quantize_reply(const nlohmann::json& req) {
   namespace wp = worker_protocol;
   init_engine_backends();
-  const wp::QuantizeRequest r = wp::quantize_request_from(req);
+  const auto r = wp::decode<wp::QuantizeRequest>(req);
   const std::string& in = r.in;
   llama_model_quantize_params qp = llama_model_quantize_default_params();
   qp.ftype = static_cast<llama_ftype>(r.ftype);
@@ -40,7 +40,7 @@ nlohmann::json quantize_reply(const nlohmann::json& req) {
                     "a quant type the engine makes without an importance matrix",
                     "try another --quant; MOESWEEP_ENGINE_LOG=info shows the engine's reason");
   }
-  return {{"ok", true}, {"log", log}};
+  return wp::encode(wp::QuantizeReply{log});
 }
 
 }  // namespace moesweep::worker

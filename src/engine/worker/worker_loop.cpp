@@ -42,14 +42,11 @@ void send(const json& msg) {
 class BufferedRouting : public RoutingObserver {
  public:
   void on_decode(int n_tokens, bool generation) override {
-    events_.push_back({{"event", "decode"}, {"n_tokens", n_tokens}, {"generation", generation}});
+    events_.push_back(wp::encode(wp::DecodeEvent{n_tokens, generation}));
   }
   void on_routing(int layer, int n_tokens, int n_used, const int32_t* ids) override {
-    events_.push_back({{"event", "routing"},
-                       {"layer", layer},
-                       {"n_tokens", n_tokens},
-                       {"n_used", n_used},
-                       {"ids", std::vector<int32_t>(ids, ids + size_t(n_tokens) * n_used)}});
+    events_.push_back(wp::encode(wp::RoutingEvent{
+        layer, n_tokens, n_used, std::vector<int32_t>(ids, ids + size_t(n_tokens) * n_used)}));
   }
   void flush() {
     for (const json& e : events_) send(e);
@@ -70,7 +67,6 @@ class Worker {
   json handle(const json& req);
 
  private:
-  Context& context_of(const json& req);
   Context& context_of(int id);
   json on_decode(const json& req);
   json on_context(const json& req);
@@ -78,10 +74,6 @@ class Worker {
   std::map<int, ContextSlot> contexts_;
   int next_id_ = 1;
 };
-
-Context& Worker::context_of(const json& req) {
-  return context_of(wp::request_ctx(req, "request"));
-}
 
 Context& Worker::context_of(int id) {
   const auto it = contexts_.find(id);
@@ -91,7 +83,7 @@ Context& Worker::context_of(int id) {
 
 json Worker::on_context(const json& req) {
   if (!model_) throw EngineError("a context was asked for before a model was loaded");
-  const wp::ContextRequest r = wp::context_request_from(req);
+  const auto r = wp::decode<wp::ContextRequest>(req);
   ContextSlot slot;
   if (r.routing) slot.routing = std::make_unique<BufferedRouting>();
   std::string log;
@@ -101,22 +93,18 @@ json Worker::on_context(const json& req) {
     log = bounded_log(capture.text());
   }
   const int id = next_id_++;
-  json reply = {{"ok", true},
-                {"ctx", id},
-                {"n_ctx", slot.ctx->n_ctx()},
-                {"n_batch", slot.ctx->n_batch()},
-                {"n_ubatch", slot.ctx->n_ubatch()},
-                {"engine_log", log}};
+  const wp::ContextReply reply{id, slot.ctx->n_ctx(), slot.ctx->n_batch(), slot.ctx->n_ubatch(),
+                               log};
   contexts_.emplace(id, std::move(slot));
-  return reply;
+  return wp::encode(reply);
 }
 
 json Worker::on_decode(const json& req) {
-  const wp::DecodeRequest r = wp::decode_request_from(req);
+  const auto r = wp::decode<wp::DecodeRequest>(req);
   Context& ctx = context_of(r.ctx);
   const double seconds = r.tokens.empty() ? 0.0 : ctx.decode(r.tokens, r.pos0, r.chunk);
   if (auto& routing = contexts_.at(r.ctx).routing) routing->flush();
-  return {{"ok", true}, {"seconds", seconds}};
+  return wp::encode(wp::DecodeReply{seconds});
 }
 
 json Worker::handle(const json& req) {
@@ -127,35 +115,35 @@ json Worker::handle(const json& req) {
     std::string log;
     {
       EngineLogCapture capture(EngineLogCapture::Level::kInfo);  // its model buffers
-      model_ = std::make_unique<Model>(wp::load_request_from(req));
+      model_ = std::make_unique<Model>(wp::decode<wp::LoadRequest>(req).model);
       log = bounded_log(capture.text());
     }
-    return {{"ok", true}, {"facts", wp::to_json(model_->facts())}, {"engine_log", log}};
+    return wp::encode(wp::LoadReply{model_->facts(), log});
   }
   if (op == "context") return on_context(req);
   if (op == "free") {
-    contexts_.erase(wp::request_ctx(req, "free request"));
-    return {{"ok", true}};
+    contexts_.erase(wp::decode<wp::FreeRequest>(req).ctx);
+    return wp::encode(wp::OkReply{});
   }
   if (op == "threads") {
-    Context& ctx = context_of(req);
-    ctx.set_threads(wp::threads_request_from(req));
-    return {
-        {"ok", true}, {"n_threads", ctx.n_threads()}, {"n_threads_batch", ctx.n_threads_batch()}};
+    const auto r = wp::decode<wp::ThreadsRequest>(req);
+    Context& ctx = context_of(r.ctx);
+    ctx.set_threads(r.threads);
+    return wp::encode(wp::ThreadsReply{{ctx.n_threads(), ctx.n_threads_batch()}});
   }
   if (op == "decode") return on_decode(req);
   if (op == "rewind") {
-    context_of(req).rewind_to(wp::rewind_request_from(req));
-    return {{"ok", true}};
+    const auto r = wp::decode<wp::RewindRequest>(req);
+    context_of(r.ctx).rewind_to(r.n_kv);
+    return wp::encode(wp::OkReply{});
   }
-  if (op == "cached") return {{"ok", true}, {"n", context_of(req).cached_tokens()}};
+  if (op == "cached") {
+    const auto r = wp::decode<wp::CachedRequest>(req);
+    return wp::encode(wp::CachedReply{context_of(r.ctx).cached_tokens()});
+  }
   if (op == "quantize") return quantize_reply(req);
   if (op == "expert_gemv") return expert_gemv_reply(req);
   throw wp::ProtocolError(fmt::format("unknown request '{}'", op));
-}
-
-json error_reply(const std::string& kind, const std::string& error) {
-  return {{"ok", false}, {"kind", kind}, {"error", error}};
 }
 
 }  // namespace
@@ -168,11 +156,9 @@ int serve_requests() {
     try {
       reply = worker.handle(wp::parse_line(line, "request"));
     } catch (const UserError& e) {
-      reply = error_reply("input", e.problem());
-      reply["expected"] = e.expected();
-      reply["fix"] = e.fix();
+      reply = wp::encode(wp::ErrorReply{"input", e.problem(), e.expected(), e.fix()});
     } catch (const std::exception& e) {
-      reply = error_reply("engine", e.what());
+      reply = wp::encode(wp::ErrorReply{"engine", e.what(), {}, {}});
     }
     send(reply);
   }

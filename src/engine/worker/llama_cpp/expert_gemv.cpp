@@ -170,14 +170,10 @@ ExpertGemvPoint measure_expert_gemv(const ExpertGemvShape& shape, int64_t expert
 
 nlohmann::json expert_gemv_reply(const nlohmann::json& req) {
   namespace wp = worker_protocol;
-  const wp::ExpertGemvRequest r = wp::expert_gemv_request_from(req);
-  const ExpertGemvPoint p = measure_expert_gemv(r.shape, r.experts, r.threads, r.seconds);
-  return {{"ok", true},
-          {"pool_bytes", p.pool_bytes},
-          {"expert_bytes", p.expert_bytes},
-          {"threads", r.threads},
-          {"gbps", p.gbps},
-          {"tokens_per_s", p.tokens_per_s}};
+  const auto r = wp::decode<wp::ExpertGemvRequest>(req);
+  const ExpertGemvPoint p =
+      measure_expert_gemv(r.shape, r.experts, r.threads, static_cast<double>(r.millis) / 1e3);
+  return wp::encode(wp::ExpertGemvReply{p});
 }
 
 }  // namespace moesweep::worker
