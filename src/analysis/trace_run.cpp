@@ -71,12 +71,12 @@ std::filesystem::path write_trace_run(const TraceRequest& r, const TraceRunDone&
   RunMeta& meta = run.meta();
   meta.kind = RunKind::kRoutingTrace;
   meta.name = r.name;
-  meta.other["model"] = to_json(done.model);
+  meta.kind_facts["model"] = to_json(done.model);
   run.begin();
   const std::filesystem::path file = run.dir().file("routing.trace.zst");
   run.guarded([&] {
     *bytes = write_routing_trace(done.result.trace, file);
-    meta.other.update(trace_summary_json(done.result, r.run, *bytes));
+    meta.kind_facts.update(trace_summary_json(done.result, r.run, *bytes));
     run.end(RunStatus::kComplete);
   });
   return file;

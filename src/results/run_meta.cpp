@@ -126,19 +126,19 @@ const std::vector<FieldRow<RunMeta>>& meta_fields() {
   return rows;
 }
 
-// Reads the rows of a struct and keeps every other key in its `other`.
+// Reads the rows of a struct and keeps every other key in its `untyped`.
 template <typename S>
 S read_struct(const JsonFields& f, const std::vector<FieldRow<S>>& rows,
               std::initializer_list<const char*> typed_elsewhere = {}) {
   S s;
   read_rows(f, s, rows);
-  s.other = f.rest(row_keys(rows, typed_elsewhere));
+  s.untyped = f.rest(row_keys(rows, typed_elsewhere));
   return s;
 }
 
 template <typename S>
 nlohmann::json write_struct(const S& s, const std::vector<FieldRow<S>>& rows) {
-  nlohmann::json j = s.other;
+  nlohmann::json j = s.untyped;
   write_rows(s, rows, j);
   return j;
 }
@@ -214,7 +214,7 @@ void read_database(const JsonFields& f, RunMeta& m) {
   if (f.has("database")) m.database = f.text("database");
 }
 
-// The typed keys; everything else stays in `other`.
+// The typed keys; everything else stays in `kind_facts`.
 const std::vector<std::string>& meta_keys() {
   static const std::vector<std::string> keys =
       row_keys(meta_fields(), {"kind", "status", "database", "settings", "build", "machine_class",
@@ -237,9 +237,9 @@ RunMeta meta_from(const JsonFields& f) {
   if (f.has("node")) m.node = read_struct(f.object("node"), node_fields());
   if (f.has("bandwidth")) m.bandwidth = bandwidth_from(f.object("bandwidth"));
   if (f.has("merge")) m.merge = merge_from(f.object("merge"));
-  m.other = f.rest(meta_keys());
+  m.kind_facts = f.rest(meta_keys());
   // A sweep's plan summary: its point count is read (the progress line).
-  if (m.other.contains("plan")) f.object("plan").integer("points", 0, kMaxInt, 0);
+  if (m.kind_facts.contains("plan")) f.object("plan").integer("points", 0, kMaxInt, 0);
   return m;
 }
 
@@ -284,16 +284,16 @@ std::string run_kind_names() {
 }
 
 int64_t RunMeta::planned_points() const {
-  const nlohmann::json& plan = extra("plan");
+  const nlohmann::json& plan = kind_fact("plan");
   return plan.is_object() && plan.contains("points") && plan["points"].is_number_integer()
              ? plan["points"].get<int64_t>()
              : 0;
 }
 
-const nlohmann::json& RunMeta::extra(const std::string& key) const {
+const nlohmann::json& RunMeta::kind_fact(const std::string& key) const {
   static const nlohmann::json null;
-  const auto it = other.find(key);
-  return it == other.end() ? null : *it;
+  const auto it = kind_facts.find(key);
+  return it == kind_facts.end() ? null : *it;
 }
 
 BuildFacts build_facts_from_json(const nlohmann::json& j, const std::string& origin) {
@@ -359,7 +359,7 @@ nlohmann::json to_json(const MergeFacts& m) {
 }
 
 nlohmann::json to_json(const RunMeta& m) {
-  nlohmann::json j = m.other;
+  nlohmann::json j = m.kind_facts;
   write_rows(m, meta_fields(), j);
   j["kind"] = run_kind_name(m.kind);
   j["status"] = run_status_name(m.status);

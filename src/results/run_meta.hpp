@@ -4,7 +4,7 @@
 //
 // Every field the code reads is a member here, checked for type and range
 // when the file is read (UserError naming the file, the field and what was
-// expected; exit 2). Every other key is kept as read in `other` and written
+// expected; exit 2). Every other key is kept as read (`untyped`, `kind_facts`) and written
 // back unchanged, so a rewrite by this moesweep keeps what a newer one added.
 // Older files are read through explicit migrations (run_meta.cpp):
 //   schema 1  round 1, unversioned: a failure was "interrupted" with "error";
@@ -64,7 +64,7 @@ std::string run_kind_names();
 // (engine/engine_types.hpp's EngineFacts is the live one).
 struct RecordedEngine {
   std::string name, release, commit, build, cpu_variant;
-  nlohmann::json other = nlohmann::json::object();
+  nlohmann::json untyped = nlohmann::json::object();  // keys no member holds, as read
 };
 
 // build.cpu: the CPU the run was measured on (/proc/cpuinfo).
@@ -72,7 +72,7 @@ struct CpuFacts {
   std::string model_name, vendor;
   int family = 0, model = 0, logical_cpus = 0;
   bool hypervisor = false;
-  nlohmann::json other = nlohmann::json::object();
+  nlohmann::json untyped = nlohmann::json::object();  // keys no member holds, as read
 };
 
 // build: moesweep's own build and the engine's (hw/build_info.hpp writes it).
@@ -81,13 +81,13 @@ struct BuildFacts {
   std::vector<std::string> cpu_features;
   RecordedEngine engine;
   CpuFacts cpu;
-  nlohmann::json other = nlohmann::json::object();
+  nlohmann::json untyped = nlohmann::json::object();  // keys no member holds, as read
 };
 
-// models[]: a model the run loaded (path and fingerprint; the shape stays in other).
+// models[]: a model the run loaded (path and fingerprint; the shape stays in untyped).
 struct RunModelFacts {
   std::string path, sha256;
-  nlohmann::json other = nlohmann::json::object();
+  nlohmann::json untyped = nlohmann::json::object();  // keys no member holds, as read
 };
 
 // shard: which shard of which plan a run measured (sweep/shard_plan.hpp).
@@ -95,14 +95,14 @@ struct ShardRef {
   std::string plan_id, name, origin;
   int index = 0, count = 1;
   std::vector<std::pair<uint64_t, uint64_t>> contexts;  // [model, context] of the full plan
-  nlohmann::json other = nlohmann::json::object();
+  nlohmann::json untyped = nlohmann::json::object();    // keys no member holds, as read
 };
 
-// node: the host a shard ran on (Slurm ids stay in other).
+// node: the host a shard ran on (Slurm ids stay in untyped).
 struct NodeFacts {
   std::string host, cpu_model, hardware_profile;
   int logical_cpus = 0;
-  nlohmann::json other = nlohmann::json::object();
+  nlohmann::json untyped = nlohmann::json::object();  // keys no member holds, as read
 };
 
 struct ThreadBandwidth {
@@ -115,7 +115,7 @@ struct BandwidthFacts {
   double gbps = 0;
   std::string source;  // "measured", a hardware profile, ...
   std::vector<ThreadBandwidth> by_threads;
-  nlohmann::json other = nlohmann::json::object();
+  nlohmann::json untyped = nlohmann::json::object();  // keys no member holds, as read
 };
 
 // merge.sources[]: one shard run a merged run was made from.
@@ -125,7 +125,7 @@ struct MergeSource {
   int64_t records = 0;
   std::optional<NodeFacts> node;
   std::optional<BandwidthFacts> bandwidth;
-  nlohmann::json other = nlohmann::json::object();
+  nlohmann::json untyped = nlohmann::json::object();  // keys no member holds, as read
 };
 
 // merge: how a merged run was put together (sweep/merge_runs.hpp).
@@ -137,7 +137,7 @@ struct MergeFacts {
   std::vector<std::string> missing, duplicated, unplanned;
   std::vector<int> missing_shards;
   std::vector<MergeSource> sources;
-  nlohmann::json other = nlohmann::json::object();
+  nlohmann::json untyped = nlohmann::json::object();  // keys no member holds, as read
 };
 
 struct RunMeta {
@@ -157,15 +157,17 @@ struct RunMeta {
   std::optional<NodeFacts> node;
   std::optional<BandwidthFacts> bandwidth;
   std::optional<MergeFacts> merge;
-  nlohmann::json other = nlohmann::json::object();  // every other key, as read
+  // meta.json's keys of this kind of run that no member above holds (a
+  // sweep's "spec", "plan", "counters", "outcome", "noise"; a serve run's
+  // "workloads"; a newer moesweep's), written back as read.
+  nlohmann::json kind_facts = nlohmann::json::object();
 
   std::string run_dir;  // where it lives (not a meta.json key)
 
   // plan.points of a sweep (0 when not recorded).
   int64_t planned_points() const;
-  // A key of `other` (a kind's own facts: "spec", "counters", a serve run's
-  // "workloads"); null when absent.
-  const nlohmann::json& extra(const std::string& key) const;
+  // One of kind_facts; null when absent.
+  const nlohmann::json& kind_fact(const std::string& key) const;
 };
 
 // The meta.json of a run directory; UserError for a missing, unreadable,

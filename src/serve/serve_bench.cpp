@@ -62,7 +62,7 @@ struct Session {
   const ServeBenchOptions& o;
   ServeBenchListener& out;
   RunLifecycle& run;  // the directory, its lock, meta.json and the listeners' endings
-  RunMeta& meta;      // run.meta(): "kind": "serve", the serve facts in meta.other
+  RunMeta& meta;      // run.meta(): "kind": "serve", the serve facts in meta.kind_facts
   const RunDirectory& dir;
   ServerProcess server;
   std::vector<ServerConfig> configs;
@@ -95,7 +95,7 @@ ServerAddress start_server(Session& s, bool (*interrupted)()) {
   const int port = free_loopback_port();
   const auto args = llama_server_args(s.o, s.config(), port);
   s.settings = server_settings(args);
-  s.meta.other["server"] = {{"binary", bin.string()}, {"args", args},
+  s.meta.kind_facts["server"] = {{"binary", bin.string()}, {"args", args},
                             {"log", s.log_name()},    {"config", s.config().label()},
                             {"settings", s.settings}, {"started_s", s.since_start()}};
   s.server.start(bin, args, s.dir.file(s.log_name()));
@@ -103,9 +103,9 @@ ServerAddress start_server(Session& s, bool (*interrupted)()) {
                          s.dir.file(s.log_name()).string()));
   const double ready =
       s.server.wait_ready(port, std::chrono::seconds(s.o.ready_timeout_s), interrupted);
-  s.meta.other["server"]["ready_s"] = ready;
-  s.meta.other["server"]["pid"] = s.server.pid();
-  s.meta.other["servers"][s.config_index] = s.meta.other["server"];
+  s.meta.kind_facts["server"]["ready_s"] = ready;
+  s.meta.kind_facts["server"]["pid"] = s.server.pid();
+  s.meta.kind_facts["servers"][s.config_index] = s.meta.kind_facts["server"];
   s.run.save_meta();  // the pid, for whoever must find the server
   s.out.note(fmt::format("ready in {:.1f} s", ready));
   return {"127.0.0.1", port};
@@ -139,7 +139,7 @@ void keep(Session& s, const WorkloadRun& run, const ServerAddress& addr, RunStat
   std::vector<nlohmann::json> rows;
   for (const auto& rec : run.requests) rows.push_back(s.tag(request_json(run.workload.name, rec)));
   const nlohmann::json summary = s.tag(workload_summary(run));
-  s.meta.other["workloads"].push_back(summary);
+  s.meta.kind_facts["workloads"].push_back(summary);
   if (std::count(s.o.formats.begin(), s.o.formats.end(), "vllm") && !run.rates.empty())
     write_vllm_files(s, run);
   if (!s.o.no_db)
@@ -179,7 +179,7 @@ WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
     note["resident_at_start"] = page_cache_fraction(parts);
     addr = start_server(s, interrupted);
     client = std::make_unique<ServeClient>(addr, s.o.request_timeout_s, s.api, interrupted);
-    const double ready = s.meta.other["server"]["ready_s"].get<double>();
+    const double ready = s.meta.kind_facts["server"]["ready_s"].get<double>();
     note["ready_s"] = ready;
     const PromptPool pool(*client, w.seed, w.system_tokens + w.suffix_tokens);
     CompletionRequest req{fmt::format("{} start (ready {:.1f} s)", cold ? "cold" : "warm", ready),
@@ -187,7 +187,7 @@ WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
                           hooks.steer_token};
     run.requests.push_back({client->complete(req, interrupted), 1, {}});
     if (hooks.on_request) hooks.on_request(run.requests.back());
-    s.meta.other["cold_start"].push_back(note);
+    s.meta.kind_facts["cold_start"].push_back(note);
   }
   run.interrupted = interrupted();
   return run;
@@ -229,15 +229,15 @@ std::unique_ptr<ServeClient> connect(Session& s, const ServerAddress& addr, RunH
           "against it: a request past it fails on its own",
           addr.text()));
   }
-  s.meta.other["api"] = api_name(s.api);
-  s.meta.other["prompt_tokens_exact"] = client->exact_tokens();
+  s.meta.kind_facts["api"] = api_name(s.api);
+  s.meta.kind_facts["prompt_tokens_exact"] = client->exact_tokens();
   if (!client->exact_tokens())
     s.out.note(fmt::format(
         "--api {}: no /tokenize, so prompt lengths are approximate (prompt_tokens counts words; "
         "the server's usage.prompt_tokens is recorded)",
         api_name(s.api)));
   if (s.o.twin) hooks.steer_token = client->tokenize(" the").at(0);
-  s.meta.other["steer_token"] = hooks.steer_token;
+  s.meta.kind_facts["steer_token"] = hooks.steer_token;
   return client;
 }
 
@@ -297,7 +297,7 @@ void run_config(Session& s, RunHooks& hooks, std::string& current, Totals& t,
   if (!t.gone.empty()) return;
   s.server.stop();
   if (s.o.url.empty()) {  // for the record: each server was gone before the next started
-    s.meta.other["servers"][s.config_index]["stopped_s"] = s.since_start();
+    s.meta.kind_facts["servers"][s.config_index]["stopped_s"] = s.since_start();
     s.run.save_meta();
   }
 }
@@ -321,13 +321,13 @@ void run_configs(Session& s, RunHooks& hooks, std::string& current, Totals& t,
 // The run's files, its final status and the exit code.
 int finish(Session& s, Totals& t, bool stopped) {
   const std::string capacities =
-      capacity_table(s.meta.other["workloads"].get<std::vector<nlohmann::json>>());
+      capacity_table(s.meta.kind_facts["workloads"].get<std::vector<nlohmann::json>>());
   if (!capacities.empty() && s.configs.size() > 1) {
     s.out.workload_done(capacities + "\n");
     t.tables += capacities + "\n";
   }
   write_file_atomically(s.dir.file("tables.md"), t.tables);
-  write_file_atomically(s.dir.file("summary.json"), s.meta.other["workloads"].dump(2) + "\n");
+  write_file_atomically(s.dir.file("summary.json"), s.meta.kind_facts["workloads"].dump(2) + "\n");
   s.run.end(stopped    ? RunStatus::kInterrupted
             : t.failed ? RunStatus::kPointsFailed
                        : RunStatus::kComplete);
@@ -433,7 +433,7 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)(),
   for (const ServerConfig& c : s.configs) configs.push_back(c.label());
   s.meta.kind = RunKind::kServe;
   s.meta.name = o.name;
-  s.meta.other = {{"model", o.gguf},
+  s.meta.kind_facts = {{"model", o.gguf},
                   {"url", o.url},
                   {"server_configs", configs},
                   {"servers", nlohmann::json::array()},

@@ -1,4 +1,4 @@
-#include "sweep/settings_text.hpp"
+#include "sweep/flag_spellings.hpp"
 
 #include <fmt/format.h>
 

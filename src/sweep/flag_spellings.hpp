@@ -1,6 +1,6 @@
 #pragma once
-// The settings table (sweep_settings.hpp) as text: the command line's
-// llama.cpp spellings rewritten to the table's long names, and the table
+// The flags of the settings table (sweep_settings.hpp) as spelled: the command
+// line's llama.cpp spellings rewritten to the table's long names, and the table
 // itself in Markdown for docs/sweep.md (`moesweep help-flags --markdown`
 // prints it; tests/spec/flag_table_test.cpp fails when the file differs).
 #include <string>

@@ -70,11 +70,11 @@ std::string merged_run_id(const MergeCheck& check, const MergeGroup& group, bool
 
 // Writes `group` as run `run_id` in `out` (created; must not exist or be
 // empty): meta.json, records.jsonl, records.csv, samples.jsonl (each read
-// through its typed reader), and every record to `extra` (e.g. the SQLite
+// through its typed reader), and every record to `also_to` (e.g. the SQLite
 // sink). Returns the meta.json written.
 RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
                          const std::vector<ShardRun>& runs, const std::filesystem::path& out,
-                         const std::string& run_id, RunListener* extra);
+                         const std::string& run_id, RunListener* also_to);
 
 // One merged run as written: `moesweep merge` prints it.
 struct MergedRun {

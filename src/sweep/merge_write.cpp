@@ -107,7 +107,7 @@ std::string merged_run_id(const MergeCheck& check, const MergeGroup& group, bool
 
 RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
                          const std::vector<ShardRun>& runs, const std::filesystem::path& out,
-                         const std::string& run_id, RunListener* extra) {
+                         const std::string& run_id, RunListener* also_to) {
   create_empty_dir(out);
   RunTablesWriter tables(out, out.filename().string());  // outlives the lifecycle that ends it
   RunLifecycle run(RunDirectory::adopt(out, run_id));
@@ -121,14 +121,15 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
   meta.started_at.clear();  // begin() stamps the merge's own
   meta.hosts = group.hosts;
   meta.merge = merge_facts(check, group, runs);
-  meta.other["outcome"] = {{"ok_points", static_cast<int>(group.records.size()) - group.failed},
-                           {"failed_points", group.failed},
-                           {"missing_points", group.missing.size()},
-                           {"planned_points", check.planned}};
+  meta.kind_facts["outcome"] = {
+      {"ok_points", static_cast<int>(group.records.size()) - group.failed},
+      {"failed_points", group.failed},
+      {"missing_points", group.missing.size()},
+      {"planned_points", check.planned}};
   if (meta.name.empty()) meta.name = check.name;
   run.guarded([&] {
     for (auto& writer : point_file_writers(run.dir(), false)) run.listen(std::move(writer));
-    if (extra) run.listen(*extra);
+    if (also_to) run.listen(*also_to);
     run.listen(tables);
   });
   run.begin();
@@ -138,7 +139,7 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
       run.listeners().point(r);
     }
     copy_samples(group, runs, out);
-    meta.other["noise"] = tables.noise();  // as a sweep keeps it
+    meta.kind_facts["noise"] = tables.noise();  // as a sweep keeps it
     run.end(group.complete() && group.failed == 0 ? RunStatus::kComplete
                                                   : RunStatus::kPointsFailed);
   });

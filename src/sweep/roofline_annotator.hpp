@@ -21,7 +21,7 @@ struct BandwidthFigure {
   double gbps = 0;
   std::string source;  // "measured" (moesweep hw --bandwidth) or "theoretical" (hardware profile)
   double peak_gflops = 0;
-  uint64_t l3_bytes = 0;  // this machine's total L3 (hwloc); 0 when hidden
+  uint64_t l3_bytes = 0;            // this machine's total L3 (hwloc); 0 when hidden
   uint64_t l3_effective_bytes = 0;  // the usable L3 `hw --cache` measured; 0 when not
   // `hw --cache`'s expert GEMV: out of cache (its largest pool) and in cache
   // (its best pool up to half the usable L3), at 1 and at all `gemv_threads`.

@@ -79,7 +79,7 @@ class RunSession {
 
   // Adds a listener after the session's own (so it hears of a point once
   // the point is on disk); call before open(). It must outlive the session.
-  void listen(RunListener& listener) { extra_.push_back(&listener); }
+  void listen(RunListener& listener) { added_listeners_.push_back(&listener); }
   // Checks model files and the database, then creates (or reopens) the run
   // directory: meta.json says "running" and every listener has begun.
   void open();
@@ -121,7 +121,7 @@ class RunSession {
   std::unique_ptr<counters::CounterBackend> counters_;
   // --counters sim: the engine workers of this run start under valgrind.
   std::optional<ScopedWorkerLauncher> launcher_;
-  std::vector<RunListener*> extra_;
+  std::vector<RunListener*> added_listeners_;  // listen()'s, beside the run's own
   // One of the lifecycle's listeners: destroyed after it (a lifecycle left
   // open ends its listeners when it is destroyed).
   std::unique_ptr<RunTablesWriter> tables_;

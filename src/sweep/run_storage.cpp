@@ -5,6 +5,7 @@
 #include <map>
 
 #include "engine/engine.hpp"
+#include "engine/engine_util.hpp"
 #include "model/gguf_inspect.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
@@ -17,15 +18,6 @@
 
 namespace moesweep {
 
-namespace {
-bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
-  std::error_code ec;
-  const auto ca = std::filesystem::weakly_canonical(a, ec);
-  const auto cb = std::filesystem::weakly_canonical(b, ec);
-  return ec ? a == b : ca == cb;
-}
-}  // namespace
-
 std::optional<std::filesystem::path> run_database(const DatabaseFlags& flags,
                                                   const RunMeta* resumed_meta) {
   if (!resumed_meta || !resumed_meta->has_database) {  // a new run, or one from before
@@ -36,7 +28,7 @@ std::optional<std::filesystem::path> run_database(const DatabaseFlags& flags,
   std::optional<std::filesystem::path> db;
   if (resumed_meta->database) db = *resumed_meta->database;
   const bool conflict =
-      (flags.no_db && db) || (flags.db_given && (!db || !same_file(flags.db, *db)));
+      (flags.no_db && db) || (flags.db_given && (!db || !same_file(flags.db, db->string())));
   if (conflict) {
     throw UserError(
         fmt::format("the resumed run writes to {}, but {} was given",
@@ -94,7 +86,7 @@ void check_resumable(const RunMeta& meta) {
   }
   // Its unset flags meant other defaults then (-fa off, -ngl 0, mmap, ctx 4096):
   // resumed now, no point would match what it measured.
-  if (meta.extra("spec").is_object() && meta.extra("spec").contains("use_mmap")) {
+  if (meta.kind_fact("spec").is_object() && meta.kind_fact("spec").contains("use_mmap")) {
     throw UserError(
         fmt::format("run {} was made by an older moesweep whose defaults were not llama-bench's",
                     meta.run_id),

@@ -18,8 +18,8 @@
 #include "sweep/memory_plan.hpp"
 #include "sweep/memory_watch.hpp"
 #include "sweep/repetition_rule.hpp"
-#include "sweep/worker_facts_check.hpp"
 #include "sweep/sample_length.hpp"
+#include "sweep/worker_facts_check.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 

@@ -98,7 +98,7 @@ class SweepRunner {
   std::set<int> finished_;  // point indices recorded in this run
   RooflineAnnotator* annotator_ = nullptr;
   RoutingTraceFactory* traces_ = nullptr;
-  std::unique_ptr<RepetitionRule> reps_;  // made when the run starts: --max-time counts from it
+  std::unique_ptr<RepetitionRule> reps_;     // made when the run starts: --max-time counts from it
   std::unique_ptr<SampleLength> lengths_;    // one decision per cell for every engine
   const std::atomic<bool>* stop_ = nullptr;  // run()'s: every worker call looks at it
 };

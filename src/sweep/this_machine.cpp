@@ -38,7 +38,7 @@ NodeFacts node_facts() {
        {"SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_JOB_NODELIST",
         "SLURM_CLUSTER_NAME", "SLURM_JOB_PARTITION", "SLURM_RESTART_COUNT"})
     if (const char* v = std::getenv(var)) slurm[var] = v;
-  if (!slurm.empty()) facts.other["slurm"] = slurm;
+  if (!slurm.empty()) facts.untyped["slurm"] = slurm;
   return facts;
 }
 

@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/shared_engines.hpp"
 #include "support/test_support.hpp"
 #include "util/json_file.hpp"
 

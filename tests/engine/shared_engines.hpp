@@ -15,12 +15,6 @@
 
 namespace moesweep::test {
 
-inline std::string shell_quoted(const std::filesystem::path& p) {
-  std::string quoted = "'";  // not "'" + p.string(): GCC 12 warns (-Wrestrict) on that inlined
-  quoted += p.string();
-  return quoted += "'";
-}
-
 inline std::filesystem::path shared_registry() {
   return std::filesystem::path(test_tmp_dir()) / "shared-engines";
 }

@@ -45,7 +45,7 @@ TEST(RunMetaMigration, ARound1SweepReadsAsToday) {
   EXPECT_FALSE(m.has_database);  // before `database` was recorded: resume takes --db as given
   ASSERT_EQ(m.models.size(), 1u);
   EXPECT_EQ(m.models[0].sha256, "15cc8b00d0ad019a34a940b1c45034d38b7a687d715da4e966adcc91e62586a8");
-  EXPECT_EQ(m.models[0].other["n_layer"], 2);  // the untyped facts stay
+  EXPECT_EQ(m.models[0].untyped["n_layer"], 2);  // the untyped facts stay
   EXPECT_EQ(m.planned_points(), 6);
   EXPECT_EQ(m.settings.at("name"), "ci");
   // No machine_class in round 1: the class comes from the build (L3 not recorded).
@@ -89,7 +89,7 @@ TEST(RunMetaMigration, Round2RunDirectoriesReadAsToday) {
   const RunMeta serve = read_run_meta(kRuns / "round2-serve");
   EXPECT_EQ(serve.kind, RunKind::kServe);
   EXPECT_EQ(serve.status, RunStatus::kComplete);
-  EXPECT_FALSE(serve.extra("workloads").empty());
+  EXPECT_FALSE(serve.kind_fact("workloads").empty());
 }
 
 TEST(RunMeta, AnotherMoesweepsKeysSurviveARewrite) {

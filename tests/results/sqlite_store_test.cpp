@@ -33,7 +33,7 @@ RunMeta meta_for(const std::string& run_id) {
   m.run_dir = "results/runs/" + run_id;
   m.build.emplace();
   m.build->engine.commit = "abc123";
-  m.other = {{"threads", {1, 2}}};
+  m.kind_facts = {{"threads", {1, 2}}};
   return m;
 }
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "support/test_support.hpp"
-#include "sweep/settings_text.hpp"
+#include "sweep/flag_spellings.hpp"
 #include "sweep/sweep_settings.hpp"
 
 namespace moesweep {

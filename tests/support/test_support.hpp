@@ -87,6 +87,13 @@ std::string slurp(const std::filesystem::path& file);
 // Non-empty lines of a text file.
 std::vector<std::string> read_lines(const std::filesystem::path& path);
 
+// `p` in single quotes for a shell command line (our test paths hold no quote).
+inline std::string shell_quoted(const std::filesystem::path& p) {
+  std::string quoted = "'";  // not "'" + p.string(): GCC 12 warns (-Wrestrict) on that inlined
+  quoted += p.string();
+  return quoted += "'";
+}
+
 }  // namespace moesweep::test
 
 #define MOESWEEP_CLI (::moesweep::test::cli_path())

@@ -23,7 +23,6 @@
 #include <thread>
 
 #include "engine/engine_registry.hpp"
-#include "engine/shared_engines.hpp"
 #include "support/run_records.hpp"
 #include "support/test_support.hpp"
 

@@ -12,7 +12,7 @@
 #include "commands.hpp"
 #include "model/model_profile.hpp"
 #include "model/quant_types.hpp"
-#include "sweep/settings_text.hpp"
+#include "sweep/flag_spellings.hpp"
 #include "util/paths.hpp"
 
 namespace moesweep::cli {

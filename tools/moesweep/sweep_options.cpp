@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "cli_checks.hpp"
-#include "sweep/settings_text.hpp"
+#include "sweep/flag_spellings.hpp"
 #include "sweep/sweep_settings.hpp"
 #include "sweep/sweep_spec.hpp"
 

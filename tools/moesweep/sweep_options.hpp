@@ -36,7 +36,7 @@ struct SweepOptions {
 
 // llama.cpp's single-dash long flags (-tb, -ub, -ctk, ...) rewritten to their
 // long names before CLI11 parses (CLI11 allows one-letter short names only);
-// arguments after "--" are left alone (sweep/settings_text.hpp).
+// arguments after "--" are left alone (sweep/flag_spellings.hpp).
 std::vector<std::string> translate_llama_style_flags(int argc, char** argv);
 
 }  // namespace moesweep::cli
