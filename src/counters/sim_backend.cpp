@@ -71,9 +71,11 @@ std::vector<std::string> SimBackend::worker_launcher() const {
   std::vector<std::string> argv = {valgrind_.string(), "--tool=callgrind", "--cache-sim=yes"};
   for (const std::string& a : valgrind_cache_args(cache_)) argv.push_back(a);
   argv.push_back("--callgrind-out-file=" + (dump_dir_ / "callgrind.out.%p").string());
-  // -q: valgrind's own messages only when something is wrong. (One line per worker,
-  // "warning: L3 cache found, using its data for the LL simulation", still comes:
-  // valgrind prints it while it reads the host's caches, before --LL replaces them.)
+  // -q: valgrind's own messages only when something is wrong. (Lines about the host's
+  // caches still come, one to three per worker: "warning: L3 cache found, using its
+  // data for the LL simulation", and where a VM reports an L3 valgrind cannot simulate,
+  // the geometry it would use instead; valgrind prints them while it reads the host's
+  // caches, before --I1/--D1/--LL replace them. The dumps name the caches simulated.)
   argv.push_back("-q");
   return argv;
 }
