@@ -47,9 +47,13 @@ inline constexpr double kDefaultPointTimeoutS = 1800;
 // (exit 130). Not the engine's failure: no point is failed for it.
 class WorkerInterrupted : public UserError {
  public:
+  struct Problem {
+    std::string text;  // the whole sentence, for a stop outside the worker (a co-tenant's start)
+  };
   explicit WorkerInterrupted(const std::string& during)
-      : UserError("interrupted during the engine worker's " + during, "", "",
-                  exit_code::kInterrupted) {}
+      : WorkerInterrupted(Problem{"interrupted during the engine worker's " + during}) {}
+  explicit WorkerInterrupted(const Problem& problem)
+      : UserError(problem.text, "", "", exit_code::kInterrupted) {}
 };
 
 struct ModelLoadParams {

@@ -20,6 +20,7 @@
 #include "hw/topology.hpp"
 #include "util/error.hpp"
 #include "util/process_tree.hpp"
+#include "util/stop_signal.hpp"
 
 namespace moesweep {
 namespace {
@@ -139,7 +140,8 @@ std::filesystem::path self_executable() {
 }
 
 CotenantProcess::CotenantProcess(const std::string& kind, const std::vector<int>& cpus,
-                                 const std::filesystem::path& executable)
+                                 const std::filesystem::path& executable,
+                                 const std::atomic<bool>* stop)
     : kind_(kind), cpus_(cpus), tree_mark_(new_process_tree_mark()) {
   std::vector<std::string> args = {executable.string(), "__cotenant", "--cpus",
                                    cpu_list_text(cpus)};
@@ -170,7 +172,13 @@ CotenantProcess::CotenantProcess(const std::string& kind, const std::vector<int>
     close(out_fd_);
     throw EngineError(fmt::format("co-tenant: fork failed ({})", std::strerror(errno)));
   }
-  const std::string first = read_line(kReadyTimeoutS);
+  if (!stop) stop = &StopOnSignal::process_flag();
+  const std::string first = read_line(kReadyTimeoutS, stop);
+  if (first != "ready" && stop->load()) {
+    end_child();
+    throw WorkerInterrupted(WorkerInterrupted::Problem{
+        fmt::format("interrupted while the co-tenant '{}' was starting", kind)});
+  }
   if (first != "ready") {
     const std::string why = not_ready(first);
     end_child();
@@ -204,7 +212,7 @@ CotenantProcess::~CotenantProcess() {
   if (out_fd_ >= 0) close(out_fd_);
 }
 
-std::string CotenantProcess::read_line(double timeout_s) {
+std::string CotenantProcess::read_line(double timeout_s, const std::atomic<bool>* stop) {
   const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
   for (;;) {
     if (const size_t nl = pending_.find('\n'); nl != std::string::npos) {
@@ -214,9 +222,10 @@ std::string CotenantProcess::read_line(double timeout_s) {
     }
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0 || pending_.size() > kMaxLineBytes) return "";
+    if (left <= 0 || pending_.size() > kMaxLineBytes || (stop && stop->load())) return "";
     pollfd p{out_fd_, POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(left));
+    const int ready = poll(&p, 1, static_cast<int>(stop ? std::min<long long>(left, 50) : left));
+    if (ready == 0 && stop) continue;  // a slice passed: look at the stop flag again
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) return "";
     char buf[4096];

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -48,13 +49,17 @@ std::vector<int> cotenant_cpus_for(const std::string& point_mask, const std::str
 std::filesystem::path self_executable();
 
 // One running co-tenant. Construction returns once the load runs (its
-// buffers touched, its threads pinned); stop() ends it and returns its own
+// buffers touched, its threads pinned), or throws WorkerInterrupted when the
+// user's stop (Ctrl-C, SIGTERM) comes first: touching 4x a big L3 takes
+// seconds, and a stop is never held for them. stop() ends it and returns its own
 // throughput: {"kind", "cpus", "pid", "seconds", "throughput", "unit",
 // "cpu_s"} (throughput {"unavailable": why} for a user command).
 class CotenantProcess {
  public:
+  // `stop`: the run's stop flag (nullptr: the process's, util/stop_signal.hpp).
   CotenantProcess(const std::string& kind, const std::vector<int>& cpus,
-                  const std::filesystem::path& executable = self_executable());
+                  const std::filesystem::path& executable = self_executable(),
+                  const std::atomic<bool>* stop = nullptr);
   ~CotenantProcess();  // stops a running load (SIGTERM, then SIGKILL), never throws
   CotenantProcess(const CotenantProcess&) = delete;
   CotenantProcess& operator=(const CotenantProcess&) = delete;
@@ -63,7 +68,8 @@ class CotenantProcess {
   nlohmann::json stop();
 
  private:
-  std::string read_line(double timeout_s);  // "" on EOF or timeout
+  // "" on EOF, on timeout, or (with `stop`) once the stop flag is set.
+  std::string read_line(double timeout_s, const std::atomic<bool>* stop = nullptr);
   std::string not_ready(const std::string& first_line);
   void end_child();  // SIGTERM, a grace period, its tree killed; reaped
 

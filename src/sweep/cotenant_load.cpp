@@ -56,6 +56,7 @@ void wait_for_stop() {
 int stream_load(const std::vector<int>& cpus) {
   const int n = static_cast<int>(cpus.size());
   PinnedReaders readers(cpus, default_bytes_per_thread(probe_topology(), n));
+  install_stop_handlers();  // only now: until here SIGTERM ends us at once (see run_cotenant_load)
   say("ready");
   const auto t0 = Clock::now();
   uint64_t passes = 0;
@@ -98,6 +99,7 @@ int compute_load(const std::vector<int>& cpus) {
       sched_setaffinity(0, sizeof(set), &set);  // 0: this thread
       ops[i] = spin(stop);
     });
+  install_stop_handlers();
   say("ready");
   const auto t0 = Clock::now();
   wait_for_stop();
@@ -155,9 +157,16 @@ int command_load(const std::string& command) {
 
 }  // namespace
 
+// A stream or compute load keeps SIGTERM's default action until it says
+// "ready": touching 4x the L3 of a guest whose CPUID claims 512 MiB takes
+// seconds, and a stop (or moesweep's death, PR_SET_PDEATHSIG) in that window
+// must end it at once, not after the touch; it has nothing to report yet. A
+// user's command catches it from the start: its tree must always be ended.
 int run_cotenant_load(const CotenantLoad& load) {
-  install_stop_handlers();
-  if (load.kind == "cmd") return command_load(load.command);
+  if (load.kind == "cmd") {
+    install_stop_handlers();
+    return command_load(load.command);
+  }
   if (load.cpus.empty())
     throw UserError("__cotenant: no CPUs", "--cpus LIST", "moesweep starts this itself");
   if (load.kind == "stream") return stream_load(load.cpus);

@@ -82,7 +82,7 @@ std::unique_ptr<PointInProgress> start_point(const WalkInputs& in, const Planned
   const std::string region = fmt::format("p{}", point.index);
   r->tg_session = in.counters.session("tg", region + "-tg");
   r->pp_session = in.counters.session("pp", region + "-pp");
-  r->watch.emplace(point.params, in.spec.cotenant_cpus, in.engine_pid);
+  r->watch.emplace(point.params, in.spec.cotenant_cpus, in.engine_pid, in.stop);
   return r;
 }
 

@@ -8,7 +8,8 @@
 
 namespace moesweep {
 
-PointWatch::PointWatch(const PointParams& point, const std::string& cotenant_cpus, pid_t engine_pid)
+PointWatch::PointWatch(const PointParams& point, const std::string& cotenant_cpus, pid_t engine_pid,
+                       const std::atomic<bool>& stop)
     : pp_energy_(rapl_), tg_energy_(rapl_) {
   const std::vector<int> cpus = cpus_of_mask_text(point.cpu_mask);
   std::vector<pid_t> own = {engine_pid};
@@ -16,7 +17,7 @@ PointWatch::PointWatch(const PointParams& point, const std::string& cotenant_cpu
     std::string why;
     const std::vector<int> free = cotenant_cpus_for(point.cpu_mask, cotenant_cpus, &why);
     if (free.empty()) throw EngineError("co-tenant: " + why);
-    cotenant_ = std::make_unique<CotenantProcess>(point.cotenant, free);
+    cotenant_ = std::make_unique<CotenantProcess>(point.cotenant, free, self_executable(), &stop);
     // Planned: its time on the point's CPUs (when they overlap) is no intruder's.
     const bool shares = cpus.empty() || std::any_of(free.begin(), free.end(), [&](int c) {
                           return std::find(cpus.begin(), cpus.end(), c) != cpus.end();

@@ -7,6 +7,7 @@
 // each phase's package energy (RAPL, where readable).
 #include <sys/types.h>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,8 +23,10 @@ class CotenantProcess;
 
 class PointWatch {
  public:
-  // cotenant_cpus: --cotenant-cpus ("" = the CPUs the point's mask leaves free).
-  PointWatch(const PointParams& point, const std::string& cotenant_cpus, pid_t engine_pid);
+  // cotenant_cpus: --cotenant-cpus ("" = the CPUs the point's mask leaves free);
+  // stop: the run's stop flag, which ends a co-tenant's start (WorkerInterrupted).
+  PointWatch(const PointParams& point, const std::string& cotenant_cpus, pid_t engine_pid,
+             const std::atomic<bool>& stop);
   ~PointWatch();
   PointWatch(const PointWatch&) = delete;
   PointWatch& operator=(const PointWatch&) = delete;

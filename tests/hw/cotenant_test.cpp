@@ -9,11 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "engine/engine_types.hpp"
 #include "hw/topology.hpp"
 #include "support/test_support.hpp"
 #include "util/error.hpp"
@@ -190,6 +192,33 @@ TEST(Cotenant, AnExecutableWithoutTheLoadIsAClearError) {
   EXPECT_TRUE(alive(bystander)) << "ending the co-tenant signalled an unrelated process";
   ::kill(bystander, SIGKILL);
   ::waitpid(bystander, nullptr, 0);
+}
+
+// A load slow to say "ready" (a guest whose CPUID claims a 512 MiB L3 has it
+// touch 2 GiB first: seconds) never holds a stop: the run's flag ends the wait
+// at once, the load is ended, and the start throws WorkerInterrupted (exit
+// 130), not a failure of the point. The stand-in load here never gets ready.
+TEST(Cotenant, AStopWhileTheLoadStartsEndsTheWaitAndTheLoad) {
+  const auto dir = test::scratch_dir();
+  const auto never_ready = dir / "never-ready";
+  std::ofstream(never_ready) << "#!/bin/sh\nexec sleep 300\n";
+  std::filesystem::permissions(never_ready, std::filesystem::perms::owner_all);
+  std::atomic<bool> stop{false};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(300ms);
+    stop = true;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    CotenantProcess load("stream", {last_cpu()}, never_ready, &stop);
+    ADD_FAILURE() << "started";
+  } catch (const WorkerInterrupted& e) {
+    EXPECT_NE(std::string(e.what()).find("co-tenant 'stream' was starting"), std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.exit_code(), exit_code::kInterrupted);
+  }
+  stopper.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s) << "the stop waited for the load";
 }
 
 // The pid a command wrote to `file` (0 when it has not within 2 s).
