@@ -82,8 +82,9 @@ std::string pair_table(const LoadedRun& run, const std::string& a, const std::st
   out += "- " + c.base_engine + "\n";
   if (c.new_engine != c.base_engine) out += "- " + c.new_engine + "\n";
   const double pct = 100 * c.options.threshold;
+  const bool both = c.options.family == Family::kGeomeanHolm;  // CompareOptions' default
   out += fmt::format(
-      "\nt/s means; {} at alpha {} over the {} cell test(s), Holm's control (slower/faster: "
+      "\nt/s means; {} over the {} cell test(s) under Holm's control at alpha {}{} (slower/faster: "
       "significant, the 95% CI reaching {:g}%; small: significant, the CI short of it; ~: not "
       "significant, and the MDE, the smallest change the cell would detect with 90% power, within "
       "{:g}%; can't tell: not significant with the MDE beyond {:g}%; `?`: the change the ratio "
@@ -91,7 +92,10 @@ std::string pair_table(const LoadedRun& run, const std::string& a, const std::st
       "which times each depth once).\n\n",
       c.paired ? "paired t on the pairs of repetitions (the engines took turns)"
                : "Welch t below 4 samples a side, Mann-Whitney U from 4",
-      c.options.alpha, c.gate.tests, pct, pct, pct);
+      c.gate.tests, both ? c.options.alpha / 2 : c.options.alpha,
+      both ? ", the other half of alpha on the geometric mean ratio per metric (the last line)"
+           : "",
+      pct, pct, pct);
   return out + table.render() + fmt::format("\n{}: {}.\n\n", b, c.gate.line);
 }
 

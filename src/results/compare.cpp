@@ -270,8 +270,7 @@ Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
     for (Metric metric : options.metrics)
       tests += phase(*rb, metric).tokens_per_s.size() >= 2 &&
                phase(*rn, metric).tokens_per_s.size() >= 2;
-  const double cell_alpha =
-      options.family == Family::kHolm ? options.alpha / std::max(1, tests) : options.alpha;
+  const double cell_alpha = cell_alpha_of(options, tests);
   for (const auto& [rb, rn] : matched) {
     PointComparison pc{join_key(rb->params, options.ignore), rb->params, {}};
     for (Metric metric : options.metrics) {

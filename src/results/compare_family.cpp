@@ -88,10 +88,11 @@ Aggregate aggregate_of(Metric metric, const std::vector<MetricComparison*>& cell
 Family parse_family(const std::string& name) {
   if (name == "holm") return Family::kHolm;
   if (name == "geomean") return Family::kGeomean;
+  if (name == "geomean+holm") return Family::kGeomeanHolm;
   if (name == "none") return Family::kNone;
-  throw UserError("unknown --family '" + name + "'", "holm, geomean or none",
-                  "pass --family holm (a regression in any one cell, false alarms held at "
-                  "alpha over all of them)");
+  throw UserError("unknown --family '" + name + "'", "geomean+holm, holm, geomean or none",
+                  "leave --family out (geomean+holm: the geometric mean ratio per metric and "
+                  "every cell under Holm, false alarms held at alpha over all of them)");
 }
 
 const char* family_name(Family f) {
@@ -100,29 +101,51 @@ const char* family_name(Family f) {
       return "holm";
     case Family::kGeomean:
       return "geomean";
+    case Family::kGeomeanHolm:
+      return "geomean+holm";
     case Family::kNone:
       return "none";
   }
   return "?";
 }
 
+double cell_alpha_of(const CompareOptions& o, int tests) {
+  const double k = std::max(1, tests);
+  switch (o.family) {
+    case Family::kHolm:
+      return o.alpha / k;
+    case Family::kGeomeanHolm:
+      return o.alpha / 2 / k;  // the cells' half of alpha, under Holm
+    case Family::kGeomean:
+    case Family::kNone:
+      return o.alpha;
+  }
+  return o.alpha;
+}
+
+// The cells' share of alpha and the aggregates' (the gate's false alarms stay
+// at alpha over both: a union bound when both are tested).
 void apply_family(Comparison& c) {
   const CompareOptions& o = c.options;
+  const bool both = o.family == Family::kGeomeanHolm;
+  const double cells_alpha = both ? o.alpha / 2 : o.alpha;
   std::vector<MetricComparison*> cells = tested_cells(c);
-  if (o.family == Family::kHolm) holm(cells, o.alpha);
-  for (MetricComparison* m : cells) set_verdict(*m, o.alpha, o.threshold);
+  if (o.family == Family::kHolm || both) holm(cells, cells_alpha);
+  for (MetricComparison* m : cells) set_verdict(*m, cells_alpha, o.threshold);
   c.regressions = c.improvements = 0;
   for (const MetricComparison* m : cells) {
     c.regressions += m->verdict == Verdict::kRegression;
     c.improvements += m->verdict == Verdict::kImprovement;
   }
-  // One aggregate per metric; as the gate (geomean) each at alpha / metrics.
+  // One aggregate per metric; as the gate (geomean, geomean+holm) each at its
+  // share of alpha / metrics.
   std::vector<Metric> metrics;
   for (const MetricComparison* m : cells)
     if (std::find(metrics.begin(), metrics.end(), m->metric) == metrics.end())
       metrics.push_back(m->metric);
+  const bool gated = o.family == Family::kGeomean || both;
   const double aggregate_alpha =
-      o.family == Family::kGeomean && !metrics.empty() ? o.alpha / metrics.size() : o.alpha;
+      gated && !metrics.empty() ? (both ? o.alpha / 2 : o.alpha) / metrics.size() : o.alpha;
   c.aggregates.clear();
   for (Metric metric : o.metrics)
     if (std::find(metrics.begin(), metrics.end(), metric) != metrics.end())

@@ -69,6 +69,12 @@ std::string family_text(const Comparison& c) {
       return fmt::format("after Holm's adjustment over the {} test(s)", c.gate.tests);
     case Family::kGeomean:
       return "per cell; the gate is the geometric mean ratio of each metric across the cells";
+    case Family::kGeomeanHolm:
+      return fmt::format(
+          "the cells after Holm's adjustment over the {} test(s) at alpha / 2, the geometric mean "
+          "ratio of each metric across the cells at the other half: either fails the gate, the "
+          "geometric means say whether it could see the threshold",
+          c.gate.tests);
     case Family::kNone:
       return "each cell on its own, no family control";
   }
@@ -96,7 +102,10 @@ std::string header_lines(const Comparison& c) {
       o.alpha, family_text(c), o.threshold * 100, test_kind_name(o.test),
       c.paired ? " (the two sides are engines of one run: their repetitions are pairs)" : "",
       c.paired ? " (paired: the geometric mean of the pairs' ratios)" : "",
-      o.family == Family::kHolm ? " (alpha / tests under Holm)" : "", o.threshold * 100);
+      o.family == Family::kHolm          ? " (alpha / tests under Holm)"
+      : o.family == Family::kGeomeanHolm ? " (alpha / 2 / tests for a cell under geomean+holm)"
+                                         : "",
+      o.threshold * 100);
   if (!o.ignore.empty()) {
     std::string fields;
     for (const auto& f : o.ignore) fields += (fields.empty() ? "" : ", ") + f;
@@ -160,7 +169,7 @@ std::string points_table(const Comparison& c) {
 }
 
 // The geometric mean ratio of each metric across the cells: the gate under
-// --family geomean, a summary otherwise.
+// --family geomean and geomean+holm, a summary otherwise.
 std::string aggregate_lines(const Comparison& c) {
   std::string out;
   for (const Aggregate& a : c.aggregates)
@@ -168,7 +177,9 @@ std::string aggregate_lines(const Comparison& c) {
         "\nGeometric mean over {} cell(s): {} {:.3f} [{:.3f}, {:.3f}], p {} (t test), MDE {}{}\n",
         a.cells, metric_label(a.metric), a.ratio, a.ratio_lo, a.ratio_hi,
         p_number(a.result.p_value), mde_percent(a.mde),
-        c.options.family == Family::kGeomean ? fmt::format(": {}", verdict_name(a.verdict)) : "");
+        c.options.family == Family::kGeomean || c.options.family == Family::kGeomeanHolm
+            ? fmt::format(": {}", verdict_name(a.verdict))
+            : "");
   return out;
 }
 

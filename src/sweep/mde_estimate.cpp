@@ -55,7 +55,7 @@ double unit_mde(bool paired, int n, double alpha) {
 MdeEstimate estimate_target_mde(const Plan& plan, const SpeedTable& speeds) {
   MdeEstimate e;
   const bool paired = plan.engines.size() > 1;
-  UnitMde unit(paired, CompareOptions{}.alpha / compared_tests(plan));
+  UnitMde unit(paired, compared_cell_alpha(plan));
   double sum = 0;
   int points = 0;
   for (const PlannedPoint& p : plan.points) {
@@ -94,9 +94,9 @@ std::string target_mde_line(const Plan& plan, const SpeedTable& speeds) {
   const std::string limit =
       spec.max_time_s > 0 ? fmt::format(", --max-time {:g} s", spec.max_time_s) : "";
   const std::string what = fmt::format(
-      "--target-mde {:g}%: each cell's MDE at alpha 0.05/{} (Holm, compare's default) and 90% "
-      "power",
-      spec.target_mde_pct, compared_tests(plan));
+      "--target-mde {:g}%: each cell's MDE at alpha {:.4g} (Holm over {} test(s) at half of 0.05, "
+      "compare's default geomean+holm) and 90% power",
+      spec.target_mde_pct, compared_cell_alpha(plan), compared_tests(plan));
   const MdeEstimate e = estimate_target_mde(plan, speeds);
   if (!e.known)
     return fmt::format(

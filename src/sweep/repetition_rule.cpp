@@ -52,6 +52,10 @@ int compared_tests(const Plan& plan) {
   return std::max(1, tests);
 }
 
+double compared_cell_alpha(const Plan& plan) {
+  return cell_alpha_of(CompareOptions{}, compared_tests(plan));
+}
+
 std::string cell_key(const PointParams& params) {
   PointParams p = params;
   p.engine.clear();
@@ -76,7 +80,7 @@ bool needs_another_repetition(const SweepSpec& spec, const Record& rec, int done
 
 RepetitionRule::RepetitionRule(const Plan& plan, Clock::time_point start)
     : spec_(plan.spec), start_(start) {
-  alpha_ = CompareOptions{}.alpha / compared_tests(plan);
+  alpha_ = compared_cell_alpha(plan);
   std::set<std::string> cells;
   for (const PlannedPoint& p : plan.points) cells.insert(cell_key(p.params));
   cells_total_ = static_cast<int>(cells.size());

@@ -5,8 +5,9 @@
 //  - --target-ci: until every phase's 95% CI half-width is within it (per point);
 //  - --target-mde P: until the cell's minimum detectable effect (MDE,
 //    results/power.hpp) is within P% -- what `compare` could then detect,
-//    at its defaults (alpha 0.05, Holm over every cell and phase compared,
-//    90% power). With several engines (sweep --engine a,b) a cell is the same
+//    at its defaults (alpha 0.05, geomean+holm: a cell's test at alpha / 2
+//    under Holm over every cell and phase compared; 90% power). With
+//    several engines (sweep --engine a,b) a cell is the same
 //    point on each engine and its MDE is the paired t test's on the pairs of
 //    repetitions against the first engine; with one engine, the MDE of a
 //    comparison with a baseline of the same spread and count (Mann-Whitney
@@ -62,6 +63,10 @@ class RepetitionRule {
 // The tests `compare` runs on the plan's cells: every point of the first
 // engine (the others are its partners), once per phase it measures.
 int compared_tests(const Plan& plan);
+// The alpha each of those cells' tests faces under compare's default family
+// (results/compare.hpp: alpha / 2 / tests under geomean+holm): what a cell's
+// MDE is taken at.
+double compared_cell_alpha(const Plan& plan);
 
 // A cell: the point's key without the engine (sweep --engine's points of one cell).
 std::string cell_key(const PointParams& params);

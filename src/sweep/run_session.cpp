@@ -159,7 +159,7 @@ std::string RunSession::fixed_length_cost(const std::vector<Record>& records) {
   if (sample_time_.choice.seconds > 0 || !sample_time_.profile || !sample_s) return "";
   const std::optional<SampleLengthCost> cost =
       sample_length_cost(*sample_time_.profile, *sample_s, plan_.spec.repetitions,
-                         plan_.engines.size() > 1, CompareOptions{}.alpha / compared_tests(plan_));
+                         plan_.engines.size() > 1, compared_cell_alpha(plan_));
   if (!cost) return "";
   life_->meta().kind_facts["sample_length"]["fixed_length_cost"] = to_json(*cost);
   return "Sample length: " + sample_length_cost_text(*cost, plan_.spec.n_gen) + ".";

@@ -5,7 +5,7 @@
 // longer samples are steadier is told: the CV its samples have by the
 // profile, the CV at the profile's recommended time, and the minimum
 // detectable effect each gives at the run's repetitions (compare's test at
-// its Holm alpha, 90% power: sweep/mde_estimate.hpp's unit_mde).
+// its cell alpha, 90% power: sweep/mde_estimate.hpp's unit_mde).
 #include <nlohmann/json.hpp>
 
 #include <optional>

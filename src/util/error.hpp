@@ -28,8 +28,9 @@ inline constexpr int kBadInput = 2;       // UserError: flags, profiles, files
 inline constexpr int kPointsFailed = 3;   // sweep finished, some points failed
 inline constexpr int kInterrupted = 130;  // Ctrl-C, results kept
 inline constexpr int kRegression = 4;     // compare found a real regression
-// compare could not have seen a regression of the threshold (a cell's MDE
-// beyond it, or a cell untestable) and found none: not a pass
+// compare could not have seen a regression of the threshold (a deciding MDE
+// beyond it: the geometric mean's under the default geomean+holm, a cell's
+// under holm; or nothing testable) and found none: not a pass
 inline constexpr int kInconclusive = 5;
 }  // namespace exit_code
 

@@ -26,7 +26,7 @@ struct CompareArgs {
   double alpha = 0.05;
   std::string metric = "both";
   std::string test = "auto";
-  std::string family = "holm";
+  std::string family = family_name(CompareOptions{}.family);
   std::string ignore;
   std::string on;
   bool json = false;
@@ -139,8 +139,9 @@ void add_compare_command(CLI::App& app, CommandRunner& run) {
                   "samples a side, Welch below), welch, mwu, paired-t or signed-rank")
       ->capture_default_str();
   cmd->add_option("--family", args->family,
-                  "false-alarm control over the cells: holm (any one cell), geomean (the "
-                  "geometric mean ratio per metric) or none")
+                  "false-alarm control over the cells: geomean+holm (the geometric mean ratio "
+                  "per metric decides what the gate could see, any one cell under Holm fails it "
+                  "too; alpha split in halves), holm (any one cell), geomean or none")
       ->capture_default_str();
   cmd->add_option("--ignore", args->ignore,
                   "comma list of key fields left out of the join (e.g. model,poll)");
