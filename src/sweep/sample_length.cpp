@@ -18,16 +18,24 @@ const EngineChoice* exec_engine(const Plan& plan) {
   return nullptr;
 }
 
-SampleTimeChoice from_profile(const std::optional<NoiseProfile>& profile) {
-  if (!profile)
-    return {0,
-            "one call of -n per sample: this machine has no noise profile (`moesweep hw --noise` "
-            "measures one)"};
+// No usable profile: --sample-time-without-profile when given, else one call.
+SampleTimeChoice without_profile(double fallback_s, const std::string& why) {
+  if (fallback_s > 0)
+    return {fallback_s, fmt::format("--sample-time-without-profile {:g} s: {} (`moesweep hw "
+                                    "--noise` measures this machine's)",
+                                    fallback_s, why)};
+  return {0,
+          fmt::format("one call of -n per sample: {} (`moesweep hw --noise` measures one)", why)};
+}
+
+SampleTimeChoice from_profile(const std::optional<NoiseProfile>& profile, double fallback_s) {
+  if (!profile) return without_profile(fallback_s, "this machine has no noise profile");
   const SampleTimeAdvice a = recommended_sample_time(*profile);
   if (a.seconds <= 0)
-    return {0, fmt::format("one call of -n per sample: the noise profile of {} has too few TG "
-                           "lengths to show where the CV stops falling",
-                           profile->measured_at)};
+    return without_profile(
+        fallback_s, fmt::format("the noise profile of {} has too few TG lengths to show where "
+                                "the CV stops falling",
+                                profile->measured_at));
   return {a.seconds,
           fmt::format("this machine's noise profile ({}): the CV of S_TG stops falling at {} "
                       "tokens, {:.2g} s a sample ({:.1f}%{})",
@@ -55,7 +63,7 @@ SampleTimeChoice choose_min_sample_time(const Plan& plan,
     return {0, fmt::format("one call of -n per sample: engine '{}' is another program's "
                            "benchmark, which runs its own -n",
                            exec->name)};
-  return from_profile(profile);
+  return from_profile(profile, plan.spec.fallback_sample_time_s);
 }
 
 nlohmann::json RunSampleTime::to_json() const {

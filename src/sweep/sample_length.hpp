@@ -11,7 +11,8 @@
 // The default comes from this machine's noise profile (hw/noise_profile.hpp,
 // `moesweep hw --noise`): the time at which the CV of S_TG stops falling.
 // Without a profile, or with --min-sample-time 0, a sample is one call: the
-// plan's -n, as sweep-bench measures.
+// plan's -n, as sweep-bench measures; --sample-time-without-profile S makes
+// it S seconds where no profile is (a gate on a fresh CI runner: ci-ab).
 //
 // The number of calls is decided once per cell and phase -- by the first
 // engine to reach it, from one untimed call -- and every engine of the cell
@@ -42,7 +43,8 @@ struct SampleTimeChoice {
 };
 
 // spec.min_sample_time_s when given (>= 0); else the seconds the run to
-// resume recorded; else the profile's advice; else 0. A plan with an exec
+// resume recorded; else the profile's advice; else
+// spec.fallback_sample_time_s (0: one call). A plan with an exec
 // engine (another program's benchmark, which runs its own -n) keeps one
 // call, so its pairs stay alike: UserError when S was asked for.
 SampleTimeChoice choose_min_sample_time(const Plan& plan,

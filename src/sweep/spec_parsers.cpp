@@ -194,11 +194,14 @@ void check_target_mde(const SettingsReader& s, const SweepSpec& spec) {
 }
 
 void check_min_sample_time(const SettingsReader& s, const SweepSpec& spec) {
-  if (spec.min_sample_time_s > kMaxMinSampleTime)
-    throw UserError(fmt::format("{}: {:g} s is longer than a sample may be",
-                                s.flag("min-sample-time"), spec.min_sample_time_s),
-                    fmt::format("0 to {:g} seconds", kMaxMinSampleTime),
-                    fmt::format("pass {} 1", s.flag("min-sample-time")));
+  const auto check = [&](const char* key, double seconds, double least) {
+    if (seconds < least || seconds > kMaxMinSampleTime)
+      throw UserError(fmt::format("{}: {:g} s is not a sample's length", s.flag(key), seconds),
+                      fmt::format("0 to {:g} seconds", kMaxMinSampleTime),
+                      fmt::format("pass {} 1", s.flag(key)));
+  };
+  check("min-sample-time", spec.min_sample_time_s, -1);  // -1: not given
+  check("sample-time-without-profile", spec.fallback_sample_time_s, 0);
 }
 
 // --counters sim: valgrind runs one thread at a time and ggml's threads spin

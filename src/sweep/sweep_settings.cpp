@@ -158,8 +158,8 @@ const std::vector<SweepSetting>& sweep_settings() {
        .help = "repeat each point until the 95% CI half-width of its mean speed is within this percent",
        .level = L::kWalk, .member = &S::target_ci_pct, .json = "target_ci_pct"},
       {.key = "target-mde", .cli_names = "--target-mde",
-       .help = "repeat until every compared cell's minimum detectable effect (compare's default test, "
-               "90% power, Holm over the cells) is within this percent; engines stay interleaved",
+       .help = "repeat until every compared cell's minimum detectable effect (compare's default test "
+               "and family, 90% power) is within this percent; engines stay interleaved",
        .level = L::kWalk, .member = &S::target_mde_pct, .check = p::check_target_mde,
        .json = "target_mde_pct", .json_when_set = true},
       {.key = "max-repetitions", .cli_names = "--max-repetitions",
@@ -175,6 +175,13 @@ const std::vector<SweepSetting>& sweep_settings() {
                "stops falling; 0 = one call, the plan's -n)",
        .level = L::kWalk, .member = &S::min_sample_time_s, .check = p::check_min_sample_time,
        .json = "min_sample_time_s", .json_when_set = true},
+      {.key = "sample-time-without-profile", .cli_names = "--sample-time-without-profile",
+       .help = "seconds each sample lasts at least when this machine has no noise profile and no "
+               "--min-sample-time is given (default 0: one call of -n; the ci-ab profile sets 0.8, "
+               "for a gate on a fresh runner)",
+       .level = L::kWalk, .member = &S::fallback_sample_time_s,
+       .check = p::check_min_sample_time, .json = "sample_time_without_profile_s",
+       .json_when_set = true},
       {.key = "token-seed", .cli_names = "--token-seed", .help = "seed of the random prompt tokens",
        .level = L::kWalk, .member = &S::token_seed, .json = "token_seed"},
       {.key = "point-timeout", .cli_names = "--point-timeout",

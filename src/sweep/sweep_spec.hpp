@@ -74,7 +74,7 @@ struct SweepSpec {
   double target_ci_pct = 0;  // repeat until the 95% CI half-width of the mean is within it; 0 = off
   int max_repetitions = 20;  // the most repetitions target_ci_pct / target_mde_pct may take
   // Repeat until every compared cell's minimum detectable effect (compare's
-  // default test and Holm over the cells, 90% power) is within this percent;
+  // default test and family, 90% power) is within this percent;
   // 0 = off (sweep/repetition_rule.hpp).
   double target_mde_pct = 0;
   // Seconds of the sweep after which no point takes a repetition beyond -r
@@ -84,6 +84,9 @@ struct SweepSpec {
   // sample repeats the call of -n (-p) tokens at its depth until it does;
   // -1 = not given (this machine's noise profile decides), 0 = one call.
   double min_sample_time_s = -1;
+  // The same when min_sample_time_s is not given and this machine has no
+  // usable noise profile (a fresh CI runner); 0 = one call.
+  double fallback_sample_time_s = 0;
   double point_timeout_s = 1800;  // an engine call of a point longer than this: hung (0 = none)
   uint64_t token_seed = 1234;
   // engine builds to measure every point on (engine/engine_registry.hpp), in

@@ -55,6 +55,25 @@ TEST(SampleLength, TheDefaultIsTheProfilesAndAFlagOrAResumedRunWins) {
   EXPECT_EQ(choose_min_sample_time(plan_with(-1), profile_with_cvs({0.1})).seconds, 0);
 }
 
+// A machine without a usable profile (a fresh CI runner): the plan's
+// --sample-time-without-profile (ci-ab's 0.8 s) where given; a profile, a
+// flag, a resumed run and an exec engine still decide before it.
+TEST(SampleLength, WithoutAProfileTheFallbackTimeIsTakenAndSaysWhy) {
+  Plan plan = plan_with(-1);
+  plan.spec.fallback_sample_time_s = 0.8;
+  SampleTimeChoice c = choose_min_sample_time(plan, std::nullopt);
+  EXPECT_DOUBLE_EQ(c.seconds, 0.8);
+  EXPECT_NE(c.source.find("--sample-time-without-profile 0.8 s: this machine has no noise"),
+            std::string::npos)
+      << c.source;
+  EXPECT_DOUBLE_EQ(choose_min_sample_time(plan, profile_with_cvs({0.1})).seconds, 0.8);
+  EXPECT_DOUBLE_EQ(choose_min_sample_time(plan, profile_with_cvs({0.18, 0.06, 0.09, 0.08})).seconds,
+                   0.064);
+  EXPECT_DOUBLE_EQ(choose_min_sample_time(plan, std::nullopt, 0.25).seconds, 0.25);
+  plan.spec.min_sample_time_s = 0;
+  EXPECT_DOUBLE_EQ(choose_min_sample_time(plan, std::nullopt).seconds, 0);
+}
+
 TEST(SampleLength, AnExecEngineKeepsOneCallAndRefusesAnAskedTime) {
   const NoiseProfile profile = profile_with_cvs({0.18, 0.06, 0.09, 0.08});
   const SampleTimeChoice c = choose_min_sample_time(plan_with(-1, true), profile);
