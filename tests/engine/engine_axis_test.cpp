@@ -162,7 +162,9 @@ TEST(EngineAxis, TargetMdeAddsRepetitionsInTurnsUpToTheMaximum) {
       "-r 2 --target-mde 0.01 --max-repetitions 4 --counters none --no-db --engine default,same";
   auto r = test::run_shell(sweep + " --dry-run");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("--target-mde 0.01%: each cell's MDE at alpha 0.05/4"), std::string::npos)
+  EXPECT_NE(r.out.find("--target-mde 0.01%: each cell's MDE at alpha 0.00625 (Holm over 4 "
+                       "test(s) at half of 0.05"),
+            std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("until each cell's MDE is within 0.01%"), std::string::npos) << r.out;
   r = test::run_shell(sweep + " --out-dir " + test::shell_quoted(out));

@@ -147,11 +147,15 @@ TEST(SweepFacts, AContextThatCannotFitIsRefusedBeforeTheModelLoads) {
 
 // The unplanned co-tenant: a compute load on the sweep's own CPU that the
 // point did not ask for takes about half of that CPU: the point is flagged.
+// Samples of a quarter second make the point last seconds: a flag also needs
+// more than 4 ticks of others' time, which a 0.1 s point (one call of -n 8 a
+// sample) reached only by chance (it once read 4: 36% of the CPU, unflagged).
 TEST(SweepFacts, AnUnplannedCotenantOnThePointsCpuIsFlagged) {
   test::tiny_twin();
   const auto dir = test::scratch_dir();
   CotenantProcess intruder("compute", {0}, MOESWEEP_CLI);
-  const auto r = test::run_cli(sweep_args("--quiet --out-dir " + (dir / "runs").string()));
+  const auto r = test::run_cli(
+      sweep_args("--min-sample-time 0.25 --quiet --out-dir " + (dir / "runs").string()));
   intruder.stop();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto records = records_of(dir / "runs");
