@@ -126,7 +126,9 @@ TEST(Cotenant, StreamAndComputeReportTheirThroughputAndAreGoneAfterStop) {
     const pid_t pid = load.pid();
     ASSERT_TRUE(alive(pid)) << kind;
     const double at_ready = cpu_seconds(pid);
-    for (int i = 0; i < 60000 && cpu_seconds(pid) < at_ready + 1.0; ++i)
+    // the same difference as `worked` below (at_ready + 1.0 rounds otherwise:
+    // it once stopped at a `worked` of 0.99999...)
+    for (int i = 0; i < 60000 && cpu_seconds(pid) - at_ready < 1.0; ++i)
       std::this_thread::sleep_for(10ms);
     const double worked = cpu_seconds(pid) - at_ready;
     const nlohmann::json j = load.stop();
