@@ -50,7 +50,7 @@ enum class Family {
   // whether the gate could see the threshold (their MDE is a fraction of a
   // lone cell's), Holm over the cells still catches a change confined to one.
   // Chosen by measurement (docs/engines.md, "The gate's error rates"): on
-  // identical builds Holm alone was inconclusive 8 times in 10 (some cell's
+  // identical builds Holm alone was inconclusive 15 times in 20 (some cell's
   // MDE stayed above 5% within 240 s) where the geometric mean passed.
   kGeomeanHolm,
   kNone,  // every cell at alpha on its own (k cells: up to k x alpha false alarms)
