@@ -143,15 +143,16 @@ std::filesystem::path read_only_database() {
 
 TEST(HostileCli, AReadOnlyDatabaseIsCalledReadOnlyAndStillReads) {
   const std::filesystem::path db = read_only_database();
-  if (::geteuid() == 0 && test::run_shell(unprivileged("true")).exit_code != 0)
-    GTEST_SKIP() << "cannot run a command as another user here (setpriv)";
-  // A checkout under a private folder (root's 0700 home, mktemp -d): nobody
-  // cannot even load the CLI, which says nothing about read-only databases.
-  if (::geteuid() == 0 &&
-      test::run_shell(unprivileged(std::string(MOESWEEP_CLI) + " --version")).exit_code != 0)
-    GTEST_SKIP() << "user nobody cannot run " << MOESWEEP_CLI
-                 << " (a folder above the checkout is private); run the tests from a checkout "
-                    "others can read to test this";
+  if (::geteuid() == 0) {
+    if (test::run_shell(unprivileged("true")).exit_code != 0)
+      GTEST_SKIP() << "cannot run a command as another user here (setpriv)";
+    // A checkout under a private folder (root's 0700 home, mktemp -d): nobody
+    // cannot even load the CLI, which says nothing about read-only databases.
+    if (test::run_shell(unprivileged(std::string(MOESWEEP_CLI) + " --version")).exit_code != 0)
+      GTEST_SKIP() << "user nobody cannot run " << MOESWEEP_CLI
+                   << " (a folder above the checkout is private); run the tests from a "
+                      "checkout others can read to test this";
+  }
   const std::filesystem::path out = test::scratch_dir() / "open" / "runs";
   std::filesystem::create_directories(out.parent_path());
   std::filesystem::permissions(out.parent_path(), std::filesystem::perms::all);
