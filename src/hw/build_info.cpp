@@ -15,7 +15,14 @@ BuildInfo build_info() {
   BuildInfo b;
   b.moesweep_version = MOESWEEP_VERSION;
   b.build_type = MOESWEEP_BUILD_TYPE;
+  // clang defines __GNUC__ too (as 4.2.1), so it is asked first: the sanitizer
+  // build and a clang build/ must not be recorded as an old GCC.
+#if defined(__clang__)
+  b.compiler =
+      fmt::format("clang {}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__);
+#else
   b.compiler = fmt::format("gcc {}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#endif
   return b;
 }
 
