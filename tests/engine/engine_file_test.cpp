@@ -45,7 +45,9 @@ TEST(EngineFile, EachWrongFieldIsAUserErrorNamingTheFileAndField) {
   };
   for (const auto& [text, field] : cases) {
     SCOPED_TRACE(text);
-    const std::string err = test::refused([&] { engine_from_json(parsed(text), "engine.json"); });
+    // A copy for the lambda: clang 14 cannot capture a structured binding (C++20 allows it).
+    const std::string json = text;
+    const std::string err = test::refused([&] { engine_from_json(parsed(json), "engine.json"); });
     EXPECT_NE(err.find("engine.json"), std::string::npos) << err;
     EXPECT_NE(err.find(field), std::string::npos) << err;
   }
