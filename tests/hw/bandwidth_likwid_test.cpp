@@ -4,7 +4,8 @@
 // 15-20% under the vector kernels on a 2-vCPU EPYC guest) on the same CPUs, the same bytes per
 // thread, each thread touching its own buffer (-W), side by side in one run (alternating, three
 // rounds a thread count). The first probe read 3-65x what likwid-bench measured on a 2-vCPU VM;
-// this is the check that would have caught it. Skipped, saying why, where
+// this is the check that would have caught it. Skipped, saying why, in a
+// sanitizer build (instrumented loads are not the machine's bandwidth), where
 // likwid-bench is absent or fails on this CPU, or where the machine is busy
 // with other work (other processes took more than 10% of the CPUs while the
 // probe ran, or likwid-bench's own rounds spread by more than 25%): two
@@ -86,7 +87,23 @@ std::vector<int> thread_counts(int cpus) {
   return counts;
 }
 
+// GCC says __SANITIZE_ADDRESS__; clang 14 says __has_feature (which GCC 12 cannot parse).
+#if defined(__SANITIZE_ADDRESS__)
+#define MOESWEEP_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MOESWEEP_ASAN 1
+#endif
+#endif
+
 TEST(BandwidthProbe, AgreesWithLikwidBenchLoadKernel) {
+#ifdef MOESWEEP_ASAN
+  // Under ASan every load of the probe also reads its shadow memory: on a quiet
+  // 2-vCPU Zen 5 guest it read 0.33x (1 thread) and 0.16x (2 threads) of
+  // likwid-bench and failed; a parallel ctest had kept it skipped as "busy".
+  GTEST_SKIP() << "a sanitizer build checks every load the probe makes, so its bandwidth is not "
+                  "the machine's; build/ runs this comparison";
+#endif
   if (!output_of("command -v likwid-bench")) GTEST_SKIP() << "likwid-bench absent (Debian: likwid)";
   const std::vector<int> cpus = likwid_node_cpus();
   if (cpus.empty()) GTEST_SKIP() << "likwid-pin -p lists no node domain on this machine";
