@@ -26,6 +26,7 @@
 #include "hw/bandwidth_probe.hpp"
 #include "hw/noise_probe.hpp"
 #include "hw/topology.hpp"
+#include "support/sanitizers.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep {
@@ -87,23 +88,13 @@ std::vector<int> thread_counts(int cpus) {
   return counts;
 }
 
-// GCC says __SANITIZE_ADDRESS__; clang 14 says __has_feature (which GCC 12 cannot parse).
-#if defined(__SANITIZE_ADDRESS__)
-#define MOESWEEP_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MOESWEEP_ASAN 1
-#endif
-#endif
-
 TEST(BandwidthProbe, AgreesWithLikwidBenchLoadKernel) {
-#ifdef MOESWEEP_ASAN
   // Under ASan every load of the probe also reads its shadow memory: on a quiet
   // 2-vCPU Zen 5 guest it read 0.33x (1 thread) and 0.16x (2 threads) of
   // likwid-bench and failed; a parallel ctest had kept it skipped as "busy".
-  GTEST_SKIP() << "a sanitizer build checks every load the probe makes, so its bandwidth is not "
-                  "the machine's; build/ runs this comparison";
-#endif
+  if (test::kUnderAddressSanitizer)
+    GTEST_SKIP() << "a sanitizer build checks every load the probe makes, so its bandwidth is not "
+                    "the machine's; build/ runs this comparison";
   if (!output_of("command -v likwid-bench")) GTEST_SKIP() << "likwid-bench absent (Debian: likwid)";
   const std::vector<int> cpus = likwid_node_cpus();
   if (cpus.empty()) GTEST_SKIP() << "likwid-pin -p lists no node domain on this machine";

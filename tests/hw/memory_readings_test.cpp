@@ -15,6 +15,7 @@
 
 #include "engine/engine_memory.hpp"
 #include "hw/process_memory.hpp"
+#include "support/sanitizers.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep {
@@ -92,13 +93,8 @@ TEST(ProcessMemory, RollupAgreesWithVmRssAndThePeakIsNoLower) {
 }
 
 TEST(ProcessMemory, PeakResetsToTheCurrentRss) {
-#if defined(__SANITIZE_ADDRESS__)  // GCC's name
-  GTEST_SKIP() << "AddressSanitizer keeps freed memory in its quarantine: RSS does not drop";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)  // clang's (build-asan/)
-  GTEST_SKIP() << "AddressSanitizer keeps freed memory in its quarantine: RSS does not drop";
-#endif
-#endif
+  if (test::kUnderAddressSanitizer)
+    GTEST_SKIP() << "AddressSanitizer keeps freed memory in its quarantine: RSS does not drop";
   {
     std::vector<char> big(96 * kMiB);
     std::memset(big.data(), 1, big.size());  // touched: resident
