@@ -25,6 +25,6 @@ if(MOESWEEP_ENGINE_PORTABLE)
 endif()
 if(NOT _amx_use)
   # Appended after ggml's own -march=native, so these win.
-  target_compile_options(ggml-cpu PRIVATE -mno-amx-tile -mno-amx-int8 -mno-amx-bf16)
+  target_compile_options(${MOESWEEP_ENGINE_CPU_TARGET} PRIVATE -mno-amx-tile -mno-amx-int8 -mno-amx-bf16)
 endif()
 set(MOESWEEP_ENGINE_AMX_BUILT ${_amx_use} CACHE INTERNAL "whether ggml's AMX kernels are compiled in")

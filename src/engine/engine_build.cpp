@@ -21,6 +21,7 @@
 #include "engine/engine.hpp"
 #include "engine/engine_claim.hpp"
 #include "engine/exec_tool.hpp"
+#include "engine/release_pins.hpp"
 #include "util/error.hpp"
 #include "util/paths.hpp"
 #include "util/stop_signal.hpp"
@@ -145,6 +146,7 @@ void check_checkout(const EngineSource& src) {
 
 void check_source(const std::string& name, const EngineSource& src) {
   check_engine_name(name, "engine add");
+  if (!src.release.empty()) (void)supported_release(src.release);  // before anything is fetched
   if (name == kDefaultEngineName)
     throw UserError("engine add: 'default' is this moesweep's own worker", "another name",
                     "pick another name, e.g. main or pr");
@@ -285,6 +287,9 @@ RegisteredEngine add_engine(const fs::path& registry, const std::string& name,
     e.commit = facts.commit;
     e.build = facts.build;
     e.cpu_variant = facts.cpu_variant;
+    e.api = facts.api;
+    e.reads = facts.reads;
+    e.max_experts = facts.max_experts;
   } catch (const std::exception& err) {
     fs::remove_all(dir, ec);
     throw UserError(

@@ -15,6 +15,7 @@
 #include "util/error.hpp"
 #include "util/json_fields.hpp"
 #include "util/json_file.hpp"
+#include "util/parse_list.hpp"
 
 namespace moesweep {
 namespace fs = std::filesystem;
@@ -47,10 +48,17 @@ constexpr uint64_t kMaxEngineFileBytes = 1 << 20;
 const std::vector<FieldRow<RegisteredEngine>>& engine_rows() {
   using E = RegisteredEngine;
   static const std::vector<FieldRow<E>> rows = {
-      {"name", &E::name},       {"kind", &E::kind},
-      {"source", &E::source},   {"build_flags", &E::build_flags},
-      {"release", &E::release}, {"commit", &E::commit},
-      {"build", &E::build},     {"cpu_variant", &E::cpu_variant},
+      {"name", &E::name},
+      {"kind", &E::kind},
+      {"source", &E::source},
+      {"build_flags", &E::build_flags},
+      {"release", &E::release},
+      {"commit", &E::commit},
+      {"build", &E::build},
+      {"cpu_variant", &E::cpu_variant},
+      {"api", &E::api},
+      {"reads", &E::reads},
+      {"max_experts", &E::max_experts, 0, 1 << 20},
   };
   return rows;
 }
@@ -117,6 +125,8 @@ RegisteredEngine default_engine() {
   e.name = kDefaultEngineName;
   e.source = "the worker built with this moesweep";
   e.worker = default_worker_path();
+  e.reads = split_list(MOESWEEP_ENGINE_READS);  // configured from the same engine as the worker
+  e.max_experts = MOESWEEP_ENGINE_MAX_EXPERTS;
   return e;
 }
 
@@ -133,6 +143,9 @@ RegisteredEngine default_engine_with_facts() {
     e.commit = f.commit;
     e.build = f.build;
     e.cpu_variant = f.cpu_variant;
+    e.api = f.api;
+    e.reads = f.reads;
+    e.max_experts = f.max_experts;
   } catch (const std::exception& err) {
     e.build = fmt::format("its worker does not start: {}", err.what());
   }

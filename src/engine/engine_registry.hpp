@@ -25,7 +25,10 @@ struct RegisteredEngine {
   std::vector<std::string> build_flags;  // CMake -D flags given to `engine add`
   // From the worker's hello when it was registered.
   std::string release, commit, build, cpu_variant;
-  std::filesystem::path worker;  // its moesweep-worker binary ("" for kind exec)
+  std::string api;                 // its llama.cpp API variants (EngineFacts::api)
+  std::vector<std::string> reads;  // the GGUF architectures and layouts it loads
+  int max_experts = 0;             // routed experts per layer it loads (0 unknown)
+  std::filesystem::path worker;    // its moesweep-worker binary ("" for kind exec)
   // kind exec: the tool's binary and which tool it is (llama-sweep-bench, llama-bench)
   std::filesystem::path exec;
   std::string exec_tool;

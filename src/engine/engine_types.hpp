@@ -99,6 +99,14 @@ struct EngineFacts {
   std::vector<std::string> cpu_features;  // what the loaded CPU backend was compiled for
   std::string system_info;                // llama_print_system_info()
   std::string worker;                     // path of the worker binary
+  // Which spelling of each changed llama.cpp API the worker was built against
+  // (cmake/EngineApi.cmake: "kv_cache=memory,flash_attn=type_enum,..."); "" for ik_llama.cpp.
+  std::string api;
+  // What GGUF files its loader reads: architectures and layouts
+  // (deepseek2, deepseek2.v3_router, deepseek2.split_mla, qwen3moe, llama4).
+  std::vector<std::string> reads;
+  int max_experts =
+      0;  // routed experts per layer its loader accepts (LLAMA_MAX_EXPERTS); 0 unknown
 };
 
 // The engine's expert kernel over a pool of experts (worker/expert_gemv.hpp):

@@ -129,9 +129,10 @@ WireRow<S> text_row(const char* key, std::string S::*m, size_t max_bytes,
 // A list of strings: at most `max_items`, each at most `max_bytes`.
 template <typename S>
 WireRow<S> texts_row(const char* key, std::vector<std::string> S::*m, size_t max_items,
-                     size_t max_bytes) {
+                     size_t max_bytes, Presence presence = Presence::kRequired) {
   return {key, [=](const S& s, nlohmann::json& j) { j[key] = s.*m; },
-          [=](const JsonFields& f, S& s) { s.*m = read_texts(f, key, max_items, max_bytes); }};
+          [=](const JsonFields& f, S& s) { s.*m = read_texts(f, key, max_items, max_bytes); },
+          presence};
 }
 
 // A list of int32 ids in [lo, hi), at most `max_count`.

@@ -98,6 +98,9 @@ const WireRows<EngineFacts>& engine_fact_rows() {
       texts_row("cpu_features", &EngineFacts::cpu_features, 4096, 4096),
       text_row("system_info", &EngineFacts::system_info, 4096),
       text_row("worker", &EngineFacts::worker, 4096, kOptional),
+      text_row("api", &EngineFacts::api, 1024, kOptional),
+      texts_row("reads", &EngineFacts::reads, 64, 64, kOptional),
+      int_row("max_experts", &EngineFacts::max_experts, 0, 1 << 20, kOptional),
   };
   return rows;
 }

@@ -31,6 +31,24 @@ class MetadataWriter {
   std::string arch_;
 };
 
+// deepseek2 as converters wrote it before llama.cpp PR #12801 (April 2025):
+// plain multi-head attention sizes, kv_b whole. Engines before it require
+// rope.scaling.yarn_log_multiplier (unused without YaRN scaling: log(1) = 0).
+void add_legacy_mla_keys(MetadataWriter& w, const ModelProfile& p) {
+  const ModelShape& m = p.shape;
+  w.u32("attention.head_count_kv", m.heads);
+  w.u32("leading_dense_block_count", m.dense_lead_layers);
+  if (m.q_lora_rank > 0) w.u32("attention.q_lora_rank", m.q_lora_rank);
+  w.u32("attention.kv_lora_rank", m.kv_lora_rank);
+  w.u32("attention.key_length", m.qk_nope_head_dim + m.qk_rope_head_dim);
+  w.u32("attention.value_length", m.v_head_dim);
+  w.u32("rope.dimension_count", m.qk_rope_head_dim);
+  w.f32("rope.scaling.yarn_log_multiplier", 0.0);
+  w.u32("expert_shared_count", m.shared_experts);
+  w.f32("expert_weights_scale", p.weights_scale);
+  w.boolean("expert_weights_norm", p.normalize_weights);
+}
+
 }  // namespace
 
 nlohmann::json TwinSpec::to_json() const {
@@ -55,6 +73,9 @@ nlohmann::json TwinSpec::to_json() const {
   // Only when set: every twin without a skew keeps its cache key (and file).
   if (routing_skew > 0) j["routing_skew"] = routing_skew;
   if (!p.rope_scaling.type.empty()) j["rope_scaling"] = p.rope_scaling.to_json();
+  // Only for older engines' layouts: the newest keeps every cache key (and file).
+  if (!layout.is_newest())
+    j["layout"] = {{"mla_split", layout.mla_split}, {"v3_router", layout.v3_router}};
   return j;
 }
 
@@ -88,7 +109,9 @@ gguf_context* make_twin_metadata(const TwinSpec& spec) {
   w.u32("expert_used_count", m.experts_used);
   w.u32("expert_feed_forward_length", m.expert_ff);
   w.u32("expert_gating_func", p.gating == "sigmoid" ? 2 : 1);
-  if (p.arch == "deepseek2") {
+  if (p.arch == "deepseek2" && !spec.layout.mla_split) {
+    add_legacy_mla_keys(w, p);
+  } else if (p.arch == "deepseek2") {
     // MLA is stored as MQA with wide heads (see the engine's converter).
     w.u32("attention.head_count_kv", 1);
     w.u32("leading_dense_block_count", m.dense_lead_layers);

@@ -13,7 +13,9 @@ namespace moesweep {
 void write_twin_skeleton(const TwinSpec& spec, const RoutingSkew* skew, ggml_type weight_type,
                          const std::filesystem::path& path,
                          const std::function<void()>& between_slabs) {
-  const std::vector<ArchTensor> tensors = arch_tensors(arch_dims_of(spec.profile));
+  ArchDims dims = arch_dims_of(spec.profile);  // the router's bias follows its gating
+  dims.mla_split = spec.layout.mla_split;
+  const std::vector<ArchTensor> tensors = arch_tensors(dims);
   std::vector<GgufTensorInfo> infos;
   infos.reserve(tensors.size());
   for (const ArchTensor& t : tensors)

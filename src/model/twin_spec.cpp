@@ -41,4 +41,16 @@ TwinSpec twin_spec_for(const std::string& profile, const std::string& scale,
   return t;
 }
 
+TwinSpec with_layout(TwinSpec spec, const TwinLayout& layout) {
+  if (spec.routing_skew > 0 && !layout.v3_router)
+    throw UserError(fmt::format("--routing-skew {} on a twin for an engine without DeepSeek-V3's "
+                                "router (its bias exp_probs_b carries the skew)",
+                                spec.routing_skew),
+                    "engines from node-llama-cpp 3.4.0 (b4435) on",
+                    "leave --routing-skew out, or sweep newer engines only");
+  spec.layout = layout;
+  apply_router_layout(spec.profile, layout);
+  return spec;
+}
+
 }  // namespace moesweep

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "model/model_profile.hpp"
+#include "model/twin_layout.hpp"
 
 struct gguf_context;
 
@@ -18,8 +19,9 @@ struct TwinSpec {
   std::string scale = "tiny";    // preset name or "full"; "<that>+custom" when overridden
   std::string quant = "Q4_K_S";  // a quant_types() name, upper case
   uint64_t seed = 42;
-  std::string tokenizer;  // "" = no vocabulary; else a vocab family (twin_vocab.hpp)
+  std::string tokenizer;    // "" = no vocabulary; else a vocab family (twin_vocab.hpp)
   double routing_skew = 0;  // Zipf exponent of expert popularity (twin_routing.hpp); 0 = random
+  TwinLayout layout;  // the GGUF layout its engines read (twin_layout.hpp); set by with_layout
 
   nlohmann::json to_json() const;  // everything that determines the file's bytes
   std::string cache_key() const;   // sha256 of to_json(), 12 hex chars
@@ -33,6 +35,10 @@ struct TwinSpec {
 TwinSpec twin_spec_for(const std::string& profile, const std::string& scale,
                        const ShapeOverrides& overrides, const std::string& quant, uint64_t seed,
                        double routing_skew = 0);
+
+// `spec` in `layout` (the router's gating with it). UserError when a routing
+// skew needs the V3 router's bias and the layout has none.
+TwinSpec with_layout(TwinSpec spec, const TwinLayout& layout);
 
 // The twin's GGUF metadata: the keys the converter writes for the arch (and a
 // servable twin's tokenizer and chat template), no tensors. Caller frees it.

@@ -46,7 +46,7 @@ MemoryShape memory_shape_of(const GgufInspection& g) {
 
 MemoryShape memory_shape_of(const ModelGroup& group, const SweepSpec& spec) {
   if (!group.choice.file.empty()) return memory_shape_of(inspect_gguf(group.choice.file));
-  const TwinSpec twin = twin_spec_of(group.choice, group.knobs, spec);
+  const TwinSpec twin = twin_spec_of(group, spec);
   const std::filesystem::path built = twin_cache_dir() / (twin.file_stem() + ".gguf");
   std::error_code ec;
   if (std::filesystem::is_regular_file(built, ec)) {
@@ -122,7 +122,7 @@ std::vector<TwinSpec> twins_to_build(const Plan& plan) {
   std::set<std::string> seen;
   for (const ModelGroup& g : plan.models) {
     if (!g.choice.file.empty()) continue;
-    TwinSpec twin = twin_spec_of(g.choice, g.knobs, plan.spec);
+    TwinSpec twin = twin_spec_of(g, plan.spec);
     std::error_code ec;
     if (std::filesystem::exists(twin_cache_dir() / (twin.file_stem() + ".gguf"), ec)) continue;
     if (seen.insert(twin.file_stem()).second) out.push_back(std::move(twin));

@@ -74,7 +74,7 @@ Plan noise_plan(const NoiseMeasureOptions& o) {
 std::string model_path(ModelGroup& mg, const SweepSpec& spec,
                        const std::function<void(const std::string&)>& progress) {
   if (!mg.choice.file.empty()) return mg.choice.file;
-  return ensure_twin(twin_spec_of(mg.choice, mg.knobs, spec), {}, false, progress).path.string();
+  return ensure_twin(twin_spec_of(mg, spec), {}, false, progress).path.string();
 }
 
 // The engine at one depth: samples of calls of one TG length or one ubatch.

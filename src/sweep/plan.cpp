@@ -21,6 +21,7 @@
 #include "model/twin_spec.hpp"
 #include "sweep/cotenant.hpp"
 #include "sweep/spec_limits.hpp"
+#include "sweep/twin_engines.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -117,10 +118,14 @@ void check_plan_size(const Plan& plan) {
 
 }  // namespace
 
+TwinSpec twin_spec_of(const ModelGroup& group, const SweepSpec& spec) {
+  return with_layout(twin_spec_of(group.choice, group.knobs, spec), group.twin_layout);
+}
+
 std::string model_display_name(const ModelGroup& group, const SweepSpec& spec) {
   const ModelChoice& choice = group.choice;
   if (!choice.file.empty()) return std::filesystem::path(choice.file).filename().string();
-  return twin_spec_of(choice, group.knobs, spec).file_stem();
+  return twin_spec_of(group, spec).file_stem();
 }
 
 std::string model_display_name(const ModelChoice& choice, const SweepSpec& spec) {
@@ -269,7 +274,9 @@ PointParams point_params(const SweepSpec& spec, const ModelGroup& mg, const std:
 }  // namespace
 
 EngineChoice own_engine_choice() {
-  return {"", default_worker_path(), {}, "llama.cpp", {}, {}, {}, {}, {}};
+  EngineChoice e;
+  e.worker = default_worker_path();
+  return e;
 }
 
 namespace {
@@ -293,13 +300,23 @@ std::vector<EngineChoice> resolve_engines(const std::vector<std::string>& names,
   std::vector<EngineChoice> out;
   if (names.empty()) {
     out.push_back(own_engine_choice());
+    fill_engine_reads(out.back(), default_engine());
   } else {
     const std::filesystem::path registry = engine_registry_dir();
     for (const std::string& name : names) {
       const RegisteredEngine e = find_engine(registry, name);
       check_worker_present(e, registry);
-      out.push_back(
-          {name, e.worker, e.build_flags, e.kind, {}, e.exec, e.exec_tool, e.release, e.commit});
+      EngineChoice c;
+      c.name = name;
+      c.worker = e.worker;
+      c.build_flags = e.build_flags;
+      c.kind = e.kind;
+      c.exec = e.exec;
+      c.exec_tool = e.exec_tool;
+      c.release = e.release;
+      c.commit = e.commit;
+      fill_engine_reads(c, e);
+      out.push_back(std::move(c));
     }
   }
   bool taken = false;
@@ -334,6 +351,7 @@ void add_points(Plan& plan) {
           // previous one ended on, saving a switch and its warm-up per depth.
           const size_t ti = di % 2 == 0 ? k : cg.threads.size() - 1 - k;
           for (size_t e = 0; e < plan.engines.size(); ++e) {
+            if (std::count(mg.skip_engines.begin(), mg.skip_engines.end(), e)) continue;
             PointParams params = point_params(plan.spec, mg, model_name, cg, di, ti);
             params.engine = plan.engines[e].name;
             params.engine_opts = knobs_text(plan.engines[e].knobs);
@@ -393,6 +411,7 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
         "at least one valid combination of cache types, flash attention and batch sizes",
         "change the flags as the rule says (the seeds run -ctk q8_0 -ctv q8_0 -fa on)");
   }
+  choose_twin_layouts(plan);
   check_plan_size(plan);
   add_points(plan);
   return plan;

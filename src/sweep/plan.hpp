@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/engine_types.hpp"
+#include "model/twin_spec.hpp"
 #include "results/record.hpp"
 #include "sweep/sweep_spec.hpp"
 
@@ -31,6 +32,8 @@ struct ModelGroup {
   int mem_bw_percent = 0;  // (hw/resctrl.hpp)
   ModelLoadParams load;    // load.path empty for a twin until it is resolved
   std::vector<ContextGroup> contexts;
+  TwinLayout twin_layout;            // the newest layout all its engines read (twin_layout.hpp)
+  std::vector<size_t> skip_engines;  // into Plan::engines: engines that cannot load this twin
 };
 
 // An engine build the points are measured on (sweep --engine a,b). Every
@@ -48,6 +51,10 @@ struct EngineChoice {
   // no worker. Its release and commit as `engine add` read them.
   std::filesystem::path exec;
   std::string exec_tool, release, commit;
+  // What its loader reads (EngineFacts::reads); unknown for another program's binary.
+  std::vector<std::string> reads;
+  bool reads_known = false;
+  int max_experts = 0;  // routed experts per layer it loads; 0 unknown
   bool is_exec() const { return !exec.empty(); }
 };
 
@@ -80,6 +87,9 @@ struct Plan {
 // dry_run: report oversubscription as a warning instead of refusing (a plan
 // for a 16-core server can be inspected on a laptop).
 Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run = false);
+
+// The twin of a model group, in the layout its engines read.
+TwinSpec twin_spec_of(const ModelGroup& group, const SweepSpec& spec);
 
 // The model name a point carries for a twin (its cache file stem) or a file.
 std::string model_display_name(const ModelGroup& group, const SweepSpec& spec);

@@ -176,7 +176,7 @@ void SweepRunner::fail_points(const std::vector<const PlannedPoint*>& points,
 
 std::string SweepRunner::resolve_model_path(ModelGroup& mg) {
   if (!mg.choice.file.empty()) return mg.choice.file;
-  const TwinSpec spec = twin_spec_of(mg.choice, mg.knobs, plan_.spec);
+  const TwinSpec spec = twin_spec_of(mg, plan_.spec);
   listener_.note(fmt::format("twin {} ({} {})", mg.choice.twin_profile, spec.scale, spec.quant));
   const TwinResult twin =
       ensure_twin(spec, {}, false, [&](const std::string& s) { listener_.note(s); });
@@ -319,6 +319,7 @@ bool SweepRunner::load_models(size_t mi, std::vector<EngineModel>& models, Memor
       any = true;
       continue;
     }
+    if (std::count(mg.skip_engines.begin(), mg.skip_engines.end(), e)) continue;  // no points
     models[e].model = load_model(mi, e, file, *models[e].memory, out);
     any = any || models[e].model;
   }

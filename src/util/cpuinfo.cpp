@@ -23,8 +23,10 @@ CpuIdentity read_cpu_identity(const std::filesystem::path& cpuinfo) {
       id.model = std::stoi(value);
     else if (key == "model name")
       id.model_name = value;
-    else if (key == "flags")
+    else if (key == "flags") {
       id.hypervisor = (" " + value + " ").find(" hypervisor ") != std::string::npos;
+      id.amx = (" " + value + " ").find(" amx_tile ") != std::string::npos;
+    }
   }
   return id;
 }

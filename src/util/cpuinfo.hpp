@@ -13,6 +13,7 @@ struct CpuIdentity {
   int model = -1;
   std::string model_name;   // "AMD EPYC 9175F 16-Core Processor"
   bool hypervisor = false;  // the "hypervisor" flag: a VM, often without a PMU
+  bool amx = false;         // the "amx_tile" flag: Intel's tile matrix unit is advertised
 };
 
 // Reads the first processor block; fields that are missing stay at their defaults.

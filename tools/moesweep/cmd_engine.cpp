@@ -42,6 +42,9 @@ int print_engines(const EngineArgs& a) {
                      {"build", e.build},
                      {"build_flags", e.build_flags},
                      {"cpu_variant", e.cpu_variant},
+                     {"api", e.api},
+                     {"reads", e.reads},
+                     {"max_experts", e.max_experts},
                      {"worker", e.worker.string()},
                      {"exec", e.exec.string()},
                      {"exec_tool", e.exec_tool}});
@@ -103,7 +106,8 @@ void add_engine_command(CLI::App& app, CommandRunner& run) {
       ->required();
   add_cmd->add_option(
       "--release", args->source.release,
-      "a llama.cpp release by its npm package version (3.21.1 = v0.4.0, 3.22.1 = v0.5.0)");
+      "a llama.cpp release by its npm package version, 3.1.1 (b3889) to 3.22.1 (v0.5.0): "
+      "moesweep engine releases lists them");
   add_cmd->add_flag("--from-source", args->source.from_source,
                     "compile the release natively instead of using its prebuilt libraries");
   add_cmd->add_option("--llama-cpp", args->llama_cpp, "a llama.cpp checkout on disk (a PR branch)");
@@ -122,6 +126,7 @@ void add_engine_command(CLI::App& app, CommandRunner& run) {
   registry_option(add_cmd);
   add_cmd->callback([&run, args] { run = [args] { return add(*args); }; });
 
+  add_engine_releases_command(*cmd, run);
   CLI::App* list_cmd = cmd->add_subcommand("list", "the registered engines and what each is");
   list_cmd->add_flag("--json", args->json, "as JSON");
   registry_option(list_cmd);

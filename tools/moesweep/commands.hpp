@@ -35,6 +35,7 @@ void add_l3_command(CLI::App& app, CommandRunner& run);     // cmd_l3.cpp
 void add_l3_run_command(CLI::App& app, CommandRunner& run);  // cmd_l3_run.cpp (issue 22)
 void add_serve_bench_command(CLI::App& app, CommandRunner& run);
 void add_engine_command(CLI::App& app, CommandRunner& run);  // cmd_engine.cpp (issue 19)
+void add_engine_releases_command(CLI::App& engine, CommandRunner& run);  // cmd_engine_releases.cpp
 void add_cotenant_command(CLI::App& app, CommandRunner& run);  // cmd_cotenant.cpp (hidden)
 
 }  // namespace moesweep::cli

@@ -6,6 +6,7 @@
 #include "engine/worker_protocol.hpp"
 #include "llama.h"
 #include "util/error.hpp"
+#include "util/parse_list.hpp"
 
 namespace moesweep::worker {
 
@@ -22,6 +23,9 @@ nlohmann::json hello_reply() {
   f.cpu_variant = cpu_variant();
   f.cpu_features = cpu_backend_features();
   f.system_info = llama_print_system_info();
+  f.api = engine_api_variants();
+  for (const std::string& r : split_list(MOESWEEP_ENGINE_READS)) f.reads.push_back(r);
+  f.max_experts = MOESWEEP_ENGINE_MAX_EXPERTS;
   return worker_protocol::encode(worker_protocol::HelloReply{worker_protocol::kVersion, f});
 }
 

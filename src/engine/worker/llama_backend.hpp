@@ -8,8 +8,11 @@
 //    linked in; threads are ggml threadpools attached to the context.
 //  - ik_llama/: ik_llama.cpp, whose ggml predates the backend registry:
 //    one CPU backend linked in, threads set on the context (no threadpools).
+#include <cstddef>
 #include <string>
 #include <vector>
+
+struct llama_model_quantize_params;
 
 namespace moesweep::worker {
 
@@ -29,5 +32,9 @@ std::string llama_library_path();
 void check_engine_library(const std::string& library, const std::string& release);
 // What the CPU backend was built for (AVX2, AVX512, ...).
 std::vector<std::string> cpu_backend_features();
+// Dequantized rows in slabs of `bytes` while quantizing, where the engine can.
+void set_quantize_buffer(llama_model_quantize_params& params, size_t bytes);
+// Which spelling of each changed API the worker was built against ("" for one API only).
+const char* engine_api_variants();
 
 }  // namespace moesweep::worker

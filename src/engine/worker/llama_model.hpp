@@ -36,7 +36,6 @@ class Model {
  private:
   llama_model* model_ = nullptr;
   ModelFacts facts_;
-  std::vector<std::string> override_patterns_;  // must outlive the load call
 };
 
 class Context {

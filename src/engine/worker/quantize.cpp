@@ -23,9 +23,7 @@ nlohmann::json quantize_reply(const nlohmann::json& req) {
   qp.allow_requantize = true;
   // Dequantized rows are F32: slabs keep that buffer small instead of a whole
   // expert tensor (384 experts x ff x hidden floats) at once.
-#ifndef MOESWEEP_ENGINE_IK_LLAMA  // ik_llama.cpp's quantizer has no such limit
-  qp.max_buf_size = size_t{128} << 20;
-#endif
+  set_quantize_buffer(qp, size_t{128} << 20);
   qp.nthread = static_cast<int>(
       r.n_threads > 0 ? r.n_threads : std::max(1u, std::thread::hardware_concurrency()));
   uint32_t rc = 0;

@@ -3,6 +3,7 @@
 // compiled for is asked of ggml_cpu_has_*.
 #include <mutex>
 
+#include "engine/worker/cpu_has_features.hpp"
 #include "engine/worker/engine_log.hpp"
 #include "engine/worker/llama_backend.hpp"
 #include "engine/worker/loaded_library.hpp"
@@ -41,23 +42,15 @@ std::string llama_library_path() {
 void check_engine_library(const std::string&, const std::string&) {}
 
 std::vector<std::string> cpu_backend_features() {
-  const std::pair<const char*, int> has[] = {
-      {"SSE3", ggml_cpu_has_sse3()},
-      {"SSSE3", ggml_cpu_has_ssse3()},
-      {"AVX", ggml_cpu_has_avx()},
-      {"AVX2", ggml_cpu_has_avx2()},
-      {"AVX_VNNI", ggml_cpu_has_avx_vnni()},
-      {"F16C", ggml_cpu_has_f16c()},
-      {"FMA", ggml_cpu_has_fma()},
-      {"AVX512", ggml_cpu_has_avx512()},
-      {"AVX512_VBMI", ggml_cpu_has_avx512_vbmi()},
-      {"AVX512_VNNI", ggml_cpu_has_avx512_vnni()},
-      {"AVX512_BF16", ggml_cpu_has_avx512_bf16()},
-  };
-  std::vector<std::string> out;
-  for (const auto& [name, on] : has)
-    if (on) out.emplace_back(name);
-  return out;
+  return features_from_cpu_has();
+}
+
+// ik_llama.cpp's quantizer has no such limit.
+void set_quantize_buffer(llama_model_quantize_params&, size_t) {}
+
+// One snapshot's API (cmake/EngineIk.cmake): no variants to choose from.
+const char* engine_api_variants() {
+  return "";
 }
 
 }  // namespace moesweep::worker

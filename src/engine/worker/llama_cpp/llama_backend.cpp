@@ -1,6 +1,8 @@
 #include "engine/worker/llama_backend.hpp"
+#include "engine/worker/llama_cpp/llama_api.hpp"
 #include "engine/worker/llama_cpp/threadpool_api.hpp"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <link.h>
 
@@ -13,6 +15,7 @@
 #include "engine/worker/engine_log.hpp"
 #include "engine/worker/loaded_library.hpp"
 #include "llama.h"
+#include "util/cpuinfo.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::worker {
@@ -26,6 +29,22 @@ std::string backend_dir() {
   return env && *env ? env : MOESWEEP_ENGINE_BACKEND_DIR;
 }
 
+// ggml's AMX kernels faulted in an Intel KVM guest when compiled in
+// (cmake/EngineAmx.cmake), and a prebuilt package's AMX variant
+// (libggml-cpu-sapphirerapids.so) aborts there too: every context of the tiny
+// twin hit GGML_ASSERT(*cur_backend_id != -1) in ggml_backend_sched (v0.4.0,
+// a Xeon KVM guest with amx_tile, December 6). So in a virtual machine that
+// advertises AMX the best variant without AMX is loaded; MOESWEEP_ENGINE_AMX=ON
+// keeps ggml's own choice, OFF avoids AMX anywhere (the worker's cpu_variant says which).
+bool avoid_amx() {
+  const char* env = std::getenv("MOESWEEP_ENGINE_AMX");
+  const std::string choice = env ? env : "AUTO";
+  if (choice == "ON") return false;
+  if (choice == "OFF") return true;
+  const CpuIdentity cpu = read_cpu_identity();
+  return cpu.amx && cpu.hypervisor;
+}
+
 ggml_backend_reg_t cpu_reg() {
   ggml_backend_reg_t reg = ggml_backend_reg_by_name("CPU");
   if (!reg) {
@@ -37,9 +56,30 @@ ggml_backend_reg_t cpu_reg() {
   return reg;
 }
 
+// A function of the CPU backend: asked of ggml's registry (what it exports
+// differs by release: ggml_backend_cpu_set_threadpool never, threadpools from
+// b4234), else looked up in the loaded CPU library (a per-CPU variant loaded
+// at run time), else in the libraries the worker links (before b4234 the CPU
+// backend is part of libggml.so), by `symbol` where the registry's name is
+// not an exported function's (ggml_backend_set_n_threads is
+// ggml_backend_cpu_set_n_threads).
+void* cpu_symbol(const char* name, const char* symbol) {
+  if (void* fn = ggml_backend_reg_get_proc_address(cpu_reg(), name)) return fn;
+  name = symbol ? symbol : name;
+  const std::string variant = loaded_library("libggml-cpu");
+  if (!variant.empty()) {
+    if (void* handle = dlopen(variant.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+      void* fn = dlsym(handle, name);
+      dlclose(handle);  // drops only the reference RTLD_NOLOAD added
+      if (fn) return fn;
+    }
+  }
+  return dlsym(RTLD_DEFAULT, name);
+}
+
 template <typename Fn>
-Fn cpu_proc(const char* name) {
-  auto fn = reinterpret_cast<Fn>(ggml_backend_reg_get_proc_address(cpu_reg(), name));
+Fn cpu_proc(const char* name, const char* symbol = nullptr) {
+  auto fn = reinterpret_cast<Fn>(cpu_symbol(name, symbol));
   if (!fn)
     throw UserError(fmt::format("the engine's CPU backend lacks {}", name),
                     "a llama.cpp CPU backend of the release the worker was built for",
@@ -83,8 +123,7 @@ void init_engine_backends() {
     install_engine_log();
     // Dynamic backends live beside the prebuilt libraries; a static build has
     // them registered already (and an empty directory name).
-    const std::string dir = backend_dir();
-    if (!dir.empty()) ggml_backend_load_all_from_path(dir.c_str());
+    api::load_backends(backend_dir(), avoid_amx());
     llama_backend_init();
   });
   cpu_reg();  // throws when none loaded
@@ -106,37 +145,45 @@ std::string llama_library_path() {
   return loaded_library("libllama.");
 }
 
-// A prebuilt package names its release in the library's file name
-// (libllama.v0.4.0.so): the one the headers the worker was compiled with come
-// from. Another release behind that name could have another ABI.
-// Both the file's name and the SONAME inside it are checked: a library of
-// another release renamed to the expected name still says what it is.
+// A prebuilt package from 3.12.4 on names its release in the library's file
+// name (libllama.v0.4.0.so) and, from 3.14.4, in its SONAME
+// (libllama.b7324.so.0): the release the headers the worker was compiled with
+// come from; another release behind that name could have another ABI. Both
+// are checked, so a library of another release renamed to the expected name
+// still says what it is. Older packages name no release (libllama.so): there
+// the library must be the one in the package folder the worker was linked to.
 void check_engine_library(const std::string& library, const std::string& release) {
   if (library.empty()) return;  // linked statically: built from the same tree
-  const std::string expected = fmt::format("libllama.{}.so", release);
-  const std::string name = std::filesystem::path(library).filename().string();
+  const std::string versioned = fmt::format("libllama.{}.so", release);
+  const std::filesystem::path path(library);
+  const std::string name = path.filename().string();
   const std::string soname = soname_of(library);
-  if (name != expected || soname != expected) {
+  const bool named = name == versioned && soname.rfind(versioned, 0) == 0;
+  std::error_code ec;
+  const bool in_package =
+      std::strlen(MOESWEEP_ENGINE_LIB_DIR) > 0 && name == "libllama.so" &&
+      soname == "libllama.so" &&
+      std::filesystem::equivalent(path.parent_path(), MOESWEEP_ENGINE_LIB_DIR, ec);
+  if (!named && !in_package) {
     throw UserError(fmt::format("the engine library '{}' (which calls itself '{}') is not release "
                                 "{}, which this worker was built against",
                                 library, soname, release),
-                    fmt::format("{} beside the worker's engine package", expected),
+                    fmt::format("{} (or libllama.so of {}) beside the worker's engine package",
+                                versioned, MOESWEEP_ENGINE_LIB_DIR),
                     "run scripts/setup again (it rebuilds the worker for the package it fetched)");
   }
 }
 
 std::vector<std::string> cpu_backend_features() {
-  std::vector<std::string> out;
-  auto get = reinterpret_cast<ggml_backend_get_features_t>(
-      ggml_backend_reg_get_proc_address(cpu_reg(), "ggml_backend_get_features"));
-  if (!get) return out;
-  for (const ggml_backend_feature* f = get(cpu_reg()); f && f->name; ++f) {
-    if (std::strcmp(f->value, "1") == 0)
-      out.emplace_back(f->name);
-    else if (std::strcmp(f->value, "0") != 0)
-      out.push_back(fmt::format("{}={}", f->name, f->value));
-  }
-  return out;
+  return api::cpu_features(cpu_reg());
+}
+
+void set_quantize_buffer(llama_model_quantize_params& params, size_t bytes) {
+  api::set_quantize_buffer(params, bytes);
+}
+
+const char* engine_api_variants() {
+  return api::variants();
 }
 
 const ThreadpoolApi& threadpool_api() {
@@ -145,7 +192,8 @@ const ThreadpoolApi& threadpool_api() {
     a.create = cpu_proc<decltype(a.create)>("ggml_threadpool_new");
     a.destroy = cpu_proc<decltype(a.destroy)>("ggml_threadpool_free");
     a.attach = cpu_proc<decltype(a.attach)>("ggml_backend_cpu_set_threadpool");
-    a.set_n_threads = cpu_proc<decltype(a.set_n_threads)>("ggml_backend_set_n_threads");
+    a.set_n_threads = cpu_proc<decltype(a.set_n_threads)>("ggml_backend_set_n_threads",
+                                                          "ggml_backend_cpu_set_n_threads");
     return a;
   }();
   return api;

@@ -4,10 +4,10 @@
 #include "engine/engine_util.hpp"
 #include "engine/worker/context_fill.hpp"
 #include "engine/worker/llama_backend.hpp"
+#include "engine/worker/llama_cpp/llama_api.hpp"
 #include "engine/worker/llama_cpp/threadpool_api.hpp"
 #include "engine/worker/llama_model.hpp"
 #include "engine/worker/routing_tap.hpp"
-#include "ggml-cpu.h"
 #include "llama.h"
 #include "util/error.hpp"
 
@@ -20,19 +20,18 @@ Context::Context(const Model& model, const ContextParams& p, RoutingObserver* ro
   if (const std::string why = context_rule_violation(p); !why.empty()) throw EngineError(why);
   llama_context_params cp = llama_context_default_params();
   fill_context_sizes(cp, p);
-  cp.flash_attn_type = static_cast<llama_flash_attn_type>(p.flash_attn);  // same numbering
+  api::set_flash_attn(cp, p.flash_attn);
   cp.no_perf = true;
   if (routing_) {
     cp.cb_eval = &routing_eval_callback;
     cp.cb_eval_user_data = routing_;
   }
-  ctx_ = llama_init_from_model(model.get(), cp);
+  ctx_ = api::new_context(model.get(), cp);
   if (!ctx_) {
     throw EngineError(fmt::format(
         "the engine could not create a context (n_ctx {}, batch {}/{}, K {} V {}, fa {}); "
         "MOESWEEP_ENGINE_LOG=info shows its reason",
-        p.n_ctx, p.n_batch, p.n_ubatch, p.type_k, p.type_v,
-        llama_flash_attn_type_name(cp.flash_attn_type)));
+        p.n_ctx, p.n_batch, p.n_ubatch, p.type_k, p.type_v, api::flash_attn_name(cp)));
   }
 }
 
@@ -74,13 +73,13 @@ void Context::set_threads(const ThreadSettings& t) {
 }
 
 void Context::rewind_to(int n_kv) {
-  if (!llama_memory_seq_rm(llama_get_memory(ctx_), 0, n_kv, -1)) {
+  if (!api::seq_rm(ctx_, n_kv)) {
     throw EngineError(fmt::format("the KV cache of this model cannot rewind to {} tokens", n_kv));
   }
 }
 
 int Context::cached_tokens() const {
-  return llama_memory_seq_pos_max(llama_get_memory(ctx_), 0) + 1;
+  return api::seq_pos_max(ctx_) + 1;
 }
 
 }  // namespace moesweep::worker

@@ -2,6 +2,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/worker/llama_backend.hpp"
+#include "engine/worker/llama_cpp/llama_api.hpp"
 #include "engine/worker/llama_cpp/threadpool_api.hpp"
 #include "engine/worker/llama_model.hpp"
 #include "engine/worker/model_file.hpp"
@@ -49,26 +50,18 @@ Model::Model(const ModelLoadParams& p) {
                                            : GGML_NUMA_STRATEGY_NUMACTL);
   }
   llama_model_params mp = llama_model_default_params();
-  mp.n_gpu_layers = p.n_gpu_layers;
-  mp.load_mode = llama_load_mode_from_str(p.load_mode.c_str());  // names checked by the spec
-  std::vector<llama_model_tensor_buft_override> overrides;
+  api::set_gpu_layers(mp, p.n_gpu_layers);
+  api::set_load_mode(mp, p.load_mode);  // names checked by the spec
+  std::vector<api::TensorOverride> overrides;
   for (const std::string& ot : p.tensor_overrides) {
     const size_t eq = ot.rfind('=');
-    override_patterns_.push_back(ot.substr(0, eq));
-    overrides.push_back({nullptr, find_buffer_type(ot.substr(eq + 1))});
+    overrides.push_back({ot.substr(0, eq), find_buffer_type(ot.substr(eq + 1))});
   }
-  for (int il = 0; il < p.n_cpu_moe; ++il) {  // llama.cpp's --n-cpu-moe
-    override_patterns_.push_back(
-        fmt::format("blk\\.{}\\.ffn_(up|down|gate|gate_up)_(ch|)exps", il));
-    overrides.push_back({nullptr, cpu_buffer_type()});
-  }
-  for (size_t i = 0; i < overrides.size(); ++i)
-    overrides[i].pattern = override_patterns_[i].c_str();
-  if (!overrides.empty()) {
-    overrides.push_back({nullptr, nullptr});
-    mp.tensor_buft_overrides = overrides.data();
-  }
-  model_ = llama_model_load_from_file(p.path.c_str(), mp);
+  for (int il = 0; il < p.n_cpu_moe; ++il)  // llama.cpp's --n-cpu-moe
+    overrides.push_back(
+        {fmt::format("blk\\.{}\\.ffn_(up|down|gate|gate_up)_(ch|)exps", il), cpu_buffer_type()});
+  const std::shared_ptr<void> override_rows = api::set_tensor_overrides(mp, overrides);
+  model_ = api::load_model(p.path, mp);
   if (!model_) {
     throw UserError(fmt::format("the engine could not load '{}'", p.path),
                     "a complete GGUF of an architecture this engine knows",
@@ -76,13 +69,13 @@ Model::Model(const ModelLoadParams& p) {
                     "engine; MOESWEEP_ENGINE_LOG=info shows the engine's reason");
   }
   facts_ = model_facts_of(model_, p.path);
-  facts_.n_layer = llama_model_n_layer(model_);
-  facts_.n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model_));
-  facts_.n_ctx_train = llama_model_n_ctx_train(model_);
+  facts_.n_layer = api::n_layer(model_);
+  facts_.n_vocab = api::n_vocab(model_);
+  facts_.n_ctx_train = api::n_ctx_train(model_);
 }
 
 Model::~Model() {
-  if (model_) llama_model_free(model_);
+  if (model_) api::free_model(model_);
 }
 
 }  // namespace moesweep::worker

@@ -2,8 +2,12 @@
 // Mainline llama.cpp's CPU backend functions (threadpools), reached through
 // ggml's backend registry so that one worker source serves a dynamically
 // loaded backend and a linked-in one.
+#include "engine_api_variants.h"
 #include "ggml-backend.h"
+#include "ggml.h"
+#if defined(MOESWEEP_API_CPU_HEADER_ggml_cpu_h)  // before b4234, threadpools are in ggml.h
 #include "ggml-cpu.h"
+#endif
 
 namespace moesweep::worker {
 
