@@ -179,6 +179,9 @@ RegisteredEngine engine_from_json(const nlohmann::json& j, const std::string& or
 nlohmann::json to_json(const RegisteredEngine& engine) {
   nlohmann::json j = {{"schema", kEngineFileSchema}};
   write_rows(engine, engine_rows(), j);
+  // 0 means "not known" (a file from before the worker reported it): left out, so such a
+  // file reads and writes back unchanged.
+  if (engine.max_experts == 0) j.erase("max_experts");
   j["worker"] = engine.worker.string();
   if (!engine.exec.empty()) j["exec"] = engine.exec.string();
   if (!engine.exec_tool.empty()) j["exec_tool"] = engine.exec_tool;

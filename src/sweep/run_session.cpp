@@ -120,6 +120,9 @@ void RunSession::open() {
   if (advice.is_array())
     for (const nlohmann::json& line : advice)
       if (line.is_string()) life_->listeners().note("counters: " + line.get<std::string>());
+  // What the plan chose or left out (engines that cannot load a twin, the
+  // twin's layout, auto-l3's shapes): said before the first point.
+  for (const std::string& w : plan_.warnings) life_->listeners().note("warning: " + w);
 }
 
 RunOutcome RunSession::run(const std::atomic<bool>& stop) {
