@@ -168,10 +168,12 @@ endfunction()
 # Not an API: which architectures and tensor layouts the engine's loader knows, read from its
 # tensor and architecture name tables (src/llama-arch.cpp from b4400, src/llama.cpp before), so
 # that a twin is written in a layout every engine of a sweep loads (src/model/twin_layout.hpp).
-# A row: moesweep_engine_reads(FEATURE "regex matched by a line of those tables").
+# A row: moesweep_engine_reads(FEATURE "regex matched by a line of those tables"
+# [src/other-file.cpp]: a loader fact read elsewhere, e.g. in its hyperparameter reader).
 function(moesweep_engine_reads feature regex)
   set_property(GLOBAL APPEND PROPERTY MOESWEEP_READS_FEATURES "${feature}")
   set_property(GLOBAL PROPERTY MOESWEEP_READS_REGEX_${feature} "${regex}")
+  set_property(GLOBAL PROPERTY MOESWEEP_READS_FILE_${feature} "${ARGN}")
 endfunction()
 moesweep_engine_reads(deepseek2 "\"deepseek2\"")
 # DeepSeek-V3's sigmoid router with its score-correction bias (b4435 on; before, V2's softmax).
@@ -181,6 +183,10 @@ moesweep_engine_reads(deepseek2.v3_router "exp_probs_b")
 moesweep_engine_reads(deepseek2.split_mla "attn_k_b")
 moesweep_engine_reads(qwen3moe "\"qwen3moe\"")
 moesweep_engine_reads(llama4 "\"llama4\"")
+# A requirement, not a capability: deepseek2's loader demands rope.scaling.yarn_log_multiplier
+# (get_key without `false`: to b5640; optional from b6122). The legacy layout always writes it.
+moesweep_engine_reads(deepseek2.requires_yarn_log_mul
+                      "YARN_LOG_MUL, hparams.rope_yarn_log_mul\\)" src/llama-model.cpp)
 
 # Sets `out_var` to the comma-separated features the engine tree `dir` reads.
 function(moesweep_engine_reads_of dir out_var)
@@ -193,7 +199,12 @@ function(moesweep_engine_reads_of dir out_var)
   if(EXISTS "${table}")
     foreach(feature ${features})
       get_property(regex GLOBAL PROPERTY MOESWEEP_READS_REGEX_${feature})
-      file(STRINGS "${table}" hits REGEX "${regex}" LIMIT_COUNT 1)
+      get_property(file GLOBAL PROPERTY MOESWEEP_READS_FILE_${feature})
+      set(where "${table}")
+      if(file AND EXISTS "${dir}/${file}")
+        set(where "${dir}/${file}")
+      endif()
+      file(STRINGS "${where}" hits REGEX "${regex}" LIMIT_COUNT 1)
       if(hits)
         list(APPEND found "${feature}")
       endif()

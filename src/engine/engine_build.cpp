@@ -146,7 +146,12 @@ void check_checkout(const EngineSource& src) {
 
 void check_source(const std::string& name, const EngineSource& src) {
   check_engine_name(name, "engine add");
-  if (!src.release.empty()) (void)supported_release(src.release);  // before anything is fetched
+  if (!src.release.empty()) {  // before anything is fetched
+    const PinnedRelease pinned = supported_release(src.release);
+    if (!pinned.known_issue.empty())
+      fmt::print(stderr, "engine add: note: {} ({}): {}\n", pinned.version, pinned.release,
+                 pinned.known_issue);
+  }
   if (name == kDefaultEngineName)
     throw UserError("engine add: 'default' is this moesweep's own worker", "another name",
                     "pick another name, e.g. main or pr");

@@ -53,6 +53,7 @@ PinnedRelease read_release(const JsonFields& versions, const std::string& versio
   r.release_from = f.text("release_from");
   r.source_date = f.text("source_date");
   r.unsupported = f.text("unsupported");
+  r.known_issue = f.text("known_issue");
   r.source = read_package(f.object("source"));
   r.prebuilt = read_package(f.object("prebuilt"));
   return r;

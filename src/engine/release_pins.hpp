@@ -22,6 +22,7 @@ struct PinnedRelease {
   std::string release_from;  // where that tag was read
   std::string source_date;   // YYYY-MM-DD: the source bundle's commit (the day the tag was taken)
   std::string unsupported;   // "" or why the worker cannot use this release
+  std::string known_issue;   // "" or a defect of the release measured here, and its workaround
   PinnedPackage source, prebuilt;
 };
 

@@ -13,6 +13,11 @@ bool reads(const EngineReads& e, const std::string& feature) {
   return !e.known || std::find(e.reads.begin(), e.reads.end(), feature) != e.reads.end();
 }
 
+// A requirement an engine states; one that cannot say states none.
+bool requires_feature(const EngineReads& e, const std::string& feature) {
+  return e.known && std::find(e.reads.begin(), e.reads.end(), feature) != e.reads.end();
+}
+
 bool all_read(const std::vector<EngineReads>& engines, const std::string& feature) {
   return std::all_of(engines.begin(), engines.end(),
                      [&](const EngineReads& e) { return reads(e, feature); });
@@ -35,6 +40,8 @@ std::string TwinLayout::describe() const {
   std::string out;
   if (!mla_split) out = "legacy attn_kv_b MLA";
   if (!v3_router) out += fmt::format("{}V2 softmax router", out.empty() ? "" : ", ");
+  if (yarn_log_key)
+    out += fmt::format("{}rope.scaling.yarn_log_multiplier", out.empty() ? "" : ", ");
   return out;
 }
 
@@ -61,6 +68,10 @@ TwinLayout layout_for(const ModelProfile& profile, const std::vector<EngineReads
   if (profile.arch != "deepseek2") return layout;
   layout.mla_split = all_read(engines, "deepseek2.split_mla");
   layout.v3_router = profile.gating != "sigmoid" || all_read(engines, "deepseek2.v3_router");
+  layout.yarn_log_key =
+      layout.mla_split && std::any_of(engines.begin(), engines.end(), [](const EngineReads& e) {
+        return requires_feature(e, "deepseek2.requires_yarn_log_mul");
+      });
   return layout;
 }
 

@@ -8,6 +8,8 @@
 //    newer engines still load (as plain multi-head attention);
 //  - deepseek2's router: DeepSeek-V3's sigmoid with its selection bias
 //    exp_probs_b (b4435 on), or V2's softmax without a bias;
+//  - deepseek2's rope.scaling.yarn_log_multiplier: required to b5640 (the
+//    split layout then carries it too), optional after;
 //  - architectures: qwen3moe and llama4 from b5590, deepseek2 throughout.
 // A twin takes the newest layout all its engines read; an engine that cannot
 // load the architecture at all is left out of that twin's points, with the
@@ -20,10 +22,11 @@ namespace moesweep {
 struct ModelProfile;
 
 struct TwinLayout {
-  bool mla_split = true;  // deepseek2: attn_k_b + attn_v_b; false: the legacy attn_kv_b
-  bool v3_router = true;  // deepseek2 with sigmoid gating: exp_probs_b; false: V2's softmax
+  bool mla_split = true;      // deepseek2: attn_k_b + attn_v_b; false: the legacy attn_kv_b
+  bool v3_router = true;      // deepseek2 with sigmoid gating: exp_probs_b; false: V2's softmax
+  bool yarn_log_key = false;  // split deepseek2: also rope.scaling.yarn_log_multiplier (0)
 
-  bool is_newest() const { return mla_split && v3_router; }
+  bool is_newest() const { return mla_split && v3_router && !yarn_log_key; }
   // "" for the newest; else e.g. "legacy attn_kv_b, V2 softmax router".
   std::string describe() const;
   bool operator==(const TwinLayout&) const = default;

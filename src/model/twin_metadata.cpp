@@ -76,6 +76,7 @@ nlohmann::json TwinSpec::to_json() const {
   // Only for older engines' layouts: the newest keeps every cache key (and file).
   if (!layout.is_newest())
     j["layout"] = {{"mla_split", layout.mla_split}, {"v3_router", layout.v3_router}};
+  if (layout.yarn_log_key) j["layout"]["yarn_log_key"] = true;
   return j;
 }
 
@@ -122,6 +123,7 @@ gguf_context* make_twin_metadata(const TwinSpec& spec) {
     w.u32("attention.key_length_mla", m.qk_nope_head_dim + m.qk_rope_head_dim);
     w.u32("attention.value_length_mla", m.v_head_dim);
     w.u32("rope.dimension_count", m.qk_rope_head_dim);
+    if (spec.layout.yarn_log_key) w.f32("rope.scaling.yarn_log_multiplier", 0.0);
     w.u32("expert_shared_count", m.shared_experts);
     w.f32("expert_weights_scale", p.weights_scale);
     w.boolean("expert_weights_norm", p.normalize_weights);

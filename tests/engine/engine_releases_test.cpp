@@ -133,7 +133,14 @@ TEST(EngineReleases, EveryPinnedVersionIsListed) {
   EXPECT_EQ(list.front().at("version"), "3.1.1");
   EXPECT_EQ(list.front().at("release"), "b3889");
   EXPECT_EQ(list.back().at("version"), "3.22.1");
-  for (const auto& e : list) EXPECT_EQ(e.at("source_date").get<std::string>().size(), 10u) << e;
+  for (const auto& e : list) {
+    EXPECT_EQ(e.at("source_date").get<std::string>().size(), 10u) << e;
+    // b5590 and b5640 abort in the repacked MUL_MAT_ID (measured here): said, with the way out.
+    const bool repack_defect = e.at("version") == "3.9.0" || e.at("version") == "3.10.0";
+    EXPECT_EQ(e.at("known_issue").get<std::string>().find("-ot exps=CPU") != std::string::npos,
+              repack_defect)
+        << e;
+  }
 }
 
 }  // namespace

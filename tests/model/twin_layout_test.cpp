@@ -22,6 +22,13 @@ namespace {
 // What the engines of three API eras read, as their workers report it.
 const EngineReads kB3889{"r311", "b3889", {"deepseek2"}, true, 160};
 const EngineReads kB4980{"r370", "b4980", {"deepseek2", "deepseek2.v3_router"}, true, 256};
+// b5640 reads the split layout but still demands rope.scaling.yarn_log_multiplier.
+const EngineReads kB5640{"r3100",
+                         "b5640",
+                         {"deepseek2", "deepseek2.v3_router", "deepseek2.split_mla",
+                          "deepseek2.requires_yarn_log_mul", "qwen3moe", "llama4"},
+                         true,
+                         256};
 const EngineReads kV040{
     "v040",
     "v0.4.0",
@@ -47,6 +54,19 @@ TEST(TwinLayout, TheNewestEveryEngineReads) {
   EXPECT_TRUE(layout_for(kimi, {kV040, {"exec", "", {}, false, 0}}).is_newest());
   // Architectures without those layouts take the newest whatever the engines.
   EXPECT_TRUE(layout_for(tiny("qwen3-moe"), {kB3889}).is_newest());
+}
+
+TEST(TwinLayout, AnEngineThatDemandsTheYarnKeyGetsItInTheSplitLayout) {
+  const ModelProfile kimi = tiny("kimi-k2.5");
+  const TwinLayout split_with_key = layout_for(kimi, {kV040, kB5640});
+  EXPECT_TRUE(split_with_key.mla_split);
+  EXPECT_TRUE(split_with_key.yarn_log_key);
+  EXPECT_FALSE(split_with_key.is_newest());
+  EXPECT_EQ(split_with_key.describe(), "rope.scaling.yarn_log_multiplier");
+  // The legacy layout carries the key anyway.
+  EXPECT_FALSE(layout_for(kimi, {kB5640, kB3889}).yarn_log_key);
+  const TwinSpec spec = twin_spec_for("kimi-k2.5", "tiny", {}, "Q4_K_S", 42);
+  EXPECT_NE(with_layout(spec, split_with_key).cache_key(), spec.cache_key());
 }
 
 TEST(TwinLayout, AnEngineThatCannotLoadATwinIsNamedWithTheReason) {

@@ -20,6 +20,7 @@ int print_releases(bool json) {
                      {"source_date", r.source_date},
                      {"supported", r.unsupported.empty()},
                      {"unsupported", r.unsupported},
+                     {"known_issue", r.known_issue},
                      {"source", r.source.package},
                      {"prebuilt", r.prebuilt.package}});
     fmt::print("{}\n", out.dump(2));
@@ -27,9 +28,11 @@ int print_releases(bool json) {
   }
   fmt::print("llama.cpp releases on npm ({}):\n", release_pins_file().string());
   fmt::print("  {:<8} {:<9} {:<10} {}\n", "version", "llama.cpp", "date", "worker");
-  for (const PinnedRelease& r : releases)
+  for (const PinnedRelease& r : releases) {
     fmt::print("  {:<8} {:<9} {:<10} {}\n", r.version, r.release, r.source_date,
                r.unsupported.empty() ? "supported" : "not supported: " + r.unsupported);
+    if (!r.known_issue.empty()) fmt::print("  {:<29}known issue: {}\n", "", r.known_issue);
+  }
   fmt::print("register one: moesweep engine add NAME --release VERSION [--from-source]\n");
   return 0;
 }
