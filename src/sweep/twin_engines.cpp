@@ -71,10 +71,12 @@ void choose_twin_layouts(Plan& plan) {
         mg.skip_engines.push_back(e), skipped.push_back(why);
     }
     if (loading.empty())
-      throw UserError(fmt::format("no engine of this sweep loads twin {}: {}",
-                                  mg.choice.twin_profile, fmt::join(skipped, "; ")),
-                      "at least one engine whose loader knows the architecture",
-                      "add a newer engine to --engine, or sweep another twin");
+      throw UserError(
+          fmt::format("no engine of this sweep loads twin {}: {}", mg.choice.twin_profile,
+                      fmt::join(skipped, "; ")),
+          "at least one engine that loads this twin (its architecture, its expert count)",
+          "add a newer engine to --engine, sweep another twin, or give --experts within the "
+          "engine's limit");
     mg.twin_layout = layout_for(profile, loading);
     (void)with_layout(twin_spec_of(mg.choice, mg.knobs, plan.spec), mg.twin_layout);  // refusals
     note_twin(mg, profile, plan, skipped, notes);
