@@ -69,13 +69,14 @@ std::vector<BlockAccess> block_accesses(const RoutingTrace& trace, const StreamS
   const auto moe_layers = std::count_if(sizes.expert_bytes.begin(), sizes.expert_bytes.end(),
                                         [](uint64_t b) { return b > 0; });
   const uint64_t hot_per_layer = moe_layers > 0 ? sizes.hot_bytes / moe_layers : 0;
-  for (const TraceStep& s : trace.steps) {
+  for (uint64_t i = 0; i < trace.steps.size(); ++i) {
+    const TraceStep& s = trace.steps[i];
     const uint64_t bytes = s.layer < sizes.expert_bytes.size() ? sizes.expert_bytes[s.layer] : 0;
     if (with_hot && hot_per_layer > 0)
       out.push_back({hot_block_id(s.layer, trace.model.n_layer, trace.model.n_expert),
-                     hot_per_layer, s.phase, s.layer, true});
+                     hot_per_layer, s.phase, s.layer, true, i});
     for (uint16_t e : distinct_experts(trace, s))
-      out.push_back({s.layer * n_expert + e, bytes, s.phase, s.layer, false});
+      out.push_back({s.layer * n_expert + e, bytes, s.phase, s.layer, false, i});
   }
   return out;
 }

@@ -24,7 +24,8 @@ struct BlockAccess {
   uint64_t bytes = 0;
   TracePhase phase = TracePhase::kPrefill;
   uint16_t layer = 0;
-  bool hot = false;  // a hot-set block, not a routed expert
+  bool hot = false;   // a hot-set block, not a routed expert
+  uint64_t step = 0;  // the index of the trace step that read it
 };
 
 // The id of layer `layer`'s share of the hot set: after every expert block.

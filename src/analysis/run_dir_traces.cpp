@@ -31,6 +31,10 @@ RoutingObserver* RunDirRoutingTraces::start(const ModelFacts& model, size_t cont
   return recorder_.get();
 }
 
+int64_t RunDirRoutingTraces::steps() const {
+  return trace_ ? static_cast<int64_t>(trace_->steps.size()) : -1;
+}
+
 void RunDirRoutingTraces::finish() {
   if (!trace_) return;
   if (!trace_->steps.empty()) {

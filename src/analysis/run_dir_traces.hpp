@@ -1,7 +1,9 @@
 #pragma once
 // sweep --trace-routing: one routing trace per context, written into the run
 // directory as routing-c<context>-<model stem>.trace.zst when the context's
-// points are done (read with `moesweep l3`).
+// points are done (read with `moesweep l3`). The context's timed TG calls run
+// with the tap off and a traced pass of the same tokens follows or precedes
+// each (sweep/kv_walk.hpp); everything else the context decodes is traced.
 #include <filesystem>
 #include <memory>
 #include <vector>
@@ -17,6 +19,8 @@ class RunDirRoutingTraces : public RoutingTraceFactory {
   ~RunDirRoutingTraces() override;
   RoutingObserver* start(const ModelFacts& model, size_t context_index) override;
   void finish() override;
+  std::string file_name() const override { return file_.filename().string(); }
+  int64_t steps() const override;
   const std::vector<std::filesystem::path>& written() const { return written_; }
 
  private:

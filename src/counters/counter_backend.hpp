@@ -21,6 +21,10 @@ class CounterSession {
   virtual void stop(double wall_s, int tokens) = 0;
   // metric name -> number, or {"unavailable": "reason"}; never an invented value.
   virtual nlohmann::json result() const = 0;
+  // The last stop()'s figures token by token, where the backend has them
+  // (sim with per-token dumps: {"ll_misses":[...],"instructions":[...]});
+  // null otherwise.
+  virtual nlohmann::json per_token() const { return nullptr; }
 };
 
 class CounterBackend {
@@ -54,6 +58,7 @@ struct CounterOptions {
   std::filesystem::path cpuinfo = "/proc/cpuinfo";
   std::filesystem::path profile_dir;  // empty: profiles/counters of the shipped data
   std::string sim_cache;              // --sim-cache for the sim backend ("" = its defaults)
+  bool sim_per_token = false;         // --sim-per-token: a callgrind dump per generated token
 };
 // The defaults, with MOESWEEP_COUNTERS_SYSFS_ROOT / MOESWEEP_COUNTERS_CPUINFO
 // applied (a sweep pointed at a recorded machine).

@@ -53,7 +53,8 @@ fs::path find_valgrind() {
   return {};
 }
 
-SimBackend::SimBackend(const SimCacheConfig& cache) : cache_(cache), valgrind_(find_valgrind()) {
+SimBackend::SimBackend(const SimCacheConfig& cache, bool per_token)
+    : cache_(cache), per_token_(per_token), valgrind_(find_valgrind()) {
   if (valgrind_.empty())
     throw UserError("--counters sim needs valgrind, and there is none on PATH",
                     "valgrind 3.x (its callgrind tool simulates the caches)",
@@ -69,6 +70,8 @@ SimBackend::~SimBackend() {
 
 std::vector<std::string> SimBackend::worker_launcher() const {
   std::vector<std::string> argv = {valgrind_.string(), "--tool=callgrind", "--cache-sim=yes"};
+  // valgrind hands its environment to the worker (engine/worker/context_decode.cpp reads it)
+  if (per_token_) argv.insert(argv.begin(), {"/usr/bin/env", "MOESWEEP_SIM_TOKEN_DUMPS=1"});
   for (const std::string& a : valgrind_cache_args(cache_)) argv.push_back(a);
   argv.push_back("--callgrind-out-file=" + (dump_dir_ / "callgrind.out.%p").string());
   // -q: valgrind's own messages only when something is wrong. (Lines about the host's
@@ -109,6 +112,7 @@ json SimBackend::describe() const {
       {"why", "requested with --counters sim: the engine worker runs under valgrind's callgrind"},
       {"valgrind", valgrind_.string()},
       {"cache", sim_cache_label(cache_)},
+      {"per_token", per_token_},
       {"caches", sim_cache_text(cache_)},
       {"source", "simulated"},
       {"slowdown",

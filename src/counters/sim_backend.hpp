@@ -32,8 +32,10 @@ std::filesystem::path find_valgrind();
 
 class SimBackend : public CounterBackend {
  public:
-  // UserError (exit 2) when valgrind is not installed.
-  explicit SimBackend(const SimCacheConfig& cache);
+  // UserError (exit 2) when valgrind is not installed. `per_token`: the
+  // worker dumps each generated token too (MOESWEEP_SIM_TOKEN_DUMPS=1 in its
+  // environment), and sessions keep each token's counts (per_token()).
+  explicit SimBackend(const SimCacheConfig& cache, bool per_token = false);
   ~SimBackend() override;
   SimBackend(const SimBackend&) = delete;
   SimBackend& operator=(const SimBackend&) = delete;
@@ -46,6 +48,7 @@ class SimBackend : public CounterBackend {
   std::vector<std::string> worker_launcher() const override;
 
   const SimCacheConfig& cache() const { return cache_; }
+  bool per_token() const { return per_token_; }
   int pid() const { return pid_; }
   // The dumps of process `pid` written so far, oldest first (by part number).
   std::vector<std::filesystem::path> dumps_of(int pid) const;
@@ -54,6 +57,7 @@ class SimBackend : public CounterBackend {
 
  private:
   SimCacheConfig cache_;
+  bool per_token_ = false;
   std::filesystem::path valgrind_;
   std::filesystem::path dump_dir_;  // private temporary folder, removed with the backend
   int pid_ = 0;

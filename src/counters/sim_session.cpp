@@ -29,6 +29,19 @@ std::string dump_problem(const CallgrindDump& dump, const SimCacheConfig& cache,
   return "";
 }
 
+// Why `dump` is not token `index` of the `tokens` of a phase ("" when it is).
+std::string token_dump_problem(const CallgrindDump& dump, size_t index, int tokens) {
+  const std::string expected = fmt::format("moesweep token index={} of={}", index, tokens);
+  if (dump.label() != expected)
+    return fmt::format("the callgrind dump is of '{}', not of token {} of the timed decode of {}",
+                       dump.trigger, index, tokens);
+  return "";
+}
+
+uint64_t ll_misses(const std::map<std::string, uint64_t>& e) {
+  return e.at("ILmr") + e.at("DLmr") + e.at("DLmw");
+}
+
 class SimSession : public CounterSession {
  public:
   explicit SimSession(const SimBackend& backend) : backend_(backend) {}
@@ -39,26 +52,41 @@ class SimSession : public CounterSession {
   }
 
   void stop(double, int tokens) override {
+    per_token_ = nullptr;
     if (!why_.empty()) return;  // one repetition without counts: the phase has none
     if (pid_ <= 0) return fail("no engine worker was attached to the counters");
     const std::vector<std::filesystem::path> dumps = backend_.dumps_of(pid_);
-    if (dumps.size() != 1) return fail(no_dump_reason(dumps.size()));
-    const CallgrindDump dump = read_callgrind_dump(dumps.front());
-    std::filesystem::remove(dumps.front());
-    if (const std::string problem = dump_problem(dump, backend_.cache(), tokens); !problem.empty())
-      return fail(problem);
-    creator_ = dump.creator;
-    for (const char* e : kEvents) {
-      auto it = dump.totals.find(e);
-      if (it == dump.totals.end())
-        return fail(fmt::format("callgrind counted no '{}' (cache simulation off?)", e));
-      events_[e] += it->second;
+    // --sim-per-token: one dump per generated token, then the phase's own
+    const size_t expected = backend_.per_token() ? static_cast<size_t>(tokens) + 1 : 1;
+    if (dumps.size() != expected && dumps.size() != 1) return fail(no_dump_reason(dumps.size()));
+    std::map<std::string, uint64_t> sum;
+    json ll = json::array(), ir = json::array();
+    for (size_t i = 0; i < dumps.size(); ++i) {
+      const CallgrindDump dump = read_callgrind_dump(dumps[i]);
+      std::filesystem::remove(dumps[i]);
+      const bool last = i + 1 == dumps.size();
+      if (const std::string problem = last ? dump_problem(dump, backend_.cache(), tokens)
+                                           : token_dump_problem(dump, i, tokens);
+          !problem.empty())
+        return fail(problem);
+      creator_ = dump.creator;
+      for (const char* e : kEvents) {
+        auto it = dump.totals.find(e);
+        if (it == dump.totals.end())
+          return fail(fmt::format("callgrind counted no '{}' (cache simulation off?)", e));
+        sum[e] += it->second;
+      }
+      if (!last) ll.push_back(ll_misses(dump.totals)), ir.push_back(dump.totals.at("Ir"));
     }
-    const json one = simulated_metrics(dump.totals, tokens, backend_.cache().ll.line_bytes);
+    for (const auto& [e, n] : sum) events_[e] += n;
+    const json one = simulated_metrics(sum, tokens, backend_.cache().ll.line_bytes);
     for (const std::string& name : simulated_metric_names()) per_rep_[name].push_back(one[name]);
+    if (!ll.empty()) per_token_ = {{"ll_misses", ll}, {"instructions", ir}};
     tokens_ += tokens;
     ++repetitions_;
   }
+
+  json per_token() const override { return per_token_; }
 
   json result() const override {
     json out = why_.empty() ? simulated_metrics(events_, tokens_, backend_.cache().ll.line_bytes)
@@ -92,6 +120,7 @@ class SimSession : public CounterSession {
   double tokens_ = 0;
   int repetitions_ = 0;
   std::string creator_, why_;
+  json per_token_;  // the last stop()'s per-token counts (--sim-per-token), or null
 };
 
 }  // namespace

@@ -148,30 +148,61 @@ AppliedThreads LiveContext::set_threads(const ThreadSettings& threads) {
       .applied;
 }
 
-double LiveContext::decode(const std::vector<int32_t>& tokens, int pos0, int chunk) {
+namespace {
+
+// Why the worker's token times cannot be those of `tokens` tokens in
+// `seconds` ("" when they can).
+std::string implausible_token_times(const std::vector<int64_t>& ns, size_t tokens, double seconds) {
+  if (ns.size() != tokens)
+    return fmt::format("the engine worker gave {} token times for {} generated tokens", ns.size(),
+                       tokens);
+  double sum = 0;
+  for (int64_t t : ns) sum += static_cast<double>(t) * 1e-9;
+  if (sum > seconds * (1 + 1e-6) + 1e-6)
+    return fmt::format(
+        "the engine worker's token times add up to {:.6f} s, more than the {:.6f} s "
+        "of their call",
+        sum, seconds);
+  return "";
+}
+
+}  // namespace
+
+DecodeResult LiveContext::decode(const std::vector<int32_t>& tokens, int pos0, int chunk,
+                                 const DecodeOptions& options) {
   check_alive(model_, generation_);
   WorkerProcess::EventSink events;
   if (routing_) events = [this](const nlohmann::json& ev) { replay(*routing_, ev); };
+  wp::DecodeRequest req{id_, tokens, pos0, chunk};
+  req.token_times = options.token_times && chunk == 1;
+  req.routing = options.routing;
   const auto t0 = std::chrono::steady_clock::now();
-  const nlohmann::json reply = model_.worker().call(
-      wp::encode(wp::DecodeRequest{id_, tokens, pos0, chunk}), point_deadline(timeout_s_), events);
+  const nlohmann::json reply =
+      model_.worker().call(wp::encode(req), point_deadline(timeout_s_), events);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double seconds = wp::decode<wp::DecodeReply>(reply).seconds;
+  wp::DecodeReply r = wp::decode<wp::DecodeReply>(reply);
   // The engine computes micro-batches of at most n_ubatch tokens (one for a generation step).
   const int ubatch = applied_.n_ubatch > 0 ? applied_.n_ubatch : params_.n_ubatch;
   const int per_step = chunk <= 1 ? 1 : std::min(chunk, ubatch);
-  const std::string why = implausible_time("the engine worker's decode", seconds,
-                                           static_cast<int64_t>(tokens.size()), per_step, wall);
+  std::string why = implausible_time("the engine worker's decode", r.seconds,
+                                     static_cast<int64_t>(tokens.size()), per_step, wall);
+  if (why.empty() && req.token_times)
+    why = implausible_token_times(r.token_ns, tokens.size(), r.seconds);
   if (!why.empty()) throw EngineError(why);
-  return seconds;
+  return {r.seconds, std::move(r.token_ns), std::move(r.inputs)};
 }
 
 double LiveContext::prefill(const std::vector<int32_t>& tokens, int pos0) {
-  return decode(tokens, pos0, params_.n_batch);
+  return decode(tokens, pos0, params_.n_batch, {}).seconds;
 }
 
 double LiveContext::generate(const std::vector<int32_t>& tokens, int pos0) {
-  return decode(tokens, pos0, 1);
+  return decode(tokens, pos0, 1, {}).seconds;
+}
+
+DecodeResult LiveContext::generate(const std::vector<int32_t>& tokens, int pos0,
+                                   const DecodeOptions& options) {
+  return decode(tokens, pos0, 1, options);
 }
 
 void LiveContext::rewind_to(int n_kv) {

@@ -77,6 +77,20 @@ class LoadedModel {
   int generation_ = 0;
 };
 
+// How one generation call is made (sweep's TG samples, --trace-routing's
+// passes).
+struct DecodeOptions {
+  bool token_times = false;  // each generated token's time
+  bool routing = true;       // on a traced context: the tap records this call
+};
+
+// What one generation call measured.
+struct DecodeResult {
+  double seconds = 0;
+  std::vector<int64_t> token_ns;  // each token's nanoseconds (token_times), in order
+  std::string inputs;             // the worker's hash of the (token, position) pairs it decoded
+};
+
 class LiveContext {
  public:
   // `routing` (optional, must outlive the context) sees every MoE layer's
@@ -99,6 +113,9 @@ class LiveContext {
   double prefill(const std::vector<int32_t>& tokens, int pos0);
   // Decodes tokens one at a time (a generation step each); seconds spent.
   double generate(const std::vector<int32_t>& tokens, int pos0);
+  // The same, as `options` ask; EngineError when the worker's token times are
+  // not one per token or add up to more than the call's seconds.
+  DecodeResult generate(const std::vector<int32_t>& tokens, int pos0, const DecodeOptions& options);
   // Drops every cached position >= n_kv (rewind after a timed phase).
   void rewind_to(int n_kv);
   // Number of tokens in the cache (max position + 1).
@@ -114,7 +131,8 @@ class LiveContext {
   int pid() const { return model_.pid(); }
 
  private:
-  double decode(const std::vector<int32_t>& tokens, int pos0, int chunk);
+  DecodeResult decode(const std::vector<int32_t>& tokens, int pos0, int chunk,
+                      const DecodeOptions& options);
   const LoadedModel& model_;
   ContextParams params_;
   RoutingObserver* routing_ = nullptr;

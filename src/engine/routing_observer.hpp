@@ -17,6 +17,11 @@ class RoutingObserver {
   // selected expert. The last layer of a prefill chunk only computes the
   // tokens whose logits are wanted, so n_tokens can be smaller there.
   virtual void on_routing(int layer, int n_tokens, int n_used, const int32_t* ids) = 0;
+  // Whether the tap records now. While it does not, the eval callback asks
+  // for no tensor, so the engine computes each graph whole, as untraced
+  // (sweep --trace-routing times its TG samples so and takes the routing
+  // from a second pass of the same tokens: docs/l3.md, "Per-token").
+  virtual bool recording() const { return true; }
 };
 
 }  // namespace moesweep

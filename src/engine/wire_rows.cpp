@@ -28,19 +28,8 @@ std::vector<std::string> read_texts(const JsonFields& f, const char* key, size_t
 
 std::vector<int32_t> read_ids(const JsonFields& f, const char* key, int64_t lo, int64_t hi,
                               size_t max_count) {
-  const nlohmann::json& list = f.array(key);
-  const std::string expected =
-      fmt::format("a list of at most {} integers from {} to {}", max_count, lo, hi - 1);
-  if (list.size() > max_count) f.fail(key, expected);
-  std::vector<int32_t> out;
-  out.reserve(list.size());
-  for (const nlohmann::json& v : list) {
-    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() >= uint64_t(hi)) ||
-        v.get<int64_t>() < lo || v.get<int64_t>() >= hi)
-      f.fail(key, expected);
-    out.push_back(static_cast<int32_t>(v.get<int64_t>()));
-  }
-  return out;
+  const std::vector<int64_t> counts = f.integers(key, lo, hi - 1, max_count);
+  return {counts.begin(), counts.end()};  // within [lo, hi): int32 by the caller's range
 }
 
 }  // namespace moesweep::worker_protocol

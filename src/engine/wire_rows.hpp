@@ -105,9 +105,9 @@ WireRow<S> number_row(const char* key, double S::*m, double lo, double hi) {
 }
 
 template <typename S>
-WireRow<S> flag_row(const char* key, bool S::*m) {
+WireRow<S> flag_row(const char* key, bool S::*m, Presence presence = Presence::kRequired) {
   return {key, [=](const S& s, nlohmann::json& j) { j[key] = s.*m; },
-          [=](const JsonFields& f, S& s) { s.*m = f.flag(key, false); }};
+          [=](const JsonFields& f, S& s) { s.*m = f.flag(key, false); }, presence};
 }
 
 // The checks of the factories below (engine/wire_rows.cpp).
@@ -141,6 +141,15 @@ WireRow<S> ids_row(const char* key, std::vector<int32_t> S::*m, int64_t lo, int6
                    size_t max_count) {
   return {key, [=](const S& s, nlohmann::json& j) { j[key] = s.*m; },
           [=](const JsonFields& f, S& s) { s.*m = read_ids(f, key, lo, hi, max_count); }};
+}
+
+// A list of int64 counts in [lo, hi], at most `max_count`; absent reads as empty
+// when optional.
+template <typename S>
+WireRow<S> counts_row(const char* key, std::vector<int64_t> S::*m, int64_t lo, int64_t hi,
+                      size_t max_count, Presence presence = Presence::kRequired) {
+  return {key, [=](const S& s, nlohmann::json& j) { j[key] = s.*m; },
+          [=](const JsonFields& f, S& s) { s.*m = f.integers(key, lo, hi, max_count); }, presence};
 }
 
 // A member that is itself a message with its own rows (a struct of

@@ -203,10 +203,13 @@ const WireRows<ThreadsRequest>& ThreadsRequest::rows() {
 }
 const WireRows<DecodeRequest>& DecodeRequest::rows() {
   static const WireRows<DecodeRequest> rows = {
-      op_row<DecodeRequest>("decode"), ctx_row(&DecodeRequest::ctx),
+      op_row<DecodeRequest>("decode"),
+      ctx_row(&DecodeRequest::ctx),
       ids_row("tokens", &DecodeRequest::tokens, 0, int64_t{1} << 31, size_t(kMaxTokens)),
       int_row("pos0", &DecodeRequest::pos0, 0, kMaxTokens),
-      int_row("chunk", &DecodeRequest::chunk, 1, kMaxTokens)};
+      int_row("chunk", &DecodeRequest::chunk, 1, kMaxTokens),
+      flag_row("token_times", &DecodeRequest::token_times, kOptional),
+      flag_row("routing", &DecodeRequest::routing, kOptional)};
   return rows;
 }
 const WireRows<RewindRequest>& RewindRequest::rows() {
@@ -287,8 +290,11 @@ const WireRows<ThreadsReply>& ThreadsReply::rows() {
   return rows;
 }
 const WireRows<DecodeReply>& DecodeReply::rows() {
-  static const WireRows<DecodeReply> rows = {ok_row<DecodeReply>(),
-                                             number_row("seconds", &DecodeReply::seconds, 0, 1e9)};
+  static const WireRows<DecodeReply> rows = {
+      ok_row<DecodeReply>(), number_row("seconds", &DecodeReply::seconds, 0, 1e9),
+      counts_row("token_ns", &DecodeReply::token_ns, 1, int64_t{1} << 50, size_t(kMaxTokens),
+                 kOptional),
+      text_row("inputs", &DecodeReply::inputs, 16, kOptional)};
   return rows;
 }
 void DecodeReply::check() const {

@@ -2,11 +2,11 @@
 // The engine worker's protocol: one JSON object per line each way, over the
 // worker's stdin (requests) and stdout (events, then one reply per request).
 //
-//   -> {"op":"hello","protocol":1}
-//   <- {"ok":true,"protocol":1,"engine":{...EngineFacts}}
-//   -> {"op":"decode","ctx":1,"tokens":[...],"pos0":0,"chunk":512}
+//   -> {"op":"hello","protocol":2}
+//   <- {"ok":true,"protocol":2,"engine":{...EngineFacts}}
+//   -> {"op":"decode","ctx":1,"tokens":[...],"pos0":0,"chunk":1,"token_times":true,"routing":false}
 //   <- {"event":"routing","layer":3,"n_tokens":1,"n_used":8,"ids":[...]}   (only when traced)
-//   <- {"ok":true,"seconds":0.0123}
+//   <- {"ok":true,"seconds":0.0123,"token_ns":[...],"inputs":"<fnv1a-64 hex>"}
 //   -> {"op":"threads","ctx":1,"threads":{...ThreadSettings}}
 //   <- {"ok":true,"n_threads":4,"n_threads_batch":4}        (what the engine holds now)
 //   <- {"ok":false,"error":"...","kind":"engine"|"input"}                  (any request)
@@ -26,6 +26,11 @@
 // Timing happens in the worker around the engine calls only: the pipe's
 // latency is never inside a measured second. The version changes whenever a
 // request or reply changes meaning; both sides refuse another version.
+// Version 2 (issue 46): a decode may ask for each generated token's time
+// ("token_times") and say whether a traced context's routing tap records it
+// ("routing": false keeps the tap from splitting the graph); the reply gives
+// the times ("token_ns") and a hash of the tokens and positions the engine's
+// batches held ("inputs"), so two decodes can be shown to be of one sequence.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -39,7 +44,7 @@
 
 namespace moesweep::worker_protocol {
 
-inline constexpr int kVersion = 1;
+inline constexpr int kVersion = 2;
 // No line of the protocol is longer (routing events of one micro-batch and
 // the tokens of one fill are far below it); a longer one is a broken peer.
 inline constexpr size_t kMaxLineBytes = size_t{64} << 20;
@@ -103,6 +108,8 @@ struct DecodeRequest {
   std::vector<int32_t> tokens;  // ids >= 0, at most kMaxTokens of them
   int pos0 = 0;
   int chunk = 1;
+  bool token_times = false;  // time each token of a generation (chunk 1) decode
+  bool routing = true;       // a traced context's tap records this decode (absent: it does)
   static const WireRows<DecodeRequest>& rows();
 };
 struct RewindRequest {
@@ -176,10 +183,14 @@ struct ThreadsReply {
   AppliedThreads applied;  // n_threads, n_threads_batch at the top level
   static const WireRows<ThreadsReply>& rows();
 };
-// decode: the seconds the engine took, in (0, 1e9] (the check).
+// decode: the seconds the engine took, in (0, 1e9] (the check); with
+// token_times, each token's nanoseconds (as many as tokens, summing to no
+// more than the seconds: the caller checks against its request).
 struct DecodeReply {
   static constexpr const char* kWhat = "decode reply";
   double seconds = 0;
+  std::vector<int64_t> token_ns;
+  std::string inputs;  // FNV-1a 64 of the (token, position) pairs decoded, 16 hex digits
   void check() const;
   static const WireRows<DecodeReply>& rows();
 };

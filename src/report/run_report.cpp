@@ -8,6 +8,7 @@
 #include "report/memory_table.hpp"
 #include "report/plots.hpp"
 #include "report/series.hpp"
+#include "report/token_report.hpp"
 #include "report/working_set.hpp"
 #include "results/counter_fields.hpp"
 #include "util/json_file.hpp"
@@ -174,6 +175,7 @@ std::string report_markdown(const LoadedRun& run, const ReportOptions& options,
   if (const auto ws = analyse_working_set(run.records)) out += working_set_markdown(*ws);
   nkv_tables(out, run);
   threads_table(out, run);
+  out += token_times_markdown(run);
   counters_section(out, run);
   memory_section(out, run);
   failed_section(out, run);
@@ -186,7 +188,9 @@ ReportOutcome write_report(const LoadedRun& run, const ReportOptions& options) {
   ReportOutcome outcome;
   std::filesystem::create_directories(options.out_dir);
   if (options.plots) {
-    PlotOutcome plots = draw_plots(plot_data(run, options.references), options.out_dir);
+    nlohmann::json data = plot_data(run, options.references);
+    add_token_plots(run, data);
+    PlotOutcome plots = draw_plots(data, options.out_dir);
     outcome.pngs = plots.pngs;
     outcome.plot_problem = plots.problem;
   }

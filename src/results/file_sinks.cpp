@@ -44,14 +44,12 @@ void JsonlSink::point(const Record& record) {
   out_.append_line(record_to_json(record).dump());
 }
 
-namespace {
 std::string csv_quote(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += (c == '"') ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
-}  // namespace
 
 std::string csv_header() {
   std::string out = "run_id,point,ok";

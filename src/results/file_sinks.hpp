@@ -25,6 +25,10 @@ class DurableAppender {
   bool empty_ = true;
 };
 
+// A CSV field: quoted (and its quotes doubled) when it holds a comma, a quote
+// or a newline.
+std::string csv_quote(const std::string& s);
+
 // records.jsonl: one record_to_json line per point (sweep-bench keys first).
 class JsonlSink : public RunListener {
  public:

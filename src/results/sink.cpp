@@ -27,6 +27,10 @@ void ListenerSet::model(const nlohmann::json& facts) {
 void ListenerSet::sample(const SampleEvent& sample) {
   for (RunListener* l : listeners_) l->sample(sample);
 }
+
+void ListenerSet::token_call(const TokenCallEvent& call) {
+  for (RunListener* l : listeners_) l->token_call(call);
+}
 void ListenerSet::point(const Record& record) {
   for (RunListener* l : listeners_) l->point(record);
 }

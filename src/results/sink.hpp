@@ -11,6 +11,8 @@
 //   note   a line for the user (loading a model, building a twin);
 //   model  a model was loaded: its facts (path, size, sha256, shape);
 //   sample every timed repetition as it is measured;
+//   token_call  every generation call of a TG sample, its tokens timed one
+//          by one (and --trace-routing's traced pass of the same tokens);
 //   point  every finished point, ok or failed: durable before it returns
 //          (flush, fsync or commit), so a killed run loses no finished point;
 //   request  serve-bench: every finished request (its requests.jsonl line),
@@ -41,6 +43,26 @@ struct SampleEvent {
   int tokens = 0;
 };
 
+// One generation call of a TG sample, each token timed (issue 46): a timed
+// call of the sample, or --trace-routing's traced pass of the same tokens.
+// The pointed-to values live for the call to the listener.
+struct TokenCallEvent {
+  int point = 0;                        // the point's index in the plan
+  const PointParams* params = nullptr;  // the point's parameters
+  const char* kind = "timed";           // "timed" or "routing" (the traced pass)
+  int rep = 0, call = 0;                // the sample (repetition) and its call
+  int pos0 = 0;                         // the first token's position (the depth)
+  const std::vector<int32_t>* tokens = nullptr;
+  const std::vector<int64_t>* ns = nullptr;  // each token's time; empty: not timed (--token-times)
+  std::string inputs;                        // the worker's hash of the (token, position) pairs
+  // --trace-routing: the routing trace of the context (a file of the run) and
+  // its step count when this call began (a timed call is not in it: it goes
+  // in there; a traced pass's steps start there); empty / -1 without.
+  std::string trace_file;
+  int64_t trace_step = -1;
+  nlohmann::json sim;  // --sim-per-token: each token's simulated counts, or null
+};
+
 class RunListener {
  public:
   virtual ~RunListener() = default;
@@ -49,6 +71,7 @@ class RunListener {
   virtual void note(const std::string& /*message*/) {}
   virtual void model(const nlohmann::json& /*facts*/) {}
   virtual void sample(const SampleEvent& /*sample*/) {}
+  virtual void token_call(const TokenCallEvent& /*call*/) {}
   virtual void point(const Record& /*record*/) {}
   virtual void request(const nlohmann::json& /*record*/) {}
   virtual void end(const RunMeta& /*meta*/, RunStatus /*status*/) {}
@@ -64,6 +87,7 @@ class ListenerSet : public RunListener {
   void note(const std::string& message) override;
   void model(const nlohmann::json& facts) override;
   void sample(const SampleEvent& sample) override;
+  void token_call(const TokenCallEvent& call) override;
   void point(const Record& record) override;
   void request(const nlohmann::json& record) override;
   // Every listener gets its end even when one throws (a full disk under the

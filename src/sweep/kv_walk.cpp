@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "sweep/point_watch.hpp"
+#include "sweep/token_recorder.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -66,6 +67,7 @@ struct PointInProgress {
   Record rec;
   std::unique_ptr<counters::CounterSession> tg_session, pp_session;
   std::optional<PointWatch> watch;  // issue 23: co-tenant, noise (steal, others' CPU) and energy
+  std::unique_ptr<TokenRecorder> tokens;  // issue 46: per-token times, the traced passes
   int rep = 0;
 };
 
@@ -83,6 +85,7 @@ std::unique_ptr<PointInProgress> start_point(const WalkInputs& in, const Planned
   r->tg_session = in.counters.session("tg", region + "-tg");
   r->pp_session = in.counters.session("pp", region + "-pp");
   r->watch.emplace(point.params, in.spec.cotenant_cpus, in.engine_pid, in.stop);
+  r->tokens = std::make_unique<TokenRecorder>(in.ctx, point, in.spec.token_times, in.traces);
   return r;
 }
 
@@ -106,16 +109,16 @@ int sample_calls(const WalkInputs& in, const PointInProgress& r, const char* pha
   return std::min(calls, INT32_MAX / std::max(tokens, 1));  // tokens x calls stays an int
 }
 
-// One timed sample of `phase`: whole calls of `tokens` tokens (--min-sample-time)
-// inside the counters and the memory watch, rewound between the calls; each
-// call's mean time (what sweep-bench's T_PP / T_TG mean for the plan's tokens)
-// and the sample's speed recorded; then `leave` rewinds the cache (or keeps
-// the last call as the next fill) before the listener hears of the sample.
-void timed_sample(const WalkInputs& in, PointInProgress& r, const char* phase, int tokens,
-                  counters::CounterSession& session, PhaseResult& result,
-                  const std::function<double()>& call, const std::function<void()>& leave) {
+// One timed sample of `phase`: `calls` whole calls of `tokens` tokens
+// (--min-sample-time) inside the counters and the memory watch, rewound
+// between the calls; each call's mean time (what sweep-bench's T_PP / T_TG
+// mean for the plan's tokens) and the sample's speed recorded; then `leave`
+// rewinds the cache (or keeps the last call as the next fill) before the
+// listener hears of the sample. Its seconds.
+double timed_sample(const WalkInputs& in, PointInProgress& r, const char* phase, int tokens,
+                    int calls, counters::CounterSession& session, PhaseResult& result,
+                    const std::function<double()>& call, const std::function<void()>& leave) {
   const PlannedPoint& point = *r.point;
-  const int calls = sample_calls(in, r, phase, tokens, call);
   r.watch->phase_begin(phase);
   session.start();
   const double s = timed_calls(calls, call, [&] { in.ctx.rewind_to(point.params.n_kv); });
@@ -126,27 +129,37 @@ void timed_sample(const WalkInputs& in, PointInProgress& r, const char* phase, i
   if (in.lengths && in.lengths->active()) result.tokens_run = tokens * calls;
   leave();
   in.listener.sample({point.index, &point.params, phase, r.rep, s, tokens * calls});
+  return s;
 }
 
+// A TG sample: its calls timed token by token, and with --trace-routing the
+// traced pass of the same tokens before or after it (ABBA), each rewound.
 void measure_tg(const WalkInputs& in, PointInProgress& r) {
   const int depth = r.point->params.n_kv;
   const std::vector<int32_t> tokens = slice(in.tokens, tg_offset(in), in.spec.n_gen);
-  timed_sample(
-      in, r, "tg", in.spec.n_gen, *r.tg_session, r.rec.tg,
-      [&] { return in.ctx.generate(tokens, depth); }, [&] { in.ctx.rewind_to(depth); });
+  TokenRecorder& rec = *r.tokens;
+  const auto rewind = [&] { in.ctx.rewind_to(depth); };
+  const int calls =
+      sample_calls(in, r, "tg", in.spec.n_gen, [&] { return in.ctx.generate(tokens, depth); });
+  if (rec.pass_first(r.rep)) rec.routing_pass(tokens, depth, r.rep), rewind();
+  const double s = timed_sample(
+      in, r, "tg", in.spec.n_gen, calls, *r.tg_session, r.rec.tg,
+      [&] { return rec.timed_call(tokens, depth, r.rep); }, rewind);
+  if (rec.traced() && !rec.pass_first(r.rep)) rec.routing_pass(tokens, depth, r.rep), rewind();
+  rec.sample_done(r.rep, static_cast<double>(in.spec.n_gen) * calls / s, r.tg_session->per_token(),
+                  in.listener);
 }
 
 // The last call of the last PP sample at a depth may stay as the fill to N_KV + PP.
 void measure_pp(const WalkInputs& in, PointInProgress& r) {
   const int depth = r.point->params.n_kv;
   const std::vector<int32_t> tokens = slice(in.tokens, depth, in.group.n_prompt);
-  timed_sample(
-      in, r, "pp", in.group.n_prompt, *r.pp_session, r.rec.pp,
-      [&] { return in.ctx.prefill(tokens, depth); },
-      [&] {
-        r.kept_fill = r.keep_fill && !another(in, r, r.rep + 1);
-        if (!r.kept_fill) in.ctx.rewind_to(depth);
-      });
+  const auto call = [&] { return in.ctx.prefill(tokens, depth); };
+  timed_sample(in, r, "pp", in.group.n_prompt, sample_calls(in, r, "pp", in.group.n_prompt, call),
+               *r.pp_session, r.rec.pp, call, [&] {
+                 r.kept_fill = r.keep_fill && !another(in, r, r.rep + 1);
+                 if (!r.kept_fill) in.ctx.rewind_to(depth);
+               });
 }
 
 // One repetition at the point's depth (the cache holds exactly N_KV): TG,
@@ -170,6 +183,7 @@ Record finish_point(const WalkInputs& in, PointInProgress& r) {
                        spec.target_mde_pct};
   r.rec.pp.summarize();
   r.rec.tg.summarize();
+  r.tokens->finish(r.rec);
   return std::move(r.rec);
 }
 

@@ -20,6 +20,7 @@
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/repetition_rule.hpp"
+#include "sweep/routing_trace_factory.hpp"
 #include "sweep/sample_length.hpp"
 
 namespace moesweep {
@@ -43,6 +44,10 @@ struct WalkInputs {
   // How many calls of -n (-p) tokens make one sample (--min-sample-time),
   // shared by the engines of a context like `reps`; null: one call.
   SampleLength* lengths = nullptr;
+  // --trace-routing: the context's trace (its routing observer is on the
+  // context); each TG sample then runs untraced and beside a traced pass of
+  // its tokens (sweep/token_recorder.hpp). Null: untraced.
+  RoutingTraceFactory* traces = nullptr;
 };
 
 // Called with each finished point (ok or failed); the walk stops on `stop`.

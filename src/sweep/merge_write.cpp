@@ -6,6 +6,7 @@
 
 #include "report/run_tables.hpp"
 #include "results/file_sinks.hpp"
+#include "results/token_file.hpp"
 #include "sweep/merge_runs.hpp"
 #include "sweep/run_lifecycle.hpp"
 #include "util/error.hpp"
@@ -56,22 +57,24 @@ MergeFacts merge_facts(const MergeCheck& check, const MergeGroup& g,
   return m;
 }
 
-// samples.jsonl of the sources, only for the records kept (a duplicate's
-// samples belong to the record dropped). Each line is checked (an object with
-// its point's "key"); a torn last line is left out.
+// samples.jsonl and tokens.jsonl of the sources, only for the records kept (a
+// duplicate's samples belong to the record dropped). Each line is checked (an
+// object with its point's "key"); a torn last line is left out.
 void copy_samples(const MergeGroup& g, const std::vector<ShardRun>& runs,
                   const std::filesystem::path& out) {
   std::map<size_t, std::set<std::string>> kept;  // run -> keys kept from it
   for (size_t i = 0; i < g.records.size(); ++i)
     kept[g.record_source[i]].insert(g.records[i].params.key_string());
-  DurableAppender samples(out / "samples.jsonl");
-  for (size_t ri : g.runs) {
-    const std::filesystem::path file = runs[ri].dir / "samples.jsonl";
-    std::error_code ec;
-    if (!std::filesystem::exists(file, ec)) continue;
-    for (const JsonlLine& line : read_jsonl_file(file, "samples file").lines) {
-      const JsonFields f(line.value, fmt::format("{}:{}", file.string(), line.number));
-      if (kept[ri].count(f.text("key"))) samples.append_line(line.value.dump());
+  for (const char* name : {"samples.jsonl", kTokenFileName}) {
+    DurableAppender samples(out / name);
+    for (size_t ri : g.runs) {
+      const std::filesystem::path file = runs[ri].dir / name;
+      std::error_code ec;
+      if (!std::filesystem::exists(file, ec)) continue;
+      for (const JsonlLine& line : read_jsonl_file(file, "samples file").lines) {
+        const JsonFields f(line.value, fmt::format("{}:{}", file.string(), line.number));
+        if (kept[ri].count(f.text("key"))) samples.append_line(line.value.dump());
+      }
     }
   }
 }

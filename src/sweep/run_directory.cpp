@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "results/token_file.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 
@@ -116,8 +117,10 @@ RunMeta RunDirectory::read_meta() const {
 }
 
 const std::vector<PointFile>& point_files() {
-  static const std::vector<PointFile> files = {
-      {"records.jsonl", true, false}, {"records.csv", false, false}, {"samples.jsonl", true, true}};
+  static const std::vector<PointFile> files = {{"records.jsonl", true, false},
+                                               {"records.csv", false, false},
+                                               {"samples.jsonl", true, true},
+                                               {kTokenFileName, true, true}};
   return files;
 }
 
@@ -127,7 +130,9 @@ std::vector<std::unique_ptr<RunListener>> point_file_writers(const RunDirectory&
   for (const PointFile& f : point_files()) {
     if (f.samples && !samples) continue;
     const std::filesystem::path path = dir.file(f.name);
-    if (f.samples)
+    if (f.samples && f.name == std::string_view(kTokenFileName))
+      out.push_back(std::make_unique<TokenLog>(path));
+    else if (f.samples)
       out.push_back(std::make_unique<SampleLog>(path));
     else if (f.json_lines)
       out.push_back(std::make_unique<JsonlSink>(path));

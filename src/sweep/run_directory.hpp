@@ -59,16 +59,18 @@ class RunLock {
 };
 
 // The files of a run's points, the one list: records.jsonl and records.csv
-// (every point, durable before the next) and samples.jsonl (every timed
-// sample). A sweep writes them all through point_file_writers(), a merge the
-// records (it copies the samples it keeps), a resume repairs them all.
+// (every point, durable before the next), samples.jsonl (every timed sample)
+// and tokens.jsonl (every TG call's per-token times, results/token_file.hpp).
+// A sweep writes them all through point_file_writers(), a merge the records
+// (it copies the samples and tokens it keeps), a resume repairs them all.
 struct PointFile {
   const char* name;
   bool json_lines;  // one JSON object a line (else CSV text)
-  bool samples;     // from the sample event (else from the point event)
+  bool samples;     // from the sample or token_call event (else from the point event)
 };
 const std::vector<PointFile>& point_files();
-// A listener per file of point_files() (without samples.jsonl unless `samples`).
+// A listener per file of point_files() (without samples.jsonl and tokens.jsonl
+// unless `samples`).
 std::vector<std::unique_ptr<RunListener>> point_file_writers(const RunDirectory& dir, bool samples);
 
 // samples.jsonl: every timed sample as it is measured.

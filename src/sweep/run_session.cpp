@@ -95,6 +95,7 @@ void RunSession::open() {
   if (resumed_) check_models_unchanged(meta_);
   counters::CounterOptions counter_options = counters::counter_options_from_environment();
   counter_options.sim_cache = plan_.spec.sim_cache;
+  counter_options.sim_per_token = plan_.spec.sim_per_token;
   counters_ = counters::make_counter_backend(plan_.spec.counters, counter_options);
   if (std::vector<std::string> prefix = counters_->worker_launcher(); !prefix.empty())
     launcher_.emplace(std::move(prefix));  // before meta.json: its engine facts are valgrind's

@@ -439,9 +439,9 @@ void SweepRunner::open_lane(Lane& lane, const MemoryShape& shape,
   for (const std::string& n : check_applied(params, {}, lane.ctx->applied(), {}).notes)
     listener_.note(fmt::format("the engine{} applied {}", on_engine(engines(), lane.engine), n));
   lane.context_made = true;
-  const WalkInputs in{*lane.ctx,       cg,          plan_.spec,    tokens,
-                      counters_,       listener_,   stop,          &lane.in_progress,
-                      lane.ctx->pid(), reps_.get(), lengths_.get()};
+  const WalkInputs in{*lane.ctx,       cg,          plan_.spec,     tokens,
+                      counters_,       listener_,   stop,           &lane.in_progress,
+                      lane.ctx->pid(), reps_.get(), lengths_.get(), routing ? traces_ : nullptr};
   lane.walk = std::make_unique<KvWalk>(in, lane.points,
                                        [this](const PlannedPoint& p) { return wanted(p); });
 }

@@ -17,6 +17,7 @@
 #include "results/sink.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/roofline_annotator.hpp"
+#include "sweep/routing_trace_factory.hpp"
 
 namespace moesweep {
 
@@ -25,16 +26,6 @@ class RepetitionRule;   // sweep/repetition_rule.hpp
 class SampleLength;     // sweep/sample_length.hpp
 struct MemoryShape;     // sweep/memory_plan.hpp
 struct GgufInspection;  // model/gguf_inspect.hpp
-
-// sweep --trace-routing: hands out the observer that records one context's
-// routing (every timed PP and TG token of its points), and is told when the
-// context is done so the trace can be written.
-class RoutingTraceFactory {
- public:
-  virtual ~RoutingTraceFactory() = default;
-  virtual RoutingObserver* start(const ModelFacts& model, size_t context_index) = 0;
-  virtual void finish() = 0;
-};
 
 struct RunOutcome {
   RunStatus status = RunStatus::kComplete;

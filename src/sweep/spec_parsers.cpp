@@ -204,12 +204,24 @@ void check_min_sample_time(const SettingsReader& s, const SweepSpec& spec) {
   check("sample-time-without-profile", spec.fallback_sample_time_s, 0);
 }
 
+void check_token_times(const SettingsReader& s, const SweepSpec& spec) {
+  if (spec.token_times != "on" && spec.token_times != "off" && spec.token_times != "ab")
+    throw UserError(
+        fmt::format("{}: '{}' is not a choice", s.flag("token-times"), spec.token_times),
+        "on, off or ab", fmt::format("pass {} ab to measure their cost", s.flag("token-times")));
+}
+
 // --counters sim: valgrind runs one thread at a time and ggml's threads spin
 // while they wait, so two runs at -t 2 counted 1.5% apart (docs/counters.md);
 // exact counts need one thread, for generation and for batches alike.
 void check_sim_counters(const SettingsReader& s, const SweepSpec& spec) {
   const std::string cache_flag = s.flag("sim-cache");
   if (spec.counters != "sim") {
+    if (spec.sim_per_token)
+      throw UserError(fmt::format("{} is set but the counters are '{}'", s.flag("sim-per-token"),
+                                  spec.counters),
+                      "--sim-per-token only with --counters sim",
+                      "add --counters sim, or drop --sim-per-token");
     if (!spec.sim_cache.empty())
       throw UserError(fmt::format("{} is set but the counters are '{}'", cache_flag, spec.counters),
                       "--sim-cache only with --counters sim",

@@ -40,6 +40,7 @@ void check_target_mde(const SettingsReader& s, const SweepSpec& spec);
 void check_min_sample_time(const SettingsReader& s, const SweepSpec& spec);  // <= 600 s
 // --counters sim: one thread, and a valid --sim-cache; --sim-cache only with it.
 void check_sim_counters(const SettingsReader& s, const SweepSpec& spec);
+void check_token_times(const SettingsReader& s, const SweepSpec& spec);  // on, off or ab
 
 // Writers of the spec's JSON where a member is not one value.
 void write_models(const SweepSpec& spec, nlohmann::json& j);

@@ -184,6 +184,11 @@ const std::vector<SweepSetting>& sweep_settings() {
        .json_when_set = true},
       {.key = "token-seed", .cli_names = "--token-seed", .help = "seed of the random prompt tokens",
        .level = L::kWalk, .member = &S::token_seed, .json = "token_seed"},
+      {.key = "token-times", .cli_names = "--token-times",
+       .help = "each generated token's decode time in every TG sample (tokens.jsonl): on, off, or ab "
+               "(every other pair of samples timed whole only, to measure the timing's cost)",
+       .level = L::kWalk, .member = &S::token_times, .check = p::check_token_times,
+       .json = "token_times", .json_when_set = true},
       {.key = "point-timeout", .cli_names = "--point-timeout",
        .help = "seconds one engine call may take (loading the model, making a context, each call of a "
                "point) before the engine counts as hung and its points fail (default 1800; 0 = no limit)",
@@ -219,6 +224,11 @@ const std::vector<SweepSetting>& sweep_settings() {
        .help = "the caches --counters sim simulates, e.g. 'LL=512MiB,16 D1=48KiB,12' (default LL 32 MiB "
                "16-way, D1 and I1 32 KiB 8-way, 64-byte lines)",
        .member = &S::sim_cache, .check = p::check_sim_counters, .json = "sim_cache",
+       .json_when_set = true},
+      {.key = "sim-per-token", .cli_names = "--sim-per-token",
+       .help = "with --counters sim: a callgrind dump per generated token, its simulated counts in "
+               "tokens.jsonl (for `moesweep l3 RUN --per-token`)",
+       .kind = K::kSwitch, .member = &S::sim_per_token, .json = "sim_per_token",
        .json_when_set = true},
       {.key = "allow-oversubscribe", .cli_names = "--allow-oversubscribe",
        .help = "allow more threads than logical CPUs", .kind = K::kSwitch,

@@ -89,6 +89,9 @@ struct SweepSpec {
   double fallback_sample_time_s = 0;
   double point_timeout_s = 1800;  // an engine call of a point longer than this: hung (0 = none)
   uint64_t token_seed = 1234;
+  // Per-token decode times of every TG sample (sweep/token_recorder.hpp): on,
+  // off, or ab (every other pair of samples timed whole only: their cost).
+  std::string token_times = "on";
   // engine builds to measure every point on (engine/engine_registry.hpp), in
   // ABBA order; empty = this moesweep's own worker, with no engine in the key
   std::vector<std::string> engines;
@@ -97,6 +100,7 @@ struct SweepSpec {
   // run
   std::string counters = "auto";
   std::string sim_cache;  // --sim-cache: the caches --counters sim simulates ("" = its defaults)
+  bool sim_per_token = false;  // --sim-per-token: a callgrind dump per generated token
   bool allow_oversubscribe = false;
 
   // The depth list for one context (validated against n_ctx by the plan).

@@ -15,6 +15,17 @@ std::string json_excerpt(const nlohmann::json& v) {
   return text;
 }
 
+namespace {
+
+bool integer_in(const nlohmann::json& v, int64_t lo, int64_t hi) {
+  return v.is_number_unsigned()
+             ? hi >= 0 && v.get<uint64_t>() <= static_cast<uint64_t>(hi) &&
+                   static_cast<int64_t>(v.get<uint64_t>()) >= lo
+             : v.is_number_integer() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
+}
+
+}  // namespace
+
 JsonFields::JsonFields(const nlohmann::json& obj, std::string origin, std::string path,
                        Raise raise_error)
     : obj_(&obj), origin_(std::move(origin)), path_(std::move(path)), raise_(raise_error) {
@@ -62,11 +73,7 @@ std::string JsonFields::text(std::string_view key, std::string fallback) const {
 int64_t JsonFields::integer(std::string_view key, int64_t lo, int64_t hi, int64_t fallback) const {
   if (!has(key)) return fallback;
   const nlohmann::json& v = *find(key);
-  const bool fits = v.is_number_unsigned()
-                        ? hi >= 0 && v.get<uint64_t>() <= static_cast<uint64_t>(hi) &&
-                              static_cast<int64_t>(v.get<uint64_t>()) >= lo
-                        : v.is_number_integer() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
-  if (!fits) fail(key, fmt::format("an integer from {} to {}", lo, hi));
+  if (!integer_in(v, lo, hi)) fail(key, fmt::format("an integer from {} to {}", lo, hi));
   return v.get<int64_t>();
 }
 
@@ -103,6 +110,44 @@ std::vector<std::string> JsonFields::texts(std::string_view key) const {
     out.push_back(v.get<std::string>());
   }
   return out;
+}
+
+namespace {
+
+// The elements of `list` as T, each checked by `fits` (at most `max_count`);
+// `bad` raises.
+template <typename T, typename Fits, typename Bad>
+std::vector<T> checked_list(const nlohmann::json& list, size_t max_count, Fits fits, Bad bad) {
+  if (list.size() > max_count) bad();
+  std::vector<T> out;
+  out.reserve(list.size());
+  for (const nlohmann::json& v : list) {
+    if (!fits(v)) bad();
+    out.push_back(v.get<T>());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<int64_t> JsonFields::integers(std::string_view key, int64_t lo, int64_t hi,
+                                          size_t max_count) const {
+  return checked_list<int64_t>(
+      array(key), max_count, [&](const nlohmann::json& v) { return integer_in(v, lo, hi); },
+      [&] {
+        fail(key, fmt::format("a list of at most {} integers from {} to {}", max_count, lo, hi));
+      });
+}
+
+std::vector<double> JsonFields::numbers(std::string_view key, double lo, double hi,
+                                        size_t max_count) const {
+  const auto fits = [&](const nlohmann::json& v) {
+    return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= lo &&
+           v.get<double>() <= hi;
+  };
+  return checked_list<double>(array(key), max_count, fits, [&] {
+    fail(key, fmt::format("a list of at most {} numbers from {} to {}", max_count, lo, hi));
+  });
 }
 
 JsonFields JsonFields::object(std::string_view key) const {

@@ -40,6 +40,11 @@ class JsonFields {
   double number(std::string_view key, double lo, double hi, double fallback) const;
   bool flag(std::string_view key, bool fallback) const;
   std::vector<std::string> texts(std::string_view key) const;  // an array of strings
+  // An array of at most `max_count` integers in [lo, hi] (empty when absent).
+  std::vector<int64_t> integers(std::string_view key, int64_t lo, int64_t hi,
+                                size_t max_count) const;
+  // An array of at most `max_count` finite numbers in [lo, hi] (empty when absent).
+  std::vector<double> numbers(std::string_view key, double lo, double hi, size_t max_count) const;
   // The object at `key` (an empty one when absent).
   JsonFields object(std::string_view key) const;
   // The array at `key` (an empty one when absent).

@@ -67,20 +67,41 @@ JsonlFile read_jsonl_file(const std::filesystem::path& path, std::string_view wh
   return read_jsonl(in, path, what);
 }
 
-JsonlFile read_jsonl(std::istream& in, const std::filesystem::path& path, std::string_view what) {
-  JsonlFile file;
+namespace {
+
+std::optional<TornLine> stream_jsonl(std::istream& in, const std::filesystem::path& path,
+                                     std::string_view what,
+                                     const std::function<void(JsonlLine&&)>& on_line) {
+  std::optional<TornLine> torn;
   for_each_line(in, path, what,
                 [&](const std::string& text, size_t number, uint64_t offset, bool ended) {
                   if (blank(text)) return;
                   nlohmann::json value = parse_json_or_discarded(text);
                   // A killed writer leaves a prefix of a line: never JSON, never ended.
                   if (!ended && value.is_discarded()) {
-                    file.torn = TornLine{number, offset, text};
+                    torn = TornLine{number, offset, text};
                     return;
                   }
-                  file.lines.push_back({number, std::move(value)});
+                  on_line({number, std::move(value)});
                 });
+  return torn;
+}
+
+}  // namespace
+
+JsonlFile read_jsonl(std::istream& in, const std::filesystem::path& path, std::string_view what) {
+  JsonlFile file;
+  file.torn = stream_jsonl(in, path, what,
+                           [&](JsonlLine&& line) { file.lines.push_back(std::move(line)); });
   return file;
+}
+
+std::optional<TornLine> for_each_jsonl_line(const std::filesystem::path& path,
+                                            std::string_view what,
+                                            const std::function<void(JsonlLine&&)>& on_line) {
+  require_regular_file(path, what);
+  std::ifstream in(path, std::ios::binary);
+  return stream_jsonl(in, path, what, on_line);
 }
 
 std::string torn_line_note(const std::filesystem::path& path, const TornLine& torn) {

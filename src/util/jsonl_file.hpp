@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <istream>
 #include <optional>
 #include <string>
@@ -37,6 +38,12 @@ struct JsonlFile {
   std::optional<TornLine> torn;
 };
 
+// Streams `path` line by line to `on_line` (blank lines skipped; a torn last
+// line returned, not passed), so a reader keeps only what it makes of each
+// line; UserError as read_jsonl_file.
+std::optional<TornLine> for_each_jsonl_line(const std::filesystem::path& path,
+                                            std::string_view what,
+                                            const std::function<void(JsonlLine&&)>& on_line);
 // Reads `path`; UserError (naming `what` and the path) when it is missing,
 // not a regular file, or past the caps.
 JsonlFile read_jsonl_file(const std::filesystem::path& path, std::string_view what);

@@ -128,6 +128,33 @@ TEST(SimSweep, ALargerLastLevelCacheMissesLess) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
 }
 
+// --sim-per-token (issue 46): every generated token a dump of its own, its
+// counts in tokens.jsonl; they add up to (a little less than: the call's
+// last lines are the phase's own dump) the phase's counts in the record.
+TEST(SimSweep, PerTokenDumpsAddUpToThePhase) {
+  const fs::path run = sim_run("sim-per-token", " --sim-per-token");
+  const json& c = records_of(run).at(0).at("tg_phase").at("counters");
+  EXPECT_EQ(c["simulated"].at("repetitions"), 2);
+  const double phase_misses = c.at("ll_misses_per_token").get<double>() * 8 * 2;
+  double token_misses = 0;
+  int timed = 0;
+  for (const std::string& line : test::read_lines(run / "tokens.jsonl")) {
+    const json call = json::parse(line);
+    if (call.at("kind") != "timed") continue;
+    ++timed;
+    ASSERT_EQ(call.at("sim").at("ll_misses").size(), 8u) << line;
+    ASSERT_EQ(call.at("sim").at("instructions").size(), 8u) << line;
+    for (const json& m : call["sim"]["ll_misses"]) token_misses += m.get<double>();
+  }
+  EXPECT_EQ(timed, 2);
+  EXPECT_LE(token_misses, phase_misses);
+  EXPECT_GT(token_misses, 0.9 * phase_misses);
+  const auto refused = test::run_cli(
+      "sweep -m kimi-k2.5 --scale tiny -t 1 -d 0 -n 8 --counters none --sim-per-token --dry-run");
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;  // sim only
+  EXPECT_NE(refused.err.find("--sim-per-token"), std::string::npos) << refused.err;
+}
+
 TEST(SimSweep, WithoutValgrindItIsExit2AndNoRun) {
   const fs::path out = test::scratch_dir();
   const auto r = test::run_shell("env PATH=/nonexistent " + std::string(MOESWEEP_CLI) + " " +

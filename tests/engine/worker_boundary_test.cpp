@@ -26,7 +26,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 const char* const kHello =
-    R"({"ok":true,"protocol":1,"engine":{"protocol":1,"kind":"llama.cpp","release":"v0.4.0",)"
+    R"({"ok":true,"protocol":2,"engine":{"protocol":2,"kind":"llama.cpp","release":"v0.4.0",)"
     R"("commit":"80fb11ac73e66d89eae2c6a91d8a77428fa733ed","build":"test double",)"
     R"("cpu_variant":"haswell","library":"","cpu_features":["AVX2"],"system_info":""}})";
 const char* const kLoad =

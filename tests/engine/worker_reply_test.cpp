@@ -23,7 +23,7 @@ namespace {
 std::filesystem::path scripted_worker(const std::string& name, const std::string& context,
                                       const std::string& decode) {
   const std::string hello =
-      R"({"ok":true,"protocol":1,"engine":{"protocol":1,"kind":"llama.cpp","release":"v0.4.0",)"
+      R"({"ok":true,"protocol":2,"engine":{"protocol":2,"kind":"llama.cpp","release":"v0.4.0",)"
       R"("commit":"80fb11ac73e66d89eae2c6a91d8a77428fa733ed","build":"test double",)"
       R"("cpu_variant":"haswell","library":"","cpu_features":["AVX2"],"system_info":""}})";
   const std::string load =
@@ -58,6 +58,32 @@ TEST(WorkerReply, AReplyMissingItsFieldIsAnEngineError) {
   LoadedModel model(load, scripted_worker("no-seconds", kContext, R"({"ok":true})"));
   LiveContext ctx(model, ContextParams{});
   EXPECT_THROW(ctx.generate({1}, 0), EngineError);
+}
+
+// Per-token times (issue 46) are checked against the call they belong to:
+// one per token, adding up to no more than the call's seconds.
+TEST(WorkerReply, TokenTimesAreOnePerTokenAndWithinTheCall) {
+  ModelLoadParams load;
+  load.path = "x.gguf";
+  const DecodeOptions timed{true, true};
+  {
+    LoadedModel model(load, scripted_worker("token-times", kContext,
+                                            R"({"ok":true,"seconds":0.00001,"token_ns":)"
+                                            R"([1000,1000,900],"inputs":"0a"})"));
+    LiveContext ctx(model, ContextParams{});
+    const DecodeResult r = ctx.generate({1, 2, 3}, 0, timed);
+    EXPECT_EQ(r.token_ns, (std::vector<int64_t>{1000, 1000, 900}));
+    EXPECT_EQ(r.inputs, "0a");
+  }
+  // (a scripted worker answers at once: its seconds must stay below moesweep's clock)
+  for (const char* bad : {R"({"ok":true,"seconds":0.00001,"token_ns":[1000,1000]})",
+                          R"({"ok":true,"seconds":0.00001,"token_ns":[5000,5000,5000]})",
+                          R"({"ok":true,"seconds":0.00001,"token_ns":[0,1,1]})",
+                          R"({"ok":true,"seconds":0.00001})"}) {
+    LoadedModel model(load, scripted_worker("token-times-bad", kContext, bad));
+    LiveContext ctx(model, ContextParams{});
+    EXPECT_THROW(ctx.generate({1, 2, 3}, 0, timed), EngineError) << bad;
+  }
 }
 
 TEST(WorkerReply, ARoutingEventWithoutIdsIsAWorkerFailure) {

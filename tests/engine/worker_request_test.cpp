@@ -59,6 +59,12 @@ TEST(WorkerRequest, WhatMoesweepWritesReadsBackAsMeant) {
   EXPECT_EQ(d.tokens, (std::vector<int32_t>{5, 0, 2147483647}));
   EXPECT_EQ(d.pos0, 64);
   EXPECT_EQ(d.chunk, 512);
+  EXPECT_FALSE(d.token_times);
+  EXPECT_TRUE(d.routing);  // absent from an older client's request: a traced context records it
+  const auto absent = wp::decode<wp::DecodeRequest>(
+      json::parse(R"({"op":"decode","ctx":1,"tokens":[7],"pos0":0,"chunk":1})"));
+  EXPECT_FALSE(absent.token_times);
+  EXPECT_TRUE(absent.routing);
 
   EXPECT_EQ(wp::decode<wp::RewindRequest>(wp::encode(wp::RewindRequest{1, 8})).n_kv, 8);
   const auto q = wp::decode<wp::QuantizeRequest>(wp::encode(wp::QuantizeRequest{"a", "b", 14, 0}));
@@ -76,11 +82,14 @@ TEST(WorkerRequest, TheWireKeepsItsFieldNames) {
   const json gemv = wp::encode(wp::ExpertGemvRequest{{"q8_0", 256, 64, 2, 2}, 8, 1, 50});
   EXPECT_EQ(gemv, json::parse(R"({"op":"expert_gemv","type":"q8_0","hidden":256,"rows":64,)"
                               R"("used":2,"layers":2,"experts":8,"threads":1,"millis":50})"));
-  EXPECT_EQ(wp::encode(wp::DecodeRequest{1, {7}, 0, 1}),
-            json::parse(R"({"op":"decode","ctx":1,"tokens":[7],"pos0":0,"chunk":1})"));
+  EXPECT_EQ(wp::encode(wp::DecodeRequest{1, {7}, 0, 1, true, false}),
+            json::parse(R"({"op":"decode","ctx":1,"tokens":[7],"pos0":0,"chunk":1,)"
+                        R"("token_times":true,"routing":false})"));
+  EXPECT_EQ(wp::encode(wp::DecodeReply{0.5, {1, 2}, "00ff"}),
+            json::parse(R"({"ok":true,"seconds":0.5,"token_ns":[1,2],"inputs":"00ff"})"));
   EXPECT_EQ(wp::encode(wp::ThreadsReply{{4, 2}}),
             json::parse(R"({"ok":true,"n_threads":4,"n_threads_batch":2})"));
-  EXPECT_EQ(wp::encode(wp::HelloRequest{}), json::parse(R"({"op":"hello","protocol":1})"));
+  EXPECT_EQ(wp::encode(wp::HelloRequest{}), json::parse(R"({"op":"hello","protocol":2})"));
 }
 
 TEST(WorkerRequest, ABrokenRequestIsAProtocolErrorNamingTheField) {
@@ -104,6 +113,10 @@ TEST(WorkerRequest, ABrokenRequestIsAProtocolErrorNamingTheField) {
     req["tokens"] = tokens;
     EXPECT_NE(refused_as<wp::DecodeRequest>(req), "") << tokens.dump();
   }
+  json flag = decode;
+  flag["tokens"] = json::array({1});
+  flag["token_times"] = 1;  // a flag is true or false, not a number
+  EXPECT_NE(refused_as<wp::DecodeRequest>(flag).find("'token_times'"), std::string::npos);
   EXPECT_NE(refused_as<wp::RewindRequest>({{"op", "rewind"}, {"ctx", 1}, {"n_kv", -1}}), "");
   EXPECT_NE(refused_as<wp::QuantizeRequest>(
                 {{"op", "quantize"}, {"in", "a"}, {"out", "b"}, {"ftype", 1024}}),

@@ -11,6 +11,7 @@
 #include "analysis/l3_analysis.hpp"
 #include "commands.hpp"
 #include "l3_counters.hpp"
+#include "l3_per_token.hpp"
 #include "l3_print.hpp"
 #include "l3_validate.hpp"
 #include "report/plots.hpp"
@@ -25,6 +26,8 @@ struct L3Options {
   std::vector<std::string> hardware;  // default: every profile with an L3 size
   bool plot = true;
   std::string run;  // a sweep's run directory: its counters beside the prediction
+  bool per_token = false;
+  PerTokenOptions per_token_options;
 };
 
 std::filesystem::path trace_file(const std::string& arg) {
@@ -35,6 +38,14 @@ std::filesystem::path trace_file(const std::string& arg) {
 }
 
 int run_l3(const L3Options& o) {
+  if (o.per_token && !is_run_directory(o.trace))
+    throw UserError(fmt::format("--per-token: '{}' is not a sweep's run directory", o.trace),
+                    "a run recorded with `moesweep sweep --trace-routing`",
+                    "pass the run's directory (it holds records.jsonl and tokens.jsonl)");
+  if (o.per_token_options.simulated && !o.per_token)
+    throw UserError("--simulated without --per-token", "--simulated with --per-token",
+                    "add --per-token");
+  if (o.per_token) return run_l3_per_token(o.trace, o.per_token_options, o.plot);
   if (is_run_directory(o.trace)) return run_l3_validation(o.trace, o.plot);
   const std::filesystem::path file = trace_file(o.trace);
   const RoutingTrace trace = read_routing_trace(file);
@@ -80,6 +91,22 @@ void add_l3_command(CLI::App& app, CommandRunner& run) {
       ->delimiter(',');
   cmd->add_option("--run", o->run,
                   "a sweep's run directory: its measured L3 counters beside the prediction");
+  cmd->add_flag("--per-token", o->per_token,
+                "with a run recorded with --trace-routing: each token's decode time against its "
+                "predicted miss bytes at every byte-LRU size from 1 MiB to 1 GiB; the best size, "
+                "its interval, the slope and a test against no cache term (docs/l3.md)");
+  cmd->add_flag("--simulated", o->per_token_options.simulated,
+                "with --per-token: fit each token's simulated LL misses (sweep --counters sim "
+                "--sim-per-token) instead of its time, and compare them with the model's");
+  cmd->add_option("--interrupted-factor", o->per_token_options.interrupted_factor,
+                  "with --per-token: leave out tokens slower than this many times their call's "
+                  "median (preempted; 0 keeps every token)")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
+  cmd->add_option("--bootstrap", o->per_token_options.bootstrap,
+                  "with --per-token: bootstrap resamples of the test's p-value")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
   cmd->add_flag("!--no-plot", o->plot, "skip the PNG (scripts/plot, matplotlib)");
   cmd->callback([&run, o] { run = [o] { return run_l3(*o); }; });
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 #ifdef MOESWEEP_HAVE_CALLGRIND
 #include <valgrind/callgrind.h>
@@ -42,12 +43,56 @@ void mark_phase_start() {
 #endif
 }
 
-void mark_phase_end([[maybe_unused]] size_t tokens, [[maybe_unused]] size_t chunk) {
+// A dump labelled "moesweep <what> <a>=<x> <b>=<y>".
+void dump_counts([[maybe_unused]] const char* format, [[maybe_unused]] size_t x,
+                 [[maybe_unused]] size_t y) {
 #ifdef MOESWEEP_HAVE_CALLGRIND
   char label[96];
-  std::snprintf(label, sizeof label, "moesweep decode tokens=%zu chunk=%zu", tokens, chunk);
+  std::snprintf(label, sizeof label, format, x, y);
   CALLGRIND_DUMP_STATS_AT(label);
 #endif
+}
+
+void mark_phase_end(size_t tokens, size_t chunk) {
+  dump_counts("moesweep decode tokens=%zu chunk=%zu", tokens, chunk);
+}
+
+// With MOESWEEP_SIM_TOKEN_DUMPS=1 in the worker's environment (--counters sim
+// sets it for --sim-per-token), each generated token is a dump of its own
+// before the phase's, so its simulated misses can be set beside the cache
+// model's prediction for that token (docs/l3.md, "Per-token"); the phase's
+// counts are then the sum of its token dumps and its last dump.
+bool sim_token_dumps() {
+  static const bool on = [] {
+    const char* e = std::getenv("MOESWEEP_SIM_TOKEN_DUMPS");
+    return e && std::string_view(e) == "1";
+  }();
+  return on;
+}
+
+void mark_token_end(size_t index, size_t tokens) {
+  dump_counts("moesweep token index=%zu of=%zu", index, tokens);
+}
+
+// FNV-1a 64 over the (token, position) pairs the batches held: two decodes
+// with the same hash decoded the same sequence at the same positions.
+class InputsHash {
+ public:
+  void add(int32_t token, int32_t pos) {
+    for (int32_t v : {token, pos})
+      for (int b = 0; b < 4; ++b) {
+        h_ ^= static_cast<uint8_t>(static_cast<uint32_t>(v) >> (8 * b));
+        h_ *= 0x100000001b3ull;
+      }
+  }
+  uint64_t value() const { return h_; }
+
+ private:
+  uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+int64_t nanoseconds(Clock::duration d) {
+  return std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
 }
 
 // A planted regression for testing the count gate (scripts/regress --base
@@ -124,7 +169,11 @@ void Context::decode_or_throw(void* batch_ptr, const char* what) {
   }
 }
 
-double Context::decode(const std::vector<int32_t>& tokens, int pos0, int chunk_tokens) {
+// Each token of a generation is timed from the end of the one before (its
+// batch, the decode and the engine's own synchronize; nothing is added): the
+// token times of a call add up to its seconds but for the loop's last lines.
+Context::Timing Context::decode(const std::vector<int32_t>& tokens, int pos0, int chunk_tokens,
+                                bool token_times) {
   const size_t chunk = static_cast<size_t>(std::max(1, chunk_tokens));
   const char* what = chunk == 1 ? "generation" : "prefill";
   // Sized for what is decoded, not for -b: a batch of -b slots would
@@ -135,8 +184,14 @@ double Context::decode(const std::vector<int32_t>& tokens, int pos0, int chunk_t
   } owner{llama_batch_init(
       static_cast<int32_t>(std::max<size_t>(1, std::min(chunk, tokens.size()))), 0, 1)};
   llama_batch& batch = owner.batch;
+  Timing out;
+  const bool per_token = chunk == 1 && token_times;
+  const bool token_dumps = chunk == 1 && sim_token_dumps();
+  if (per_token) out.token_ns.reserve(tokens.size());
+  InputsHash inputs;
   mark_phase_start();
   const auto t0 = Clock::now();
+  auto step_t0 = t0;
   for (size_t first = 0; first < tokens.size(); first += chunk) {
     const size_t n = std::min(tokens.size() - first, chunk);
     batch.n_tokens = static_cast<int32_t>(n);
@@ -147,6 +202,7 @@ double Context::decode(const std::vector<int32_t>& tokens, int pos0, int chunk_t
       batch.seq_id[i][0] = 0;
       // generation wants logits for every token; prefill only for the last
       batch.logits[i] = chunk == 1 || first + i + 1 == tokens.size();
+      inputs.add(batch.token[i], batch.pos[i]);
     }
     if (routing_) routing_->on_decode(static_cast<int>(n), chunk == 1);
     const auto token_t0 = Clock::now();
@@ -154,10 +210,17 @@ double Context::decode(const std::vector<int32_t>& tokens, int pos0, int chunk_t
     llama_synchronize(ctx_);
     if (chunk == 1) spin_planted_delay(seconds_since(token_t0));
     if (chunk == 1) run_planted_work();
+    if (per_token) {
+      const auto now = Clock::now();
+      out.token_ns.push_back(nanoseconds(now - step_t0));
+      step_t0 = now;
+    }
+    if (token_dumps) mark_token_end(first, tokens.size());
   }
-  const double seconds = seconds_since(t0);
+  out.seconds = seconds_since(t0);
   mark_phase_end(tokens.size(), chunk);
-  return seconds;
+  out.inputs_hash = inputs.value();
+  return out;
 }
 
 int Context::n_ctx() const {

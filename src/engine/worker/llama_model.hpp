@@ -49,9 +49,16 @@ class Context {
   Context& operator=(const Context&) = delete;
 
   void set_threads(const ThreadSettings& threads);
+  // What one decode call measured.
+  struct Timing {
+    double seconds = 0;
+    std::vector<int64_t> token_ns;  // each generated token's time (token_times, chunk 1)
+    uint64_t inputs_hash = 0;       // FNV-1a 64 of the (token, position) pairs batched
+  };
   // Decodes `tokens` at positions pos0.. in chunks of `chunk` (1 = one
-  // generation step each, logits for every token); the seconds it took.
-  double decode(const std::vector<int32_t>& tokens, int pos0, int chunk);
+  // generation step each, logits for every token); the seconds it took,
+  // and with `token_times` each generation step's nanoseconds.
+  Timing decode(const std::vector<int32_t>& tokens, int pos0, int chunk, bool token_times);
   void rewind_to(int n_kv);
   int cached_tokens() const;
   // What the engine holds now (its echo of the settings it was given).

@@ -23,7 +23,7 @@ bool is_topk(const ggml_tensor* t) {
 }  // namespace
 
 bool routing_eval_callback(ggml_tensor* t, bool ask, void* user_data) {
-  if (ask) return is_topk(t);
+  if (ask) return is_topk(t) && static_cast<RoutingObserver*>(user_data)->recording();
   if (!is_topk(t)) return true;  // not ours: let the graph go on
   // The top-k tensor is a view into the argsort result ([n_expert, n_tokens]),
   // so rows are nb[1] apart; copy the span and pick the ids out by stride.

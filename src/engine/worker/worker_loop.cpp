@@ -42,8 +42,10 @@ void send(const json& msg) {
 class BufferedRouting : public RoutingObserver {
  public:
   void on_decode(int n_tokens, bool generation) override {
-    events_.push_back(wp::encode(wp::DecodeEvent{n_tokens, generation}));
+    if (recording_) events_.push_back(wp::encode(wp::DecodeEvent{n_tokens, generation}));
   }
+  bool recording() const override { return recording_; }
+  void set_recording(bool on) { recording_ = on; }
   void on_routing(int layer, int n_tokens, int n_used, const int32_t* ids) override {
     events_.push_back(wp::encode(wp::RoutingEvent{
         layer, n_tokens, n_used, std::vector<int32_t>(ids, ids + size_t(n_tokens) * n_used)}));
@@ -55,6 +57,7 @@ class BufferedRouting : public RoutingObserver {
 
  private:
   std::vector<json> events_;
+  bool recording_ = true;
 };
 
 struct ContextSlot {
@@ -102,9 +105,13 @@ json Worker::on_context(const json& req) {
 json Worker::on_decode(const json& req) {
   const auto r = wp::decode<wp::DecodeRequest>(req);
   Context& ctx = context_of(r.ctx);
-  const double seconds = r.tokens.empty() ? 0.0 : ctx.decode(r.tokens, r.pos0, r.chunk);
-  if (auto& routing = contexts_.at(r.ctx).routing) routing->flush();
-  return wp::encode(wp::DecodeReply{seconds});
+  BufferedRouting* routing = contexts_.at(r.ctx).routing.get();
+  if (routing) routing->set_recording(r.routing);
+  Context::Timing t;
+  if (!r.tokens.empty()) t = ctx.decode(r.tokens, r.pos0, r.chunk, r.token_times);
+  if (routing) routing->flush(), routing->set_recording(true);
+  return wp::encode(
+      wp::DecodeReply{t.seconds, std::move(t.token_ns), fmt::format("{:016x}", t.inputs_hash)});
 }
 
 json Worker::handle(const json& req) {
