@@ -228,7 +228,8 @@ const std::vector<SweepSetting>& sweep_settings() {
       {.key = "sim-per-token", .cli_names = "--sim-per-token",
        .help = "with --counters sim: a callgrind dump per generated token, its simulated counts in "
                "tokens.jsonl (for `moesweep l3 RUN --per-token`)",
-       .kind = K::kSwitch, .member = &S::sim_per_token, .json = "sim_per_token",
+       .kind = K::kSwitch, .member = &S::sim_per_token, .check = p::check_sim_counters,
+       .json = "sim_per_token",
        .json_when_set = true},
       {.key = "allow-oversubscribe", .cli_names = "--allow-oversubscribe",
        .help = "allow more threads than logical CPUs", .kind = K::kSwitch,

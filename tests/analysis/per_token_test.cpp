@@ -24,9 +24,9 @@ constexpr int kGen = 8, kReps = 3;
 
 const std::filesystem::path& traced_run() {
   static const std::filesystem::path dir = [] {
-    // A GGUF given with -m, as a real model is. (qwen3-moe: on the prebuilt v0.4.0
-    // a deepseek2 context with flash attention and the routing tap aborts in
-    // the engine's scheduler, on main too: docs/l3.md, "Per-token".)
+    // A GGUF given with -m, as a real model is. (qwen3-moe: the tiny kimi-k2.5
+    // twin's context with flash attention aborts in the prebuilt v0.4.0's
+    // scheduler here, traced or not, on main too.)
     const std::filesystem::path gguf = test::tiny_twin_of("qwen3-moe");
     const test::SharedRun run = test::shared_cli_run(
         "per-token", "sweep -m " + test::shell_quoted(gguf) +
@@ -109,6 +109,19 @@ TEST(PerToken, ExportsTokensAsCsvAndRefusesADamagedFile) {
       test::run_cli("export '" + broken.string() + "' --format tokens-csv");
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_NE(bad.err.find("tokens.jsonl:1"), std::string::npos) << bad.err;
+}
+
+TEST(PerToken, TheReportHasTheTableAndThePlots) {
+  const auto out = test::scratch_dir() / "report";
+  const test::CommandResult r =
+      test::run_cli("report '" + traced_run().string() + "' --out '" + out.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string md = test::slurp(out / "report.md");
+  EXPECT_NE(md.find("## Per-token decode times"), std::string::npos) << md;
+  EXPECT_NE(md.find("t=1 N_KV=16"), std::string::npos) << md;
+  // scripts/setup --for test installs matplotlib: both figures are drawn
+  EXPECT_TRUE(std::filesystem::exists(out / "token_time_vs_position.png")) << md;
+  EXPECT_TRUE(std::filesystem::exists(out / "token_latency_hist.png")) << md;
 }
 
 TEST(PerToken, TheFitReadsTheRunTokenByToken) {

@@ -133,8 +133,9 @@ TEST(SimSweep, ALargerLastLevelCacheMissesLess) {
 // last lines are the phase's own dump) the phase's counts in the record.
 TEST(SimSweep, PerTokenDumpsAddUpToThePhase) {
   const fs::path run = sim_run("sim-per-token", " --sim-per-token");
-  const json& c = records_of(run).at(0).at("tg_phase").at("counters");
-  EXPECT_EQ(c["simulated"].at("repetitions"), 2);
+  const std::vector<json> records = records_of(run);
+  const json& c = records.at(0).at("tg_phase").at("counters");
+  EXPECT_EQ(c.at("simulated").at("repetitions"), 2);
   const double phase_misses = c.at("ll_misses_per_token").get<double>() * 8 * 2;
   double token_misses = 0;
   int timed = 0;
@@ -144,7 +145,7 @@ TEST(SimSweep, PerTokenDumpsAddUpToThePhase) {
     ++timed;
     ASSERT_EQ(call.at("sim").at("ll_misses").size(), 8u) << line;
     ASSERT_EQ(call.at("sim").at("instructions").size(), 8u) << line;
-    for (const json& m : call["sim"]["ll_misses"]) token_misses += m.get<double>();
+    for (const json& m : call.at("sim").at("ll_misses")) token_misses += m.get<double>();
   }
   EXPECT_EQ(timed, 2);
   EXPECT_LE(token_misses, phase_misses);
