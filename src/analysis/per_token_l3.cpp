@@ -94,8 +94,8 @@ void count_repeatable(const RoutingTrace& t, const std::vector<Matched>& calls,
 // One trace's timed tokens into the fit's data (and the LL size's predictions).
 void add_trace(const std::filesystem::path& run, const std::string& name,
                const std::vector<Matched>& calls, const std::vector<uint64_t>& sizes,
-               int line_bytes, bool simulated, CacheFitData& d, std::vector<double>& at_ll,
-               PerTokenL3& out) {
+               int line_bytes, const PerTokenOptions& o, CacheFitData& d,
+               std::vector<double>& at_ll, PerTokenL3& out) {
   const RoutingTrace trace = read_routing_trace(run / name);
   const std::string what = (run / name).string();
   count_repeatable(trace, calls, what, out);
@@ -104,19 +104,22 @@ void add_trace(const std::filesystem::path& run, const std::string& name,
     spliced.push_back({m.timed->trace_step, m.pass->trace_step, m.timed->tokens.size()});
   const std::vector<std::vector<double>> miss = spliced_miss_bytes(trace, spliced, sizes, what);
   const int first_call = d.call.empty() ? 0 : d.call.back() + 1;
+  size_t token = 0;  // index into miss[k]: every spliced token, in order
   for (size_t c = 0; c < calls.size(); ++c) {
     const TokenCall& t = *calls[c].timed;
-    for (size_t i = 0; i < t.tokens.size(); ++i) {
+    for (size_t i = 0; i < t.tokens.size(); ++i, ++token) {
+      if (i < static_cast<size_t>(o.skip_first)) {
+        ++out.skipped;
+        continue;
+      }
       d.call.push_back(first_call + static_cast<int>(c));
       d.position.push_back(static_cast<double>(i));
-      d.y.push_back(simulated ? t.sim_ll_misses[i] * line_bytes
-                              : static_cast<double>(t.ns[i]) * 1e-9);
+      d.y.push_back(o.simulated ? t.sim_ll_misses[i] * line_bytes
+                                : static_cast<double>(t.ns[i]) * 1e-9);
+      for (size_t k = 0; k < d.sizes.size(); ++k) d.miss[k].push_back(miss[k][token]);
+      if (sizes.size() > d.sizes.size()) at_ll.push_back(miss.back()[token]);
     }
   }
-  for (size_t k = 0; k < d.sizes.size(); ++k)
-    d.miss[k].insert(d.miss[k].end(), miss[k].begin(), miss[k].end());
-  if (sizes.size() > d.sizes.size())
-    at_ll.insert(at_ll.end(), miss.back().begin(), miss.back().end());
   out.fitted_calls += calls.size();
 }
 
@@ -173,7 +176,7 @@ PerTokenL3 per_token_l3(const std::filesystem::path& run, const PerTokenOptions&
   if (ll) sizes.push_back(ll->size_bytes);
   std::vector<double> at_ll;
   for (const auto& [name, calls] : by_trace)
-    add_trace(run, name, calls, sizes, ll ? ll->line_bytes : 64, o.simulated, d, at_ll, out);
+    add_trace(run, name, calls, sizes, ll ? ll->line_bytes : 64, o, d, at_ll, out);
   if (!o.simulated) out.interrupted = drop_interrupted(d, o.interrupted_factor);
   out.fit = fit_cache_size(d, o.bootstrap);
   out.fit.verdict = cache_fit_verdict(out.fit, o.simulated ? "B" : "s");
@@ -188,7 +191,8 @@ nlohmann::json PerTokenL3::to_json() const {
                       {"left_out",
                        {{"without_pass", without_pass},
                         {"mismatched", mismatched},
-                        {"interrupted_tokens", interrupted}}},
+                        {"interrupted_tokens", interrupted},
+                        {"first_tokens_skipped", skipped}}},
                       {"points", points},
                       {"points_routing_repeatable", points_repeatable}};
   if (sim)

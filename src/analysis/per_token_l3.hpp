@@ -29,6 +29,8 @@ struct PerTokenOptions {
   uint64_t min_bytes = uint64_t{1} << 20, max_bytes = uint64_t{1} << 30;
   int per_doubling = 4;
   double interrupted_factor = 3;  // drop_interrupted's (times only; 0: keep every token)
+  int skip_first =
+      0;  // leave out each call's first tokens (their cache state is the call before's)
 };
 
 // The model against the simulated LL, token by token, at its size.
@@ -43,9 +45,10 @@ struct SimAgreement {
 struct PerTokenL3 {
   CacheFit fit;
   size_t timed_calls = 0, fitted_calls = 0;
-  size_t without_pass = 0;                   // no traced pass of the same repetition
-  size_t mismatched = 0;                     // a pass of other tokens, positions or hash
-  size_t interrupted = 0;                    // tokens left out as interrupted (token_cache_fit.hpp)
+  size_t without_pass = 0;  // no traced pass of the same repetition
+  size_t mismatched = 0;    // a pass of other tokens, positions or hash
+  size_t interrupted = 0;   // tokens left out as interrupted (token_cache_fit.hpp)
+  size_t skipped = 0;       // tokens left out as the first of their call (--skip-first)
   size_t points = 0, points_repeatable = 0;  // points whose passes all routed alike
   std::optional<SimAgreement> sim;
   nlohmann::json to_json() const;

@@ -127,6 +127,82 @@ double bootstrap_p(const std::vector<double>& p, const std::vector<std::vector<d
   return (1.0 + as_large) / (1.0 + reps);
 }
 
+// Each call's own moments at every size (demeaned within the call, so a
+// resample's moments are the sums of its calls').
+struct CallMoments {
+  size_t n = 0;
+  Moments null_part;           // pp, py, yy
+  std::vector<Moments> sized;  // per size
+};
+
+std::vector<CallMoments> call_moments(const std::vector<double>& p,
+                                      const std::vector<std::vector<double>>& m,
+                                      const std::vector<double>& y, const std::vector<int>& call,
+                                      size_t groups) {
+  std::vector<CallMoments> g(groups);
+  for (CallMoments& c : g) c.sized.resize(m.size());
+  for (size_t i = 0; i < y.size(); ++i) {
+    CallMoments& c = g[call[i]];
+    ++c.n;
+    c.null_part.pp += p[i] * p[i], c.null_part.py += p[i] * y[i], c.null_part.yy += y[i] * y[i];
+    for (size_t k = 0; k < m.size(); ++k) {
+      Moments& s = c.sized[k];
+      s.pm += p[i] * m[k][i], s.mm += m[k][i] * m[k][i], s.my += m[k][i] * y[i];
+    }
+  }
+  return g;
+}
+
+// The best size's index in one resample of the calls (-1: none fitted).
+int resampled_best(const std::vector<CallMoments>& g, const std::vector<size_t>& pick,
+                   size_t sizes) {
+  Moments base;
+  std::vector<Moments> sum(sizes);
+  for (size_t c : pick) {
+    const Moments& b = g[c].null_part;
+    base.pp += b.pp, base.py += b.py, base.yy += b.yy;
+    for (size_t k = 0; k < sizes; ++k) {
+      const Moments& s = g[c].sized[k];
+      sum[k].pm += s.pm, sum[k].mm += s.mm, sum[k].my += s.my;
+    }
+  }
+  int best = -1;
+  double best_rss = 0;
+  for (size_t k = 0; k < sizes; ++k) {
+    Moments s = base;
+    s.pm = sum[k].pm, s.mm = sum[k].mm, s.my = sum[k].my;
+    const TwoFit f = fit_two(s);
+    if (f.ok && (best < 0 || f.rss < best_rss)) best = static_cast<int>(k), best_rss = f.rss;
+  }
+  return best;
+}
+
+// The 2.5 and 97.5 percentiles of the best S over resamples of the calls.
+void bootstrap_sizes(const std::vector<double>& p, const std::vector<std::vector<double>>& m,
+                     const std::vector<double>& y, const std::vector<int>& call, size_t groups,
+                     int reps, uint64_t seed, CacheFit& f) {
+  const std::vector<CallMoments> g = call_moments(p, m, y, call, groups);
+  std::mt19937_64 rng(seed + 1);
+  std::uniform_int_distribution<size_t> draw(0, groups - 1);
+  std::vector<size_t> pick(groups);
+  std::vector<uint64_t> best;
+  for (int r = 0; r < reps; ++r) {
+    for (size_t& c : pick) c = draw(rng);
+    if (const int k = resampled_best(g, pick, m.size()); k >= 0) best.push_back(f.sizes[k].bytes);
+  }
+  if (best.empty()) return;
+  std::sort(best.begin(), best.end());
+  f.boot_lo_bytes = best[static_cast<size_t>(0.025 * static_cast<double>(best.size() - 1))];
+  f.boot_hi_bytes =
+      best[static_cast<size_t>(std::ceil(0.975 * static_cast<double>(best.size() - 1)))];
+}
+
+// The bootstrap's interval where it ran, else the profile's.
+std::pair<uint64_t, uint64_t> verdict_interval(const CacheFit& f) {
+  if (f.bootstrap > 0 && f.boot_hi_bytes > 0) return {f.boot_lo_bytes, f.boot_hi_bytes};
+  return {f.lo_bytes, f.hi_bytes};
+}
+
 void profile_interval(CacheFit& f) {
   const double best_rss = f.sizes[f.best].rss;
   int lo = f.best, hi = f.best;
@@ -137,8 +213,6 @@ void profile_interval(CacheFit& f) {
       lo = std::min(lo, k), hi = std::max(hi, k);
   }
   f.lo_bytes = f.sizes[lo].bytes, f.hi_bytes = f.sizes[hi].bytes;
-  f.interval_at_edge_lo = lo == 0,
-  f.interval_at_edge_hi = hi + 1 == static_cast<int>(f.sizes.size());
 }
 
 }  // namespace
@@ -198,8 +272,12 @@ CacheFit fit_cache_size(const CacheFitData& d, int bootstrap, uint64_t seed) {
   robust_interval(p, m[f.best], y, d.call, groups, mom[f.best], fit_two(mom[f.best]), f);
   if (bootstrap > 0) {
     f.p_value = bootstrap_p(p, m, y, d.call, groups, base, mom, fitted, f.lr, bootstrap, seed);
+    bootstrap_sizes(p, m, y, d.call, groups, bootstrap, seed, f);
     f.bootstrap = bootstrap;
   }
+  const auto [lo, hi] = verdict_interval(f);
+  f.interval_at_edge_lo = lo == f.sizes.front().bytes;
+  f.interval_at_edge_hi = hi == f.sizes.back().bytes;
   return f;
 }
 
@@ -223,14 +301,22 @@ std::string mib(uint64_t bytes) {
 }
 
 // "S between A and B" with the grid's ends said as bounds.
-std::string size_range(const CacheFit& f) {
+std::string interval_words(const CacheFit& f, uint64_t lo, uint64_t hi) {
+  if (lo == hi) return fmt::format("at {}", mib(lo));
   if (f.interval_at_edge_lo && f.interval_at_edge_hi)
-    return fmt::format("anywhere in the grid ({} to {})", mib(f.lo_bytes), mib(f.hi_bytes));
+    return fmt::format("anywhere in the grid ({} to {})", mib(lo), mib(hi));
   if (f.interval_at_edge_lo)
-    return fmt::format("at most {} (the grid starts at {})", mib(f.hi_bytes), mib(f.lo_bytes));
+    return fmt::format("at most {} (the grid starts at {})", mib(hi), mib(lo));
   if (f.interval_at_edge_hi)
-    return fmt::format("at least {} (the grid ends at {})", mib(f.lo_bytes), mib(f.hi_bytes));
-  return fmt::format("between {} and {}", mib(f.lo_bytes), mib(f.hi_bytes));
+    return fmt::format("at least {} (the grid ends at {})", mib(lo), mib(hi));
+  return fmt::format("between {} and {}", mib(lo), mib(hi));
+}
+
+std::string size_range(const CacheFit& f) {
+  const auto [lo, hi] = verdict_interval(f);
+  const std::string how =
+      f.bootstrap > 0 && f.boot_hi_bytes > 0 ? "95%, cluster bootstrap" : "95% profile interval";
+  return interval_words(f, lo, hi) + " (" + how + ")";
 }
 
 // The slope in words: time per MB missed and the bandwidth it means, or bytes per byte.
@@ -288,7 +374,8 @@ nlohmann::json to_json(const CacheFit& f) {
                       {"verdict", f.verdict}};
   if (f.best >= 0) {
     j["best_bytes"] = f.sizes[f.best].bytes;
-    j["interval_bytes"] = {f.lo_bytes, f.hi_bytes};
+    j["profile_interval_bytes"] = {f.lo_bytes, f.hi_bytes};
+    if (f.bootstrap > 0) j["bootstrap_interval_bytes"] = {f.boot_lo_bytes, f.boot_hi_bytes};
     j["interval_at_grid_edge"] = {f.interval_at_edge_lo, f.interval_at_edge_hi};
     j["slope"] = f.slope;
     j["slope_ci95"] = {f.slope_lo, f.slope_hi};

@@ -10,7 +10,11 @@
 // Least squares throughout (the intercepts by demeaning within each call).
 //  - The best S maximises the Gaussian profile likelihood (least residual
 //    sum of squares); its 95% profile interval is every S of the grid whose
-//    likelihood ratio against the best is within chi2(1, 0.95) = 3.84.
+//    likelihood ratio against the best is within chi2(1, 0.95) = 3.84. That
+//    calibration assumes independent Gaussian errors; token times are
+//    heavy-tailed and correlated within a call, so the interval the verdict
+//    gives is the cluster bootstrap's: the calls resampled with replacement,
+//    the best S refitted, its 2.5 and 97.5 percentiles.
 //  - The slope c at the best S (seconds per byte missed), with a 95%
 //    interval from cluster-robust standard errors (clusters: the calls;
 //    Student t with calls - 1 degrees of freedom), and its inverse, the
@@ -49,12 +53,14 @@ struct CacheFitSize {
 
 struct CacheFit {
   size_t tokens = 0, calls = 0;
-  double rss0 = 0;                      // no cache term
-  double position_slope0 = 0;           // y per position, no cache term
-  std::vector<CacheFitSize> sizes;      // the grid
-  int best = -1;                        // index into sizes; -1: no size could be fitted
-  uint64_t lo_bytes = 0, hi_bytes = 0;  // the profile interval's smallest and largest S
-  bool interval_at_edge_lo = false, interval_at_edge_hi = false;  // it reaches the grid's end
+  double rss0 = 0;                                // no cache term
+  double position_slope0 = 0;                     // y per position, no cache term
+  std::vector<CacheFitSize> sizes;                // the grid
+  int best = -1;                                  // index into sizes; -1: no size could be fitted
+  uint64_t lo_bytes = 0, hi_bytes = 0;            // the profile interval's smallest and largest S
+  uint64_t boot_lo_bytes = 0, boot_hi_bytes = 0;  // the cluster bootstrap's 95% interval of S
+  bool interval_at_edge_lo = false,
+       interval_at_edge_hi = false;              // the verdict's reaches the grid's end
   double slope = 0, slope_lo = 0, slope_hi = 0;  // at the best S, 95% (cluster-robust)
   double lr = 0, p_value = 1;
   int bootstrap = 0;

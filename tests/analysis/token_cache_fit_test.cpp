@@ -54,13 +54,16 @@ TEST(TokenCacheFit, RecoversAKnownCacheSizeAndSlope) {
   const CacheFit f = fit_cache_size(synthetic(8 * MiB, slope, 12, 64, 1), 199);
   ASSERT_GE(f.best, 0);
   EXPECT_EQ(f.sizes[f.best].bytes, 8 * MiB);
-  EXPECT_LE(f.lo_bytes, 8 * MiB);
+  EXPECT_LE(f.lo_bytes, 8 * MiB);  // the profile interval
   EXPECT_GE(f.hi_bytes, 8 * MiB);
+  EXPECT_LE(f.boot_lo_bytes, 8 * MiB);  // the cluster bootstrap's
+  EXPECT_GE(f.boot_hi_bytes, 8 * MiB);
   EXPECT_LT(f.slope_lo, slope);
   EXPECT_GT(f.slope_hi, slope);
   EXPECT_LT(f.p_value, 0.05);
   const std::string v = cache_fit_verdict(f, "s");
-  EXPECT_NE(v.find("S between"), std::string::npos) << v;
+  EXPECT_EQ(v.rfind("S ", 0), 0u) << v;
+  EXPECT_NE(v.find("8 MiB"), std::string::npos) << v;
   EXPECT_NE(v.find("GB/s"), std::string::npos) << v;
 }
 

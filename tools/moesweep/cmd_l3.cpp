@@ -103,6 +103,11 @@ void add_l3_command(CLI::App& app, CommandRunner& run) {
                   "median (preempted; 0 keeps every token)")
       ->check(CLI::Range(0.0, 1000.0))
       ->capture_default_str();
+  cmd->add_option("--skip-first", o->per_token_options.skip_first,
+                  "with --per-token: leave out each call's first N tokens (their cache state is "
+                  "what ran before the call)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
   cmd->add_option("--bootstrap", o->per_token_options.bootstrap,
                   "with --per-token: bootstrap resamples of the test's p-value")
       ->check(CLI::Range(0, 100000))

@@ -36,6 +36,9 @@ int run_l3_per_token(const std::filesystem::path& run, const PerTokenOptions& op
   if (r.interrupted > 0)
     fmt::print("{} tokens left out as interrupted (more than {:g}x their call's median)\n",
                r.interrupted, options.interrupted_factor);
+  if (r.skipped > 0)
+    fmt::print("{} tokens left out as the first {} of their call (--skip-first)\n", r.skipped,
+               options.skip_first);
   fmt::print("traced passes of one point routed alike in every repetition: {} of {} points\n\n",
              r.points_repeatable, r.points);
   if (r.fit.best >= 0) print_profile(r.fit, options.simulated);
