@@ -8,7 +8,8 @@
 // "kind" is "timed" (a call of the sample the record's S_TG comes from) or
 // "routing" (--trace-routing's traced pass of the same tokens at the same
 // positions: its times are the tap's, its routing is in the trace from
-// "step" on). "ns" is empty for a call timed whole only (--token-times ab).
+// "step" on). "ns" is empty for a call timed whole only (--token-times off or
+// ab), which has a line only for --trace-routing or --sim-per-token.
 // The reader checks every field (types, ranges, one time per token, a trace
 // file name that stays inside the run) and is bounded: a line of at most
 // kMaxTokensPerCall tokens, a file of at most kMaxTokensPerFile; anything

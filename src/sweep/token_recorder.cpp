@@ -56,6 +56,8 @@ void TokenRecorder::sample_done(int rep, double tokens_per_s, const nlohmann::js
   (times(rep) ? with_times_ : whole_only_).push_back(tokens_per_s);
   if (traced()) sample_tps_.push_back(tokens_per_s);
   for (Call& c : pending_) {
+    // timed whole only, with nothing to splice or count: no line
+    if (c.result.token_ns.empty() && !traced() && sim.is_null()) continue;
     if (c.kind == "timed" && !sim.is_null()) c.sim = sim;
     const TokenCallEvent e{.point = point_.index,
                            .params = &point_.params,
