@@ -24,9 +24,7 @@ constexpr int kGen = 8, kReps = 3;
 
 const std::filesystem::path& traced_run() {
   static const std::filesystem::path dir = [] {
-    // A GGUF given with -m, as a real model is. (qwen3-moe: the tiny kimi-k2.5
-    // twin's context with flash attention aborts in the prebuilt v0.4.0's
-    // scheduler here, traced or not, on main too.)
+    // A GGUF given with -m, as a real model is.
     const std::filesystem::path gguf = test::tiny_twin_of("qwen3-moe");
     const test::SharedRun run = test::shared_cli_run(
         "per-token", "sweep -m " + test::shell_quoted(gguf) +
