@@ -4,7 +4,9 @@
 // summarises them in each record exactly as the side file says, runs a
 // traced pass of the same tokens at the same positions beside each sample,
 // exports them as CSV, and `l3 RUN --per-token` fits them; a damaged side
-// file is exit 2.
+// file is exit 2, a pass that decoded other tokens is left out and counted.
+// --token-times off and ab: the sample's calls timed whole only (all, or
+// every other pair), the cost of the per-token timing in the record.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -122,6 +124,57 @@ TEST(PerToken, TheReportHasTheTableAndThePlots) {
   EXPECT_TRUE(std::filesystem::exists(out / "token_latency_hist.png")) << md;
 }
 
+// A copy of the traced run this test may change (the shared one is read by
+// the other tests, each its own process).
+std::filesystem::path copy_of_traced_run(const std::string& name) {
+  const auto dir = test::scratch_dir() / name;
+  std::filesystem::copy(traced_run(), dir, std::filesystem::copy_options::recursive);
+  return dir;
+}
+
+TEST(PerToken, TheL3CommandWritesTheFitAndRefusesWhatItCannotFit) {
+  const auto run = copy_of_traced_run("l3-cli");
+  const test::CommandResult r =
+      test::run_cli("l3 " + test::shell_quoted(run) + " --per-token --bootstrap 19 --no-plot");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("answer: "), std::string::npos) << r.out;
+  const nlohmann::json j =
+      nlohmann::json::parse(test::slurp(run / "l3_per_token" / "per_token.json"));
+  EXPECT_EQ(j.at("timed_calls"), 2 * kReps);
+  EXPECT_EQ(j.at("fit").at("bootstrap"), 19);
+  EXPECT_FALSE(j.at("fit").at("verdict").get<std::string>().empty());
+  // A run with no simulated counts, --simulated without --per-token, a trace
+  // file instead of a run.
+  for (const std::string& args :
+       {test::shell_quoted(run) + " --per-token --simulated --no-plot",
+        test::shell_quoted(run) + " --simulated --no-plot",
+        test::shell_quoted(run / read_token_file(run / kTokenFileName).calls[0].trace_file) +
+            " --per-token"}) {
+    const test::CommandResult bad = test::run_cli("l3 " + args);
+    EXPECT_EQ(bad.exit_code, 2) << args << "\n" << bad.out << bad.err;
+  }
+}
+
+TEST(PerToken, APassOfOtherTokensIsLeftOutAndCounted) {
+  const auto run = copy_of_traced_run("mismatched-pass");
+  std::vector<std::string> lines = test::read_lines(run / kTokenFileName);
+  for (std::string& line : lines) {
+    nlohmann::json call = nlohmann::json::parse(line);
+    if (call.at("kind") != "routing") continue;
+    call["inputs"] = "0000000000000000";  // the worker's hash of another sequence
+    line = call.dump();
+    break;
+  }
+  std::ofstream out(run / kTokenFileName, std::ios::trunc);
+  for (const std::string& line : lines) out << line << '\n';
+  out.close();
+  PerTokenOptions o;
+  o.bootstrap = 0;
+  const PerTokenL3 p = per_token_l3(run, o);
+  EXPECT_EQ(p.mismatched, 1u);
+  EXPECT_EQ(p.fitted_calls, p.timed_calls - 1);
+}
+
 TEST(PerToken, TheFitReadsTheRunTokenByToken) {
   PerTokenOptions o;
   o.bootstrap = 49;
@@ -134,6 +187,39 @@ TEST(PerToken, TheFitReadsTheRunTokenByToken) {
   EXPECT_EQ(p.points, 2u);
   EXPECT_EQ(p.points_repeatable, 2u);  // the engine routes a sequence alike every time
   EXPECT_FALSE(p.fit.verdict.empty());
+}
+
+// --token-times off: no call is timed token by token, nothing in the record.
+// ab: repetitions 0 and 3 of 4 are (ABBA), 1 and 2 timed whole only, and the
+// record says how much faster the whole-only ones ran, with its MDE.
+TEST(PerToken, TokenTimesOffAndAb) {
+  const std::filesystem::path gguf = test::tiny_twin_of("qwen3-moe");
+  const std::string sweep = "sweep -m " + test::shell_quoted(gguf) +
+                            " -t 1 --depths 0 -c 128 -p 8 -n 8 -r 4 --counters none --no-db "
+                            "--quiet --token-times ";
+  const test::SharedRun off = test::shared_cli_run("token-times-off", sweep + "off");
+  ASSERT_EQ(off.cli.exit_code, 0) << off.cli.err;
+  const auto off_dir = test::only_run_dir(off.out_dir);
+  const std::vector<Record> off_records = read_records_jsonl(off_dir / "records.jsonl");
+  ASSERT_EQ(off_records.size(), 1u);
+  EXPECT_FALSE(off_records[0].extra.contains("token_times"));
+  EXPECT_TRUE(!std::filesystem::exists(off_dir / kTokenFileName) ||
+              read_token_file(off_dir / kTokenFileName).calls.empty());
+
+  const test::SharedRun ab = test::shared_cli_run("token-times-ab", sweep + "ab");
+  ASSERT_EQ(ab.cli.exit_code, 0) << ab.cli.err;
+  const auto ab_dir = test::only_run_dir(ab.out_dir);
+  const TokenFile f = read_token_file(ab_dir / kTokenFileName);
+  std::vector<int> reps;
+  for (const TokenCall& c : f.calls) reps.push_back(c.rep);
+  EXPECT_EQ(reps, (std::vector<int>{0, 3}));  // the whole-only calls have no line
+  const std::vector<Record> records = read_records_jsonl(ab_dir / "records.jsonl");
+  ASSERT_EQ(records.size(), 1u);
+  const nlohmann::json& t = records[0].extra.at("token_times");
+  EXPECT_EQ(t.at("tokens"), 2 * 8);
+  EXPECT_EQ(t.at("ab").at("pairs"), 2);
+  for (const char* k : {"faster_pct", "ci95_pct", "mde_pct", "p_value"})
+    EXPECT_TRUE(t.at("ab").contains(k)) << k;
 }
 
 }  // namespace
