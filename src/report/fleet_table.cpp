@@ -4,8 +4,8 @@
 #include <fmt/ranges.h>
 
 #include "predict/cost_per_token.hpp"
-#include "report/markdown_table.hpp"
 #include "util/error.hpp"
+#include "util/markdown_table.hpp"
 
 namespace moesweep {
 namespace {

@@ -4,13 +4,13 @@
 
 #include <map>
 
-#include "report/markdown_table.hpp"
 #include "report/memory_table.hpp"
 #include "report/plots.hpp"
 #include "report/series.hpp"
 #include "report/working_set.hpp"
 #include "results/counter_fields.hpp"
 #include "util/json_file.hpp"
+#include "util/markdown_table.hpp"
 
 namespace moesweep {
 namespace {
