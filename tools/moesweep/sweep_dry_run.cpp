@@ -52,8 +52,11 @@ int print_dry_run(const Plan& plan, const std::string& origin, const SampleTimeC
                s["engine_order"].get<std::string>());
   const uint64_t available = available_memory_bytes();
   for (const ModelGroup& mg : plan.models) {
+    const std::optional<std::filesystem::path> cached = cached_twin(mg, plan.spec);
     fmt::print("model {}{}{}\n", model_display_name(mg, plan.spec), knobs_text(mg.knobs),
-               mg.choice.file.empty() ? " (twin, built on first use)" : "");
+               !mg.choice.file.empty() ? ""
+               : cached ? fmt::format(" (twin, cached: {})", cached->filename().string())
+                        : " (twin, built on first use)");
     const MemoryShape shape = memory_shape_of(mg, plan.spec);
     for (const ContextGroup& cg : mg.contexts) {
       fmt::print("  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}{}\n",
