@@ -1,5 +1,7 @@
 #include "util/terminal_text.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 namespace moesweep {
@@ -49,6 +51,17 @@ std::string wrap_words(std::string_view text, size_t width, std::string_view ind
 
 std::string fit(std::string_view text, TableWidth width, std::string_view indent) {
   return width == TableWidth::kWide ? std::string(text) : wrap_words(text, kTerminalWidth, indent);
+}
+
+bool stderr_is_terminal() {
+  static const bool terminal = isatty(STDERR_FILENO) == 1;
+  return terminal;
+}
+
+void print_note(std::string_view line) {
+  const std::string text =
+      (stderr_is_terminal() ? wrap_words(line, kTerminalWidth, "  ") : std::string(line)) + "\n";
+  std::fputs(text.c_str(), stderr);
 }
 
 void print_wrapped(std::string_view line, std::FILE* to) {

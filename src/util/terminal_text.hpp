@@ -29,6 +29,14 @@ std::string wrap_words(std::string_view text, size_t width = kTerminalWidth,
 // lines whole: scripts grep them), wrapped by wrap_words for kCompact.
 std::string fit(std::string_view text, TableWidth width, std::string_view indent = "");
 
+// Whether stderr is a terminal: error messages are wrapped there, and kept a
+// line per part in pipes and logs (where scripts grep them).
+bool stderr_is_terminal();
+
+// A line for stderr (progress, a note): wrapped, later lines indented two
+// spaces, where stderr is a terminal; as it is in a pipe or a log.
+void print_note(std::string_view line);
+
 // A line of prose, wrapped to the terminal (later lines indented four
 // spaces), with its newline.
 void print_wrapped(std::string_view line, std::FILE* to = stdout);

@@ -16,6 +16,7 @@
 #include "serve/serve_compare.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -91,7 +92,7 @@ int run_compare(const CompareArgs& a) {
   const auto [base, fresh] =
       load_compare_sides({a.base, a.fresh, a.engines, a.db, a.allow_environment_change});
   for (const LoadedRun* run : {&base, &fresh})
-    for (const std::string& note : run->notes) fmt::print(stderr, "[compare] note: {}\n", note);
+    for (const std::string& note : run->notes) print_note("[compare] note: " + note);
   const Comparison c = compare_runs(base, fresh, options);
   check_same_machine_class(c);
   if (!a.out.empty()) write_file_atomically(a.out, comparison_markdown(c, TableWidth::kWide));

@@ -20,6 +20,7 @@
 #include "sweep_shard.hpp"
 #include "util/error.hpp"
 #include "util/stop_signal.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -107,7 +108,7 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd, const std::string& 
     return print_dry_run(session.plan(), session.origin(), session.sample_time().choice);
   session.listen(progress);
   session.open();
-  for (const std::string& note : session.notes()) fmt::print(stderr, "[sweep] note: {}\n", note);
+  for (const std::string& note : session.notes()) print_note("[sweep] note: " + note);
   fmt::print(stderr, "[sweep] run directory {}\n", session.dir().path().string());
   RunDirRoutingTraces traces(session.dir().path());
   if (opts.trace_routing) session.trace_routing_with(&traces);

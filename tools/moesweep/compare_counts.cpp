@@ -6,6 +6,7 @@
 
 #include "results/count_compare.hpp"
 #include "util/json_file.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 
@@ -16,7 +17,7 @@ int run_count_compare(const CompareSides& sides, const std::string& metrics,
   const double tol = tolerance.empty() ? 0 : parse_count_tolerance(tolerance);  // 0: per metric
   const auto [base, fresh] = load_compare_sides(sides);
   for (const LoadedRun* run : {&base, &fresh})
-    for (const std::string& note : run->notes) fmt::print(stderr, "[compare] note: {}\n", note);
+    for (const std::string& note : run->notes) print_note("[compare] note: " + note);
   const CountComparison c = compare_counts(base, fresh, wanted, tol, ignore);
   if (!output.file.empty()) write_file_atomically(output.file, count_comparison_markdown(c));
   fmt::print("{}", output.json ? count_comparison_json(c).dump(2) + "\n"

@@ -16,11 +16,11 @@ std::string size_text(uint64_t bytes) {
 }
 
 void print_knees(const char* what, const std::vector<CacheKnee>& knees, const char* unit) {
-  fmt::print("  {:<22}", what);
-  if (knees.empty()) fmt::print(" none");
+  std::string line = fmt::format("  {:<22}", what);
+  if (knees.empty()) line += " none";
   for (const CacheKnee& k : knees)
-    fmt::print(" {} ({:.3g} -> {:.3g} {})", size_text(k.bytes), k.before, k.after, unit);
-  fmt::print("\n");
+    line += fmt::format(" {} ({:.3g} -> {:.3g} {})", size_text(k.bytes), k.before, k.after, unit);
+  fmt::print("{}\n", wrap_words(line, kTerminalWidth, std::string(25, ' ')));
 }
 
 void print_gemv(const CacheProbeResult& r) {

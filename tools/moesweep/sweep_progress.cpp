@@ -31,7 +31,7 @@ void SweepProgress::resumed(const std::vector<Record>& earlier) {
 }
 
 void SweepProgress::note(const std::string& message) {
-  if (!quiet_) fmt::print(stderr, "{}\n", wrap_words("[sweep] " + message, kTerminalWidth, "  "));
+  if (!quiet_) print_note("[sweep] " + message);
 }
 
 void SweepProgress::point(const Record& r) {
@@ -47,8 +47,8 @@ void SweepProgress::point(const Record& r) {
         number, total, p.n_threads, p.n_threads_batch, p.n_kv, r.pp.speed.mean, r.tg.speed.mean,
         clock_text(elapsed), clock_text(eta));
   } else {
-    fmt::print(stderr, "[sweep] point {}/{}  t={}/{} N_KV={}  FAILED: {}\n", number, total,
-               p.n_threads, p.n_threads_batch, p.n_kv, r.error);
+    print_note(fmt::format("[sweep] point {}/{}  t={}/{} N_KV={}  FAILED: {}", number, total,
+                           p.n_threads, p.n_threads_batch, p.n_kv, r.error));
   }
 }
 
