@@ -62,13 +62,6 @@ const MetricComparison* metric_of(const PointComparison& pc, Metric want) {
 
 }  // namespace
 
-std::string compact_ratio_cell(const MetricComparison& m) {
-  if (m.n_base == 0 || m.n_new == 0) return "-";
-  if (m.ratio_hi <= 0) return fmt::format("{:.3f}", m.ratio);
-  return fmt::format("{:.3f} [{:.3f}, {:.3f}]{}", m.ratio, m.ratio_lo, m.ratio_hi,
-                     unable_to_tell(m) ? " ?" : "");
-}
-
 std::string compact_points_table(const Comparison& c) {
   if (c.points.empty()) return "";
   const std::vector<const PointField*> varying = varying_fields(c);

@@ -183,11 +183,25 @@ std::string header_lines(const Comparison& c, TableWidth width) {
 
 }  // namespace
 
-std::string ratio_cell(const MetricComparison& m) {
+namespace {
+
+// The ratio and its 95% CI, then `mde` (", MDE 19%" or ""), then `?` where the
+// cell is unable to tell.
+std::string ratio_text(const MetricComparison& m, const std::string& mde) {
   if (m.n_base == 0 || m.n_new == 0) return "-";
   if (m.ratio_hi <= 0) return fmt::format("{:.3f}", m.ratio);
-  return fmt::format("{:.3f} [{:.3f}, {:.3f}], MDE {}{}", m.ratio, m.ratio_lo, m.ratio_hi,
-                     mde_percent(m.mde), unable_to_tell(m) ? " ?" : "");
+  return fmt::format("{:.3f} [{:.3f}, {:.3f}]{}{}", m.ratio, m.ratio_lo, m.ratio_hi, mde,
+                     unable_to_tell(m) ? " ?" : "");
+}
+
+}  // namespace
+
+std::string ratio_cell(const MetricComparison& m) {
+  return ratio_text(m, ", MDE " + mde_percent(m.mde));
+}
+
+std::string compact_ratio_cell(const MetricComparison& m) {
+  return ratio_text(m, "");
 }
 
 bool unable_to_tell(const MetricComparison& m) {
