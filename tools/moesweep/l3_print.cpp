@@ -43,10 +43,10 @@ void print_curve(const L3Analysis& a) {
                a.prefill_meaningful() ? pct(c.hit.prefill) : no_prefill);
   fmt::print("  unlimited (cold misses only)          {:>8}\n", pct(a.ceiling.generation));
   if (!a.prefill_meaningful())
-    fmt::print(
+    print_wrapped(fmt::format(
         "  prefill: the prompt fit in {} micro-batch, so every prefill read is a first read; "
-        "trace with --prompt larger than --ubatch-size for a prefill hit rate\n",
-        a.prefill_microbatches);
+        "trace with --prompt larger than --ubatch-size for a prefill hit rate",
+        a.prefill_microbatches));
 }
 
 void print_targets(const L3Analysis& a) {
@@ -63,13 +63,13 @@ void print_targets(const L3Analysis& a) {
         pct(t.band.optimistic), pct(t.band.of(CacheModel::kBimodal).generation));
     (void)lru;
   }
-  fmt::print(
+  print_wrapped(fmt::format(
       "  band: byte-LRU, 16-way LRU, bimodal insertion and random replacement over the L3 "
       "domains as ggml's threads read the rows (dyn: share of expert bytes on a random "
-      "domain each step){}\n",
+      "domain each step){}",
       !a.targets.empty() && !a.targets.front().domains_known
           ? "; this trace names no expert matrices: one shared cache"
-          : "");
+          : ""));
 }
 
 }  // namespace
