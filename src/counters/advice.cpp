@@ -25,6 +25,10 @@ std::vector<std::string> perf_advice(const AdviceFacts& f) {
             : "the kernel exposes no PMU for these events: check `ls "
               "/sys/bus/event_source/devices` and that the uncore drivers are loaded "
               "(amd_uncore / intel_uncore)");
+    // What works here anyway (issue 48): counts that need no PMU at all.
+    lines.push_back(
+        "without a PMU, `--counters sim` counts instructions and simulated cache misses per token "
+        "under valgrind (sweep -t 1 --counters sim; docs/counters.md)");
   }
   if (f.permission_denied || (f.paranoid && *f.paranoid > 0 && !f.cap_perfmon)) {
     lines.push_back(

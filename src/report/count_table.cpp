@@ -1,8 +1,12 @@
 #include "report/count_table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include "report/markdown_table.hpp"
+#include <set>
+
+#include "util/markdown_table.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
 namespace {
@@ -12,16 +16,17 @@ struct CountColumn {
   const char* header;  // in the table
   double scale;
   const char* format;
+  bool terminal;  // in the table a terminal gets
 };
 
 constexpr CountColumn kColumns[] = {
-    {"instructions_per_token", "instructions", 1, "{:.0f}"},
-    {"data_reads_per_token", "data reads", 1, "{:.0f}"},
-    {"data_writes_per_token", "data writes", 1, "{:.0f}"},
-    {"d1_misses_per_token", "D1 misses", 1, "{:.0f}"},
-    {"ll_misses_per_token", "LL misses", 1, "{:.0f}"},
-    {"ll_hit_rate", "LL hit rate", 100, "{:.2f}%"},
-    {"dram_bytes_per_token", "DRAM MB", 1e-6, "{:.3f}"},
+    {"instructions_per_token", "instructions", 1, "{:.0f}", true},
+    {"data_reads_per_token", "data reads", 1, "{:.0f}", false},
+    {"data_writes_per_token", "data writes", 1, "{:.0f}", false},
+    {"d1_misses_per_token", "D1 misses", 1, "{:.0f}", true},
+    {"ll_misses_per_token", "LL misses", 1, "{:.0f}", true},
+    {"ll_hit_rate", "LL hit rate", 100, "{:.2f}%", true},
+    {"dram_bytes_per_token", "DRAM MB", 1e-6, "{:.3f}", true},
 };
 
 std::string cell(const nlohmann::json& counters, const CountColumn& c) {
@@ -38,28 +43,39 @@ bool simulated(const PhaseResult& p) {
 
 }  // namespace
 
-std::string count_tables(const std::vector<Record>& records) {
-  std::vector<std::string> header = {"model", "engine", "t", "N_KV", "phase"};
-  for (const CountColumn& c : kColumns) header.push_back(c.header);
+std::string count_tables(const std::vector<Record>& records, TableWidth width) {
+  const bool wide = width == TableWidth::kWide;
+  std::vector<std::string> header = {"engine", "t", "N_KV", "phase"};
+  if (wide) header.insert(header.begin(), "model");
+  for (const CountColumn& c : kColumns)
+    if (wide || c.terminal) header.push_back(c.header);
   MarkdownTable t(header);
   std::string cache;
+  std::set<std::string> models;
   for (const Record& r : records) {
     if (!r.ok) continue;
     for (const auto& [name, phase] : {std::pair{"PP", &r.pp}, std::pair{"TG", &r.tg}}) {
       if (!simulated(*phase)) continue;
       cache = phase->counters["simulated"].value("cache", cache);
-      std::vector<std::string> row = {
-          r.params.model_name, r.params.engine.empty() ? "-" : r.params.engine,
-          std::to_string(r.params.n_threads), std::to_string(r.params.n_kv), name};
-      for (const CountColumn& c : kColumns) row.push_back(cell(phase->counters, c));
+      models.insert(r.params.model_name);
+      std::vector<std::string> row = {r.params.engine.empty() ? "-" : r.params.engine,
+                                      std::to_string(r.params.n_threads),
+                                      std::to_string(r.params.n_kv), name};
+      if (wide) row.insert(row.begin(), r.params.model_name);
+      for (const CountColumn& c : kColumns)
+        if (wide || c.terminal) row.push_back(cell(phase->counters, c));
       t.add_row(std::move(row));
     }
   }
   if (t.rows() == 0) return "";
-  return fmt::format(
-      "## counts per token (simulated, {})\n\nPer token of each phase, summed over its "
-      "repetitions; DRAM MB = LL misses x line size.\n\n{}",
-      cache, t.render());
+  std::string out = fmt::format("## counts per token (simulated, {})\n\n", cache);
+  out += fit(fmt::format("Per token of each phase, summed over its repetitions; DRAM MB = LL "
+                         "misses x line size{}.",
+                         wide ? ""
+                              : fmt::format("; models {}; data reads and writes in tables.md",
+                                            fmt::join(models, ", "))),
+             width);
+  return out + "\n\n" + t.render();
 }
 
 }  // namespace moesweep

@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "results/record.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
 
-std::string count_tables(const std::vector<Record>& records);
+// kCompact: one model named once, without data reads and writes.
+std::string count_tables(const std::vector<Record>& records, TableWidth width = TableWidth::kWide);
 
 }  // namespace moesweep

@@ -7,11 +7,14 @@
 #include <vector>
 
 #include "results/record.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
 
 // One Markdown table per engine after the first (each against the first);
 // "" when the records hold fewer than two engines.
-std::string engines_side_by_side(const std::vector<Record>& records);
+// kCompact leaves the means out and gives the MDE its own column.
+std::string engines_side_by_side(const std::vector<Record>& records,
+                                 TableWidth width = TableWidth::kWide);
 
 }  // namespace moesweep

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "report/markdown_table.hpp"
+#include "util/markdown_table.hpp"
 
 namespace moesweep {
 

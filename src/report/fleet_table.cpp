@@ -4,8 +4,8 @@
 #include <fmt/ranges.h>
 
 #include "predict/cost_per_token.hpp"
-#include "report/markdown_table.hpp"
 #include "util/error.hpp"
+#include "util/markdown_table.hpp"
 
 namespace moesweep {
 namespace {
@@ -93,9 +93,41 @@ std::string fleet_engine_note(const std::vector<FleetMember>& members) {
       fmt::join(named, "; "));
 }
 
-std::string fleet_table(const std::vector<FleetMember>& members) {
+namespace {
+
+// A terminal's fleet table: the hosts, their bandwidth and decode at the
+// shallow and (when another) the deep depth; CPU, L3, cost and energy are in
+// fleet.md.
+std::string compact_fleet_table(const std::vector<FleetMember>& members, int shallow, int deep,
+                                const std::vector<FleetHost>& at0,
+                                const std::vector<FleetHost>& at1) {
+  const bool two = deep != shallow;
+  std::vector<std::string> header = {"hosts", "bandwidth GB/s", fmt::format("S_PP @{}", shallow),
+                                     fmt::format("S_TG @{}", shallow),
+                                     fmt::format("eff. @{}", shallow)};
+  if (two)
+    header.insert(header.end(), {fmt::format("S_PP @{}", deep), fmt::format("S_TG @{}", deep),
+                                 fmt::format("eff. @{}", deep)});
+  header.push_back("points");
+  MarkdownTable t(header);
+  for (size_t i = 0; i < members.size(); ++i) {
+    const FleetHost &a = at0[i], &b = at1[i];
+    std::vector<std::string> row = {a.hosts, bandwidth_cell(a), speed(a.s_pp), speed(a.s_tg),
+                                    a.efficiency_text};
+    if (two) row.insert(row.end(), {speed(b.s_pp), speed(b.s_tg), b.efficiency_text});
+    row.push_back(fmt::format("{}", members[i].records.size()));
+    t.add_row(row);
+  }
+  return t.render() +
+         "\n(CPU, L3, t/s per $1k and J/token: fleet.md, moesweep report on the fleet)\n";
+}
+
+}  // namespace
+
+std::string fleet_table(const std::vector<FleetMember>& members, TableWidth width) {
   const int shallow = fleet_depth(members, false), deep = fleet_depth(members, true);
   const auto at0 = fleet_hosts(members, shallow), at1 = fleet_hosts(members, deep);
+  if (width == TableWidth::kCompact) return compact_fleet_table(members, shallow, deep, at0, at1);
   MarkdownTable t({"hosts", "CPU", "CPUs", "L3 MiB", "bandwidth GB/s",
                    fmt::format("S_PP @{}", shallow), fmt::format("S_TG @{}", shallow),
                    fmt::format("decode eff. @{}", shallow), fmt::format("S_PP @{}", deep),

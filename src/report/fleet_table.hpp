@@ -9,10 +9,13 @@
 #include <vector>
 
 #include "predict/fleet_fit.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
 
-std::string fleet_table(const std::vector<FleetMember>& members);
+// kWide: fleet.md's columns; kCompact: a terminal's (hosts, bandwidth, decode).
+std::string fleet_table(const std::vector<FleetMember>& members,
+                        TableWidth width = TableWidth::kWide);
 // The same rows for fleet.json ("table"): numbers, or null with the reason.
 nlohmann::json fleet_table_json(const std::vector<FleetMember>& members);
 

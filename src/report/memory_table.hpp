@@ -8,10 +8,13 @@
 #include <vector>
 
 #include "results/record.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
 
-std::string memory_tables(const std::vector<Record>& records);
+// kCompact: the figures a person decides on (model resident, KV, compute,
+// peak RSS) under short row labels; kWide (tables.md) every figure.
+std::string memory_tables(const std::vector<Record>& records, TableWidth width = TableWidth::kWide);
 // "+0.4%" (engine KV buffer against the expected size) or "n/a".
 std::string kv_agreement(const MemoryFacts& m);
 

@@ -9,9 +9,15 @@
 
 #include "predict/decode_prediction.hpp"
 
+#include "util/terminal_text.hpp"
+
 namespace moesweep {
 
-std::string prediction_table(const std::vector<Prediction>& predictions);
+// kCompact: what a person compares (bandwidth, fit, roofline, expected, per
+// $1k, J/token; `*` marks a figure at the roofline), within 120 columns;
+// kWide adds memory, price, power and the bandwidth's source.
+std::string prediction_table(const std::vector<Prediction>& predictions,
+                             TableWidth width = TableWidth::kWide);
 // The cost lines under one prediction: price, power, per-$1k and J/token.
 std::string cost_lines(const Prediction& p);
 

@@ -4,7 +4,6 @@
 
 #include <map>
 
-#include "report/markdown_table.hpp"
 #include "report/memory_table.hpp"
 #include "report/plots.hpp"
 #include "report/series.hpp"
@@ -12,6 +11,7 @@
 #include "report/working_set.hpp"
 #include "results/counter_fields.hpp"
 #include "util/json_file.hpp"
+#include "util/markdown_table.hpp"
 
 namespace moesweep {
 namespace {

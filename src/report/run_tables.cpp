@@ -8,16 +8,28 @@
 
 namespace moesweep {
 
+namespace {
+
+// The run's tables in one width: tables.md's (kWide) or a terminal's.
+std::string tables_text(const std::vector<Record>& records, const SweetSpotOptions& keep,
+                        TableWidth width) {
+  std::string out = "## sweep-bench\n\n" + sweep_bench_tables(records, width) + "\n## threads\n\n" +
+                    threads_tables(records, keep, width);
+  if (const std::string engines = engines_side_by_side(records, width); !engines.empty())
+    out += "\n## engines side by side\n\n" + engines;
+  if (const std::string memory = memory_tables(records, width); !memory.empty())
+    out += "\n## memory\n\n" + memory;
+  if (const std::string counts = count_tables(records, width); !counts.empty())
+    out += "\n" + counts;
+  return out;
+}
+
+}  // namespace
+
 RunTables render_run_tables(const std::vector<Record>& records, const SweetSpotOptions& keep) {
   RunTables t;
-  t.markdown = "## sweep-bench\n\n" + sweep_bench_tables(records) + "\n## threads\n\n" +
-               threads_tables(records, keep);
-  if (const std::string engines = engines_side_by_side(records); !engines.empty())
-    t.markdown += "\n## engines side by side\n\n" + engines;
-  if (const std::string memory = memory_tables(records); !memory.empty())
-    t.markdown += "\n## memory\n\n" + memory;
-  if (const std::string counts = count_tables(records); !counts.empty())
-    t.markdown += "\n" + counts;
+  t.markdown = tables_text(records, keep, TableWidth::kWide);
+  t.terminal = tables_text(records, keep, TableWidth::kCompact);
   for (const SweepBenchFile& f : sweep_bench_files(records)) t.files.emplace_back(f.file, f.text);
   t.noise = noise_summary(records);
   return t;
@@ -49,6 +61,7 @@ void RunTablesWriter::end(const RunMeta&, RunStatus status) {
   if (!tables.files.empty()) std::filesystem::create_directories(bench);
   for (const auto& [name, text] : tables.files) write_file_atomically(bench / name, text);
   markdown_ = tables.markdown;
+  terminal_ = tables.terminal + paragraphs_;
 }
 
 }  // namespace moesweep

@@ -16,7 +16,8 @@
 namespace moesweep {
 
 struct RunTables {
-  std::string markdown;                                    // tables.md after its title
+  std::string markdown;  // tables.md after its title: every column
+  std::string terminal;  // the same tables as a terminal gets them: 120 columns
   std::vector<std::pair<std::string, std::string>> files;  // sweep-bench/<name> -> text
   nlohmann::json noise = nlohmann::json::object();         // meta.json's "noise"
 };
@@ -44,6 +45,8 @@ class RunTablesWriter : public RunListener {
   void add_paragraph(const std::string& text) { paragraphs_ += "\n" + text + "\n"; }
   // tables.md's text after its title, once the run has ended ("" before).
   const std::string& markdown() const { return markdown_; }
+  // The same tables for a terminal (TableWidth::kCompact), once the run has ended.
+  const std::string& terminal() const { return terminal_; }
 
  private:
   std::filesystem::path dir_;
@@ -52,6 +55,7 @@ class RunTablesWriter : public RunListener {
   std::vector<Record> records_;
   std::string paragraphs_;
   std::string markdown_;
+  std::string terminal_;
 };
 
 }  // namespace moesweep

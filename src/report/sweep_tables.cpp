@@ -9,67 +9,12 @@
 #include <set>
 
 #include "hw/noise_probe.hpp"
-#include "report/markdown_table.hpp"
-#include "report/sweet_spot.hpp"
+#include "report/point_cells.hpp"
 #include "results/point_fields.hpp"
+#include "util/markdown_table.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
-namespace {
-
-std::string with_flag(double value, double cv, int decimals) {
-  return fmt::format("{:.{}f}{}", value, decimals, cv > kHighCv ? " !" : "");
-}
-
-// The point's steal as a percentage, "*" when above kStealFlagFraction;
-// "n/a" for records without it (older runs, /proc/stat unreadable).
-std::string steal_cell(const Record& r) {
-  const nlohmann::json steal = r.noise.value("steal_fraction", nlohmann::json());
-  if (!steal.is_number()) return "n/a";
-  const double f = steal.get<double>();
-  return fmt::format("{:.1f}%{}", 100 * f, f > kStealFlagFraction ? " *" : "");
-}
-
-// Whether other processes crowded the point: the probe's own verdict (it
-// also asks for a few ticks of their time, NoiseReading::others_flagged),
-// else the fraction against kOthersFlagFraction.
-bool others_flagged(const Record& r) {
-  const nlohmann::json flag = r.noise.value("others_flagged", nlohmann::json());
-  if (flag.is_boolean()) return flag.get<bool>();
-  const nlohmann::json others = r.noise.value("others_fraction", nlohmann::json());
-  return others.is_number() && others.get<double>() > kOthersFlagFraction;
-}
-
-// Other processes' CPU time on the point's CPUs as a percentage, "+" when
-// flagged; "n/a" for records without it.
-std::string others_cell(const Record& r) {
-  const nlohmann::json others = r.noise.value("others_fraction", nlohmann::json());
-  if (!others.is_number()) return "n/a";
-  return fmt::format("{:.1f}%{}", 100 * others.get<double>(), others_flagged(r) ? " +" : "");
-}
-
-// Repetitions taken; "max" when --target-ci / --target-mde was not met.
-std::string repetitions_cell(const Record& r) {
-  const int n = std::max(r.pp.speed.n, r.tg.speed.n);
-  return fmt::format("{}{}", n, r.repetitions.target_met ? "" : " max");
-}
-
-std::string mean_sd(const Stats& s) {
-  return fmt::format("{:.2f} ± {:.2f}{}", s.mean, s.sd, s.cv > kHighCv ? " !" : "");
-}
-
-std::string legend() {
-  return fmt::format(
-      "`!`: coefficient of variation above {:.0f}%: noisy, rerun with more -r.\n"
-      "`*`: CPU steal above {:.0f}% of the point's wall time x CPUs: the hypervisor ran others "
-      "on this machine's CPUs; distrust the point and rerun it.\n"
-      "`+`: other processes of this machine (not the engine, not the point's planned co-tenant) "
-      "used more than {:.0f}% of the point's CPUs: an unplanned co-tenant (a compile job, a "
-      "backup); distrust the point and rerun it on a quiet machine.\n"
-      "`max`: --target-ci / --target-mde not reached within --max-repetitions or --max-time.\n",
-      100 * kHighCv, 100 * kStealFlagFraction, 100 * kOthersFlagFraction);
-}
-
-}  // namespace
 
 std::string context_label(const PointParams& p) {
   return fmt::format("{} | ctx {} b {} ub {} | K {} V {} | fa {}{}", p.model_name, p.n_ctx,
@@ -90,13 +35,15 @@ std::string title_value(const PointField& f, const PointParams& p) {
   return f.label_value ? f.label_value(p) : field_text(f, p);
 }
 
+}  // namespace
+
 // One title per record that tells configurations apart. `label` names the
 // fields a reader looks for; a key field it leaves out (quant, poll, ...) that
 // still differs between records with one label is appended (" | poll=0"), so
 // two configurations never share a table. Fields shown in the rows are skipped.
-std::vector<std::string> titles(const std::vector<Record>& records,
-                                std::string (*label)(const PointParams&),
-                                bool (*in_rows)(const PointField&)) {
+std::vector<std::string> table_titles(const std::vector<Record>& records,
+                                      std::string (*label)(const PointParams&),
+                                      bool (*in_rows)(const PointField&)) {
   std::map<std::string, std::vector<size_t>> by_label;
   for (size_t i = 0; i < records.size(); ++i) by_label[label(records[i].params)].push_back(i);
   std::vector<std::string> out(records.size());
@@ -117,16 +64,57 @@ std::vector<std::string> titles(const std::vector<Record>& records,
   return out;
 }
 
+namespace {
+
 bool cell_field(const PointField& f) {
   return f.cell;
 }
 
 }  // namespace
 
-std::string sweep_bench_tables(const std::vector<Record>& records) {
+std::string table_heading(const std::string& title, TableWidth width) {
+  const std::string heading = "### " + title;
+  return (width == TableWidth::kWide ? heading : wrap_words(heading, kTerminalWidth, "    ")) +
+         "\n\n";
+}
+
+namespace {
+
+std::vector<std::string> sweep_bench_header(TableWidth width) {
+  if (width == TableWidth::kCompact)
+    return {"PP",       "TG",    "N_KV",  "T_PP s", "S_PP t/s", "T_TG s",
+            "S_TG t/s", "CV PP", "CV TG", "n",      "flags"};
+  return {"PP",     "TG",     "N_KV",  "T_PP s", "S_PP t/s", "T_TG s", "S_TG t/s",
+          "± S_PP", "± S_TG", "CV PP", "CV TG",  "n",        "others", "steal"};
+}
+
+std::vector<std::string> sweep_bench_row(const Record& r, TableWidth width) {
+  const PointParams& p = r.params;
+  std::vector<std::string> row = {std::to_string(p.pp),
+                                  std::to_string(p.tg),
+                                  std::to_string(p.n_kv),
+                                  fmt::format("{:.3f}", r.pp.t.mean),
+                                  with_flag(r.pp.speed.mean, r.pp.speed.cv, 2),
+                                  fmt::format("{:.3f}", r.tg.t.mean),
+                                  with_flag(r.tg.speed.mean, r.tg.speed.cv, 2)};
+  if (width == TableWidth::kWide)
+    row.insert(row.end(),
+               {fmt::format("{:.2f}", r.pp.speed.sd), fmt::format("{:.2f}", r.tg.speed.sd)});
+  row.insert(row.end(), {fmt::format("{:.1f}%", 100 * r.pp.speed.cv),
+                         fmt::format("{:.1f}%", 100 * r.tg.speed.cv), repetitions_cell(r)});
+  if (width == TableWidth::kWide)
+    row.insert(row.end(), {others_cell(r), steal_cell(r)});
+  else
+    row.push_back(noise_flags(r));
+  return row;
+}
+
+}  // namespace
+
+std::string sweep_bench_tables(const std::vector<Record>& records, TableWidth width) {
   std::map<std::string, std::vector<const Record*>> by_config;
   std::vector<std::string> order;
-  const std::vector<std::string> title = titles(records, config_label, cell_field);
+  const std::vector<std::string> title = table_titles(records, config_label, cell_field);
   for (size_t i = 0; i < records.size(); ++i) {
     const std::string& label = title[i];
     if (!by_config.count(label)) order.push_back(label);
@@ -134,30 +122,24 @@ std::string sweep_bench_tables(const std::vector<Record>& records) {
   }
   std::string out;
   for (const std::string& label : order) {
-    MarkdownTable t({"PP", "TG", "N_KV", "T_PP s", "S_PP t/s", "T_TG s", "S_TG t/s", "± S_PP",
-                     "± S_TG", "CV PP", "CV TG", "n", "others", "steal"});
+    MarkdownTable t(sweep_bench_header(width));
     std::vector<std::string> failures;
     for (const Record* r : by_config[label]) {
-      const PointParams& p = r->params;
-      if (!r->ok) {
-        failures.push_back(fmt::format("N_KV {}: {}", p.n_kv, r->error));
-        continue;
-      }
-      t.add_row(
-          {std::to_string(p.pp), std::to_string(p.tg), std::to_string(p.n_kv),
-           fmt::format("{:.3f}", r->pp.t.mean), with_flag(r->pp.speed.mean, r->pp.speed.cv, 2),
-           fmt::format("{:.3f}", r->tg.t.mean), with_flag(r->tg.speed.mean, r->tg.speed.cv, 2),
-           fmt::format("{:.2f}", r->pp.speed.sd), fmt::format("{:.2f}", r->tg.speed.sd),
-           fmt::format("{:.1f}%", 100 * r->pp.speed.cv),
-           fmt::format("{:.1f}%", 100 * r->tg.speed.cv), repetitions_cell(*r), others_cell(*r),
-           steal_cell(*r)});
+      if (r->ok)
+        t.add_row(sweep_bench_row(*r, width));
+      else
+        failures.push_back(fmt::format("N_KV {}: {}", r->params.n_kv, r->error));
     }
-    out += fmt::format("### {}\n\n", label);
+    out += table_heading(label, width);
     if (t.rows() > 0) out += t.render();
-    for (const std::string& f : failures) out += fmt::format("\nFAILED {}\n", f);
+    for (const std::string& f : failures)
+      (out += '\n') +=
+          (width == TableWidth::kWide ? "FAILED " + f
+                                      : wrap_words("FAILED " + f, kTerminalWidth, "  ")) +
+          "\n";
     out += "\n";
   }
-  if (!out.empty()) out += legend();
+  if (!out.empty()) out += marks_legend();
   return out;
 }
 
@@ -183,7 +165,7 @@ std::string file_slug(const std::string& label) {
 std::vector<SweepBenchFile> sweep_bench_files(const std::vector<Record>& records) {
   std::map<std::string, MarkdownTable> tables;
   std::vector<std::string> order;
-  const std::vector<std::string> title = titles(records, config_label, cell_field);
+  const std::vector<std::string> title = table_titles(records, config_label, cell_field);
   for (size_t i = 0; i < records.size(); ++i) {
     const Record& r = records[i];
     if (!r.ok) continue;
@@ -205,135 +187,6 @@ std::vector<SweepBenchFile> sweep_bench_files(const std::vector<Record>& records
                      tables.at(order[i]).render()});
   }
   return files;
-}
-
-namespace {
-
-// One row of a threads table: a thread configuration, alone and beside each
-// co-tenant kind the run asked for.
-struct ThreadRow {
-  const Record* alone = nullptr;
-  std::map<std::string, const Record*> beside;  // co-tenant kind -> its point
-  const Record& any() const { return alone ? *alone : *beside.begin()->second; }
-};
-
-// "12.3 GB/s" of the co-tenant's own work during the point, or "n/a".
-std::string cotenant_throughput_cell(const Record& r) {
-  const nlohmann::json t = r.cotenant.value("throughput", nlohmann::json());
-  if (!t.is_number()) return "n/a";
-  return fmt::format("{:.2f} {}", t.get<double>(), r.cotenant.value("unit", ""));
-}
-
-std::vector<std::string> threads_header(const std::set<std::string>& kinds) {
-  std::vector<std::string> h = {"threads", "threads_batch", "PP t/s", "TG t/s"};
-  for (const std::string& k : kinds) {
-    h.push_back(fmt::format("TG t/s beside {}", cotenant_label(k)));
-    h.push_back(fmt::format("{} itself", cotenant_label(k)));
-  }
-  for (const char* c : {"TG roofline t/s", "TG efficiency", "others", "steal"}) h.push_back(c);
-  return h;
-}
-
-std::vector<std::string> threads_row(const ThreadRow& row, const std::set<std::string>& kinds) {
-  const Record& r = row.any();
-  std::vector<std::string> cells = {std::to_string(r.params.n_threads),
-                                    std::to_string(r.params.n_threads_batch), mean_sd(r.pp.speed),
-                                    row.alone ? mean_sd(r.tg.speed) : "-"};
-  for (const std::string& k : kinds) {
-    const auto it = row.beside.find(k);
-    cells.push_back(it == row.beside.end() ? "-" : mean_sd(it->second->tg.speed));
-    cells.push_back(it == row.beside.end() ? "-" : cotenant_throughput_cell(*it->second));
-  }
-  const nlohmann::json roof = r.extra.value("roofline", nlohmann::json::object());
-  const bool has_roof = roof.contains("roofline_tg") && roof.contains("efficiency_tg");
-  cells.push_back(has_roof ? fmt::format("{:.1f}", roof["roofline_tg"].get<double>()) : "n/a");
-  cells.push_back(has_roof ? fmt::format("{:.0f}%", 100 * roof["efficiency_tg"].get<double>())
-                           : "n/a");
-  cells.push_back(others_cell(r));
-  cells.push_back(steal_cell(r));
-  return cells;
-}
-
-// A threads-table row as the sweet spot reads it: means, their standard
-// errors and sample counts (the fractions' CIs).
-ThreadPoint thread_point(const Record& r) {
-  auto se = [](const Stats& s) { return s.n > 1 ? s.sd / std::sqrt(static_cast<double>(s.n)) : 0; };
-  return {r.params.n_threads, r.pp.speed.mean, r.tg.speed.mean, se(r.pp.speed),
-          se(r.tg.speed),     r.pp.speed.n,    r.tg.speed.n};
-}
-
-// The sweet spot alone and beside each co-tenant (seed 000's 90% was measured
-// with the other cores idle; under load it can move).
-std::string sweet_spot_lines(const std::vector<ThreadRow>& rows, const std::set<std::string>& kinds,
-                             const SweetSpotOptions& keep) {
-  std::vector<ThreadPoint> alone;
-  std::map<std::string, std::vector<ThreadPoint>> beside;
-  for (const ThreadRow& row : rows) {
-    if (row.alone) alone.push_back(thread_point(*row.alone));
-    for (const auto& [k, r] : row.beside) beside[k].push_back(thread_point(*r));
-  }
-  std::string out;
-  if (alone.size() > 1)
-    out += fmt::format("\n{}{}\n",
-                       kinds.empty() ? "" : "alone: ", find_sweet_spot(alone, keep).summary);
-  for (const auto& [k, points] : beside)
-    if (points.size() > 1)
-      out += fmt::format("\nbeside {}: {}\n", cotenant_label(k),
-                         find_sweet_spot(points, keep).summary);
-  return out;
-}
-
-bool co_tenant_field(const PointField& f) {
-  return f.member == FieldMember(&PointParams::cotenant);
-}
-
-bool threads_table_field(const PointField& f) {
-  return f.cell || f.threads_axis || co_tenant_field(f);
-}
-
-}  // namespace
-
-std::string threads_tables(const std::vector<Record>& records, const SweetSpotOptions& keep) {
-  // (context label, depth) -> rows by thread config, in run order
-  std::map<std::pair<std::string, int>, std::vector<ThreadRow>> groups;
-  std::map<std::pair<std::string, int>, std::set<std::string>> kinds;
-  std::vector<std::pair<std::string, int>> order;
-  // Rows in the order the thread settings first appear (the spec's order):
-  // the walk's snake visits them backwards at every other depth.
-  std::map<std::string, size_t> thread_rank;
-  const std::vector<std::string> title = titles(records, context_label, threads_table_field);
-  for (size_t i = 0; i < records.size(); ++i) {
-    const Record& r = records[i];
-    if (!r.ok) continue;
-    const std::string config = config_label(r.params);
-    thread_rank.emplace(config, thread_rank.size());
-    auto key = std::make_pair(title[i], r.params.n_kv);
-    if (!groups.count(key)) order.push_back(key);
-    std::vector<ThreadRow>& rows = groups[key];
-    auto row = std::find_if(rows.begin(), rows.end(), [&](const ThreadRow& x) {
-      return config_label(x.any().params) == config;
-    });
-    if (row == rows.end()) row = rows.insert(rows.end(), ThreadRow{});
-    if (r.params.cotenant.empty()) {
-      row->alone = &r;
-    } else {
-      row->beside[r.params.cotenant] = &r;
-      kinds[key].insert(r.params.cotenant);
-    }
-  }
-  std::string out;
-  for (const auto& key : order) {
-    std::vector<ThreadRow>& rows = groups[key];
-    std::stable_sort(rows.begin(), rows.end(), [&](const ThreadRow& a, const ThreadRow& b) {
-      return thread_rank.at(config_label(a.any().params)) <
-             thread_rank.at(config_label(b.any().params));
-    });
-    MarkdownTable t(threads_header(kinds[key]));
-    for (const ThreadRow& row : rows) t.add_row(threads_row(row, kinds[key]));
-    out += fmt::format("### threads at N_KV {} | {}\n\n{}", key.second, key.first, t.render());
-    out += sweet_spot_lines(rows, kinds[key], keep) + "\n";
-  }
-  return out;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "results/power.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
 
@@ -71,9 +72,23 @@ Fraction fraction_of(double speed, double se, int n, double best, double best_se
   const double denom = v * v / (n - 1) + vb * vb / (best_n - 1);
   const double dof = denom > 0 ? (v + vb) * (v + vb) / denom : n + best_n - 2;
   const double half = student_t_quantile(0.975, std::max(1.0, dof)) * std::sqrt(v + vb);
+  f.log_se = std::sqrt(v + vb);
   f.lo = f.value * std::exp(-half);
   f.hi = f.value * std::exp(half);
   return f;
+}
+
+// The fewest samples any point had in a phase the sweet spot uses.
+int fewest_samples(std::span<const ThreadPoint> points, bool use_pp, bool use_tg) {
+  int fewest = 0;
+  auto take = [&fewest](int n) {
+    if (n > 0 && (fewest == 0 || n < fewest)) fewest = n;
+  };
+  for (const ThreadPoint& p : points) {
+    if (use_pp && p.speed_pp > 0) take(p.n_pp);
+    if (use_tg && p.speed_tg > 0) take(p.n_tg);
+  }
+  return fewest;
 }
 
 bool overlaps(const Fraction& f, double line) {
@@ -87,7 +102,7 @@ std::string fraction_text(const char* phase, const Fraction& f) {
 // "; cannot tell apart from the 90% line (its 95% CI overlaps it): th=12 (S_TG 88% [84%, 93%])"
 std::string uncertainty_text(const SweetSpot& s, const SweetSpotOptions& o, bool use_pp,
                              bool use_tg) {
-  if (!s.spread_known) return "; its uncertainty is unknown (under 2 repetitions a point)";
+  if (!s.spread_known) return "its uncertainty is unknown (under 2 repetitions a point)";
   const std::string line =
       use_pp && use_tg && o.keep_pp != o.keep_tg
           ? fmt::format("{:.0f}%/{:.0f}% lines", 100 * o.keep_pp, 100 * o.keep_tg)
@@ -100,8 +115,36 @@ std::string uncertainty_text(const SweetSpot& s, const SweetSpotOptions& o, bool
     if (use_tg) parts += (parts.empty() ? "" : ", ") + fraction_text("S_TG", t.tg);
     which += fmt::format("{}th={} ({})", which.empty() ? "" : ", ", t.threads, parts);
   }
-  if (which.empty()) return fmt::format("; every thread count's 95% CI is clear of the {}", line);
-  return fmt::format("; cannot tell apart from the {} (95% CI overlaps it): {}", line, which);
+  if (which.empty()) return fmt::format("every thread count's 95% CI is clear of the {}", line);
+  return fmt::format("cannot tell apart from the {} (95% CI overlaps it): {}", line, which);
+}
+
+constexpr double kBoundedHalfWidth = 0.0953;  // log(1.1): a CI within ±10%
+
+// The fewest repetitions a point needs for a fraction's CI to be within ±10%,
+// its standard error shrinking as 1/sqrt(repetitions) and the t quantile's
+// degrees of freedom those of two means (conservative for averaged depths).
+int repetitions_to_bound(const Fraction& f, int repetitions) {
+  if (!f.known || f.log_se <= 0 || repetitions < 2) return 0;
+  for (int r = std::max(3, repetitions); r <= 1000; ++r) {
+    const double se = f.log_se * std::sqrt(static_cast<double>(repetitions) / r);
+    if (student_t_quantile(0.975, 2.0 * (r - 1)) * se <= kBoundedHalfWidth)
+      return r == repetitions ? 0 : r;
+  }
+  return 1000;
+}
+
+// "; at 2 repetitions a point these intervals are unbounded ...": said where
+// the repetitions cannot bound the intervals (2 always, more when wide).
+std::string bound_text(const SweetSpot& s) {
+  if (s.repetitions_to_bound == 0) return "";
+  const std::string how =
+      s.repetitions_to_bound >= 1000
+          ? "more than 1000 repetitions would be needed to bound them within ±10% at this spread"
+          : fmt::format("about -r {} would bound them within ±10% at this spread",
+                        s.repetitions_to_bound);
+  return fmt::format("; at {} repetitions a point these intervals are {}: {}", s.repetitions,
+                     s.repetitions == 2 ? "unbounded" : "wide", how);
 }
 
 }  // namespace
@@ -165,9 +208,26 @@ SweetSpot find_sweet_spot(std::span<const ThreadPoint> points, const SweetSpotOp
     kept += fmt::format("{:.0f}% of best S_TG ({:.2f} of {:.2f} t/s at th={})", 100 * s.tg_fraction,
                         s.speed_tg, s.best_tg, s.best_tg_threads);
   }
-  s.summary = fmt::format("sweet spot: th={} keeps {}; frees {} of {} cores{}", s.threads, kept,
-                          s.cores_freed, total, uncertainty_text(s, options, use_pp, use_tg));
+  s.repetitions = fewest_samples(points, use_pp, use_tg);
+  for (const ThreadFractions& t : s.fractions) {
+    if (use_pp)
+      s.repetitions_to_bound =
+          std::max(s.repetitions_to_bound, repetitions_to_bound(t.pp, s.repetitions));
+    if (use_tg)
+      s.repetitions_to_bound =
+          std::max(s.repetitions_to_bound, repetitions_to_bound(t.tg, s.repetitions));
+  }
+  s.headline = fmt::format("sweet spot: th={} keeps {}; frees {} of {} cores", s.threads, kept,
+                           s.cores_freed, total);
+  s.uncertainty = uncertainty_text(s, options, use_pp, use_tg) + bound_text(s);
+  s.summary = s.headline + "; " + s.uncertainty;
   return s;
+}
+
+std::string sweet_spot_text(const SweetSpot& s, const std::string& prefix, TableWidth width) {
+  if (width == TableWidth::kWide || s.headline.empty()) return prefix + s.summary + "\n";
+  return wrap_words(prefix + s.headline, kTerminalWidth, "  ") + "\n" +
+         wrap_words("  " + s.uncertainty, kTerminalWidth, "  ") + "\n";
 }
 
 namespace {
@@ -204,6 +264,8 @@ nlohmann::json to_json(const SweetSpot& s) {
           {"tg_fraction", s.tg_fraction},
           {"cores_freed", s.cores_freed},
           {"spread_known", s.spread_known},
+          {"repetitions", s.repetitions},
+          {"repetitions_to_bound", s.repetitions_to_bound},
           {"fractions", fractions_json(s)},
           {"summary", s.summary}};
 }

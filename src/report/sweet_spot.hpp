@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "util/terminal_text.hpp"
+
 namespace moesweep {
 
 struct ThreadPoint {
@@ -26,6 +28,7 @@ struct ThreadPoint {
 struct Fraction {
   double value = 0, lo = 0, hi = 0;
   bool known = false;  // a CI: both means from 2 samples or more
+  double log_se = 0;   // standard error of log(value): what the repetitions would shrink
 };
 struct ThreadFractions {
   int threads = 0;
@@ -49,12 +52,24 @@ struct SweetSpot {
   int cores_freed = 0;
   std::vector<ThreadFractions> fractions;  // every thread count, ascending
   bool spread_known = false;               // every used fraction has a CI
-  std::string summary;                     // one line for the threads table
+  int repetitions = 0;                     // the fewest samples a point had
+  // Repetitions a point would need for every used fraction's CI to be within
+  // ±10% at this spread; 0 when its intervals are that narrow already (or
+  // unknown). At 2 repetitions the t quantile (1 degree of freedom, 12.7)
+  // makes them unbounded: "36% [0%, 4414%]".
+  int repetitions_to_bound = 0;
+  std::string headline;     // "sweet spot: th=N keeps ...; frees K of M cores"
+  std::string uncertainty;  // what the CIs say, and how many repetitions would bound them
+  std::string summary;      // both on one line (tables.md, JSON)
 };
 
 // Points with the same thread count (repetitions, several depths) are averaged.
 SweetSpot find_sweet_spot(std::span<const ThreadPoint> points,
                           const SweetSpotOptions& options = {});
 nlohmann::json to_json(const SweetSpot& s);
+// Under a threads table, after `prefix` ("beside stream: "): the summary on
+// one line (kWide), or the headline and the uncertainty on lines that fit a
+// terminal (kCompact). Ends with a newline.
+std::string sweet_spot_text(const SweetSpot& s, const std::string& prefix, TableWidth width);
 
 }  // namespace moesweep

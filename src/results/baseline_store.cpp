@@ -102,10 +102,13 @@ fs::path require_baseline_class(const fs::path& store, const MachineClass& machi
   throw UserError(
       fmt::format("the baseline store '{}' has no baseline of machine class {} (it has: {})",
                   store.string(), machine_class_id(machine), class_list(baseline_classes(store))),
-      "a baseline recorded on this machine class (same CPU vendor/family/model, logical CPUs, "
-      "L3, build CPU features and engine commit): speeds of another class are no reference",
-      fmt::format("record one on this machine: scripts/regress --update (run it 3 times for a set "
-                  "of 3), or moesweep baseline add RUN_DIR {}",
+      fmt::format("runs recorded on this machine class ({}): speeds of another class are no "
+                  "reference",
+                  kMachineClassFacts),
+      fmt::format("record one on a machine of that class: `moesweep sweep --profile ci`, then "
+                  "`moesweep baseline add RUN_DIR {}` (scripts/regress --update does both; 3 runs "
+                  "make a set); or gate without a baseline, against a second engine on the same "
+                  "machine: scripts/regress --base 3.21.1",
                   store.string()));
 }
 

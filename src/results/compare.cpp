@@ -15,29 +15,44 @@
 namespace moesweep {
 namespace {
 
-std::vector<std::string> split_key(const std::string& key) {
-  std::vector<std::string> parts;
+// A key's fields by name, in key order ("model=a;quant=Q4_K_S" -> model: a, ...).
+std::vector<std::pair<std::string, std::string>> key_fields(const std::string& key) {
+  std::vector<std::pair<std::string, std::string>> fields;
   std::stringstream ss(key);
-  for (std::string part; std::getline(ss, part, ';');) parts.push_back(part);
-  return parts;
+  for (std::string part; std::getline(ss, part, ';');) {
+    const auto eq = part.find('=');
+    if (eq == std::string::npos)
+      fields.emplace_back(part, "");
+    else
+      fields.emplace_back(part.substr(0, eq), part.substr(eq + 1));
+  }
+  return fields;
 }
 
-// Field-by-field differences of two keys ("model: a -> b; poll: 50 -> 0").
-// Display only: a tensor-override list with ';' in it can shift the fields.
+// Field-by-field differences of two keys ("model: a -> b; engine: (none) -> pr"),
+// matched by name: a field only one key holds (engine= is written only when
+// set) is a difference, not another layout. Display only: a tensor-override
+// list with ';' in it can shift the fields.
 std::pair<int, std::string> key_differences(const std::string& a, const std::string& b) {
-  auto pa = split_key(a), pb = split_key(b);
-  if (pa.size() != pb.size()) return {1 << 20, "different key layout"};
+  const auto fa = key_fields(a), fb = key_fields(b);
+  const std::map<std::string, std::string> mb(fb.begin(), fb.end());
+  std::set<std::string> seen;
   int count = 0;
   std::string text;
-  for (size_t i = 0; i < pa.size(); ++i) {
-    if (pa[i] == pb[i]) continue;
+  auto differ = [&](const std::string& name, const std::string& va, const std::string& vb) {
     ++count;
-    const auto eq = pa[i].find('=');
-    const std::string name = pa[i].substr(0, eq);
-    const std::string vb = pb[i].substr(std::min(pb[i].find('=') + 1, pb[i].size()));
-    text += fmt::format("{}{}: {} -> {}", text.empty() ? "" : "; ", name,
-                        eq == std::string::npos ? pa[i] : pa[i].substr(eq + 1), vb);
+    text += fmt::format("{}{}: {} -> {}", text.empty() ? "" : "; ", name, va, vb);
+  };
+  for (const auto& [name, value] : fa) {
+    seen.insert(name);
+    const auto it = mb.find(name);
+    if (it == mb.end())
+      differ(name, value, "(not in key)");
+    else if (it->second != value)
+      differ(name, value, it->second);
   }
+  for (const auto& [name, value] : fb)
+    if (!seen.count(name)) differ(name, "(not in key)", value);
   return {count, text};
 }
 
@@ -243,15 +258,49 @@ bool samples_are_pairs(const LoadedRun& base, const LoadedRun& fresh,
 
 }  // namespace
 
+namespace {
+
+// The values one key field takes over a run's points ("" where blank).
+std::set<std::string> field_values(const LoadedRun& run, const PointField& f) {
+  std::set<std::string> out;
+  for (const Record& r : run.records) out.insert(field_text(f, r.params));
+  return out;
+}
+
+// Two runs of one engine each (`sweep --engine a`, then `--engine b`): the
+// engine is what the comparison compares, so its fields (the build, ik's
+// switches) are joined on the rest, and the report says so. A side that
+// holds several engines keeps them in the key (compare RUN --engines A,B).
+std::vector<std::string> single_engine_fields(const LoadedRun& base, const LoadedRun& fresh,
+                                              const std::set<std::string>& ignore) {
+  std::vector<std::string> out;
+  for (const char* name : {"engine", "engine_opts"}) {
+    const PointField* f = field_by_key(name);
+    if (!f || ignore.count(name)) continue;
+    const std::set<std::string> a = field_values(base, *f), b = field_values(fresh, *f);
+    if (a.size() == 1 && b.size() == 1 && a != b) out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace
+
 Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
                         const CompareOptions& options) {
   Comparison c;
+  c.options = options;
+  c.engine_fields_joined = single_engine_fields(base, fresh, options.ignore);
+  if (!c.engine_fields_joined.empty()) {
+    const PointField* engine = field_by_key("engine");
+    c.base_engine_name = *field_values(base, *engine).begin();
+    c.new_engine_name = *field_values(fresh, *engine).begin();
+  }
+  c.options.ignore.insert(c.engine_fields_joined.begin(), c.engine_fields_joined.end());
   c.base_label = base.label;
   if (base.pooled_runs > 1) c.base_label += fmt::format(" ({} runs pooled)", base.pooled_runs);
   c.new_label = fresh.label;
   if (fresh.pooled_runs > 1) c.new_label += fmt::format(" ({} runs pooled)", fresh.pooled_runs);
-  c.options = options;
-  const Side sb = index_side(base, options.ignore), sn = index_side(fresh, options.ignore);
+  const Side sb = index_side(base, c.options.ignore), sn = index_side(fresh, c.options.ignore);
   c.failed_base = sb.failed;
   c.failed_new = sn.failed;
   c.duplicates = sb.duplicates + sn.duplicates;
@@ -272,7 +321,7 @@ Comparison compare_runs(const LoadedRun& base, const LoadedRun& fresh,
                phase(*rn, metric).tokens_per_s.size() >= 2;
   const double cell_alpha = cell_alpha_of(options, tests);
   for (const auto& [rb, rn] : matched) {
-    PointComparison pc{join_key(rb->params, options.ignore), rb->params, {}};
+    PointComparison pc{join_key(rb->params, c.options.ignore), rb->params, {}};
     for (Metric metric : options.metrics) {
       if (phase(*rb, metric).tokens_per_s.empty() && phase(*rn, metric).tokens_per_s.empty())
         continue;  // neither side measured this phase
@@ -302,8 +351,9 @@ void check_same_machine_class(const Comparison& c) {
       fmt::format("'{}' and '{}' were measured on different machine classes ({} -> {}): {}",
                   c.base_label, c.new_label, machine_class_id(c.base_machine),
                   machine_class_id(c.new_machine), what),
-      "runs of one machine class (CPU vendor/family/model, logical CPUs, L3, CPU features): a "
-      "speed difference between classes is no regression of the code",
+      fmt::format("runs of one machine class ({}): a speed difference between classes is no "
+                  "regression of the code",
+                  kMachineClassFacts),
       "compare with a baseline recorded on this machine class (scripts/regress --update records "
       "one), or pass --allow-environment-change to compare anyway");
 }

@@ -161,6 +161,10 @@ struct Comparison {
   // The engine builds that measured each side (results/engine_sides.hpp):
   // what a comparison of two engines on one machine class compares.
   std::string base_engine, new_engine;
+  // Engine key fields (engine, engine_opts) left out of the join because each
+  // side holds one value of them: two single-engine runs compare as they are.
+  std::vector<std::string> engine_fields_joined;
+  std::string base_engine_name, new_engine_name;  // the one engine of each side, then
   // Both sides are engines of one run that took turns repetition by
   // repetition: repetition i of each was measured side by side (pairs).
   bool paired = false;

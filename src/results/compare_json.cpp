@@ -135,7 +135,8 @@ nlohmann::json comparison_json(const Comparison& c) {
   j["failed_new"] = c.failed_new;
   j["duplicates"] = c.duplicates;
   j["environment_differences"] = c.environment_differences;
-  j["engines"] = {{"base", c.base_engine}, {"new", c.new_engine}};
+  j["engines"] = {
+      {"base", c.base_engine}, {"new", c.new_engine}, {"joined_without", c.engine_fields_joined}};
   j["machine_class"] = {{"base", to_json(c.base_machine)},
                         {"new", to_json(c.new_machine)},
                         {"differences", c.machine_differences},

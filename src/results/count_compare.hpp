@@ -23,6 +23,7 @@
 
 #include "results/record.hpp"
 #include "results/run_source.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
 
@@ -80,7 +81,10 @@ struct CountComparison {
 CountComparison compare_counts(const LoadedRun& base, const LoadedRun& fresh,
                                const std::vector<CountMetric>& metrics, double tolerance,
                                const std::set<std::string>& ignore);
-std::string count_comparison_markdown(const CountComparison& c);
+// kWide names each point by its whole key (compare.md); kCompact by the key
+// fields that tell the points apart, within a terminal's 120 columns.
+std::string count_comparison_markdown(const CountComparison& c,
+                                      TableWidth width = TableWidth::kWide);
 nlohmann::json count_comparison_json(const CountComparison& c);
 
 }  // namespace moesweep

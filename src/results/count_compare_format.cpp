@@ -1,7 +1,10 @@
 // The exact gate's report: Markdown for people, JSON for CI (count_compare.hpp).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "results/count_compare.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
 namespace {
@@ -35,18 +38,46 @@ std::string summary_line(const CountComparison& c) {
                      c.compared, c.fewer > 0 ? fmt::format(" ({} fell by more)", c.fewer) : "");
 }
 
+// "n_kv=0 threads=1": the fields of a key that tell the compared points apart
+// (a whole key is hundreds of columns: a terminal's heading names these).
+std::string short_key(const std::string& key, const std::vector<CountPoint>& points) {
+  auto fields = [](const std::string& k) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (size_t at = 0; at <= k.size();) {
+      const size_t end = std::min(k.find(';', at), k.size());
+      const std::string part = k.substr(at, end - at);
+      const size_t eq = part.find('=');
+      out.emplace_back(part.substr(0, eq), eq == std::string::npos ? "" : part.substr(eq + 1));
+      at = end + 1;
+    }
+    return out;
+  };
+  std::string out;
+  for (const auto& [name, value] : fields(key)) {
+    bool varies = name == "n_kv";
+    for (const CountPoint& p : points)
+      for (const auto& [other, v] : fields(p.key))
+        if (other == name && v != value) varies = true;
+    if (varies) out += (out.empty() ? "" : " ") + name + "=" + value;
+  }
+  return out;
+}
+
 }  // namespace
 
-std::string count_comparison_markdown(const CountComparison& c) {
-  std::string out = fmt::format(
-      "# Counts per token: {} -> {}\n\nSimulated caches (valgrind callgrind): {}. A count within "
-      "its tolerance is the same.\n\n",
-      c.base_label, c.new_label, c.base_cache);
+std::string count_comparison_markdown(const CountComparison& c, TableWidth width) {
+  const bool wide = width == TableWidth::kWide;
+  std::string out = fmt::format("# Counts per token: {} -> {}\n\n", c.base_label, c.new_label);
+  out += fit(fmt::format("Simulated caches (valgrind callgrind): {}. A count within its tolerance "
+                         "is the same.{}",
+                         c.base_cache, wide ? "" : " Whole keys: --wide or --json."),
+             width) +
+         "\n\n";
   for (const CountPoint& p : c.points) {
     out += fmt::format(
         "### `{}`\n\n| phase | count per token | base | new | change | tolerance | verdict |\n"
         "|---|---|--:|--:|--:|--:|---|\n",
-        p.key);
+        wide ? p.key : short_key(p.key, c.points));
     for (const CountCell& cell : p.cells) {
       const bool missing = cell.verdict == CountVerdict::kMissing;
       std::string verdict =
@@ -59,9 +90,15 @@ std::string count_comparison_markdown(const CountComparison& c) {
     }
     out += "\n";
   }
-  for (const std::string& key : c.only_in_base) out += fmt::format("- only in base: `{}`\n", key);
-  for (const std::string& key : c.only_in_new) out += fmt::format("- only in new: `{}`\n", key);
-  return out + "\n" + summary_line(c) + "\n";
+  for (const std::string& key : c.only_in_base)
+    out += fit(fmt::format("- only in base: `{}`", wide ? key : short_key(key, c.points)), width,
+               "  ") +
+           "\n";
+  for (const std::string& key : c.only_in_new)
+    out += fit(fmt::format("- only in new: `{}`", wide ? key : short_key(key, c.points)), width,
+               "  ") +
+           "\n";
+  return out + "\n" + fit(summary_line(c), width) + "\n";
 }
 
 nlohmann::json count_comparison_json(const CountComparison& c) {

@@ -4,10 +4,11 @@
 // regression; runs of different classes differ by the machine, not the code.
 //
 // Class = CPU vendor, family, model, logical CPUs, total L3 bytes and the CPU
-// features the OS shows (a set): the hardware, never the engine build. The
+// features of the engine's CPU backend (ggml's list for the variant it runs:
+// AVX2, AVX512, ...; a set). Not the engine's release or commit: the
 // engine is what a comparison compares (issue 19: main against a PR, one
-// release against the next), so two engine builds on one machine are one
-// class, and compare names the engines it compares instead. Its id
+// release against the next), so two engine builds that run one CPU variant
+// on one machine are one class, and compare names the engines it compares. Its id
 // (`amd-26-2-2cpu-l3_32m-1a2b3c4d`) names the baseline folder of that class:
 // results/baselines/NAME/<class id>/<run id>/.
 #include <nlohmann/json.hpp>
@@ -19,6 +20,11 @@
 #include <vector>
 
 namespace moesweep {
+
+// The facts above in words, for messages and docs (docs/results.md).
+inline constexpr const char* kMachineClassFacts =
+    "CPU vendor, family and model, logical CPUs, L3 size and the CPU features of the engine's CPU "
+    "backend";
 
 struct MachineClass {
   bool known = false;  // false: the run carries no build facts (a published table)

@@ -19,6 +19,7 @@ struct MemoryField {
   const char* csv;     // records.csv column
   const char* header;  // table column, in MiB
   const char* what;    // one line for the docs and the legend
+  bool terminal;       // in the table a terminal gets (the figures a person decides on)
 };
 
 const std::vector<MemoryField>& memory_fields();

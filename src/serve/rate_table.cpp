@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "report/markdown_table.hpp"
+#include "util/markdown_table.hpp"
 
 namespace moesweep {
 namespace {

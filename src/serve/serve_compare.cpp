@@ -5,10 +5,10 @@
 #include <cmath>
 #include <map>
 
-#include "report/markdown_table.hpp"
 #include "serve/serve_output.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
+#include "util/markdown_table.hpp"
 
 namespace moesweep {
 namespace {

@@ -7,8 +7,8 @@
 #include <numeric>
 #include <optional>
 
-#include "report/markdown_table.hpp"
 #include "serve/rate_stats.hpp"
+#include "util/markdown_table.hpp"
 
 namespace moesweep {
 namespace {

@@ -7,6 +7,8 @@
 
 #include "sweep/sweep_settings.hpp"
 
+#include "util/terminal_text.hpp"
+
 namespace moesweep {
 
 std::vector<std::string> rewrite_llama_aliases(std::vector<std::string> args) {
@@ -69,6 +71,17 @@ std::string sweep_settings_markdown() {
     out += fmt::format("| {} | {} | `{}` | {} | {} |\n", flag_cell(s),
                        s.llama_alias ? fmt::format("`{}`", s.llama_alias) : "", s.key,
                        setting_level_name(s.level), cell(meaning(s)));
+  return out;
+}
+
+std::string sweep_settings_text() {
+  std::string out;
+  for (const SweepSetting& s : sweep_settings()) {
+    std::string names = s.kind == SettingKind::kProfileOnly ? "(profile only)" : s.cli_names;
+    if (s.llama_alias) names += fmt::format(" ({})", s.llama_alias);
+    out += fmt::format("{}  [{}, key {}]\n", names, setting_level_name(s.level), s.key);
+    out += wrap_words("    " + meaning(s), kTerminalWidth, "    ") + "\n";
+  }
   return out;
 }
 

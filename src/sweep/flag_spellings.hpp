@@ -17,5 +17,8 @@ std::vector<std::string> rewrite_llama_aliases(std::vector<std::string> args);
 // Every row of sweep_settings(), in its order, as a Markdown table: flag(s),
 // llama.cpp alias, profile key, plan level, meaning. Ends with a newline.
 std::string sweep_settings_markdown();
+// The same rows for a terminal (`moesweep help-flags`): the flag(s), level and
+// profile key on one line, the meaning wrapped under it.
+std::string sweep_settings_text();
 
 }  // namespace moesweep

@@ -117,14 +117,21 @@ std::string footprint_text(const Footprint& f) {
                      size_text(f.total()));
 }
 
+std::optional<std::filesystem::path> cached_twin(const ModelGroup& g, const SweepSpec& spec) {
+  if (!g.choice.file.empty()) return std::nullopt;
+  const std::filesystem::path file =
+      twin_cache_dir() / (twin_spec_of(g, spec).file_stem() + ".gguf");
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return std::nullopt;
+  return file;
+}
+
 std::vector<TwinSpec> twins_to_build(const Plan& plan) {
   std::vector<TwinSpec> out;
   std::set<std::string> seen;
   for (const ModelGroup& g : plan.models) {
-    if (!g.choice.file.empty()) continue;
+    if (!g.choice.file.empty() || cached_twin(g, plan.spec)) continue;
     TwinSpec twin = twin_spec_of(g, plan.spec);
-    std::error_code ec;
-    if (std::filesystem::exists(twin_cache_dir() / (twin.file_stem() + ".gguf"), ec)) continue;
     if (seen.insert(twin.file_stem()).second) out.push_back(std::move(twin));
   }
   return out;

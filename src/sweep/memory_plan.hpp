@@ -6,6 +6,8 @@
 // own figures in docs/hardware.md). The dry run prints it per context; the
 // runner refuses a model group, before loading it, when a context cannot fit.
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,5 +64,8 @@ std::string footprint_text(const Footprint& f);
 // The plan's twins not in the cache yet, each once: what the run will build
 // (their disk is checked by model/twin_space.hpp, in the dry run too).
 std::vector<TwinSpec> twins_to_build(const Plan& plan);
+// A twin group's file in the cache, when it is there already (the dry run
+// tells a cached twin from one to build); nullopt for a GGUF file's group.
+std::optional<std::filesystem::path> cached_twin(const ModelGroup& g, const SweepSpec& spec);
 
 }  // namespace moesweep

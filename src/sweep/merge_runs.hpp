@@ -89,7 +89,7 @@ struct MergeResult {
   MergeCheck check;
   bool fleet = false;             // several machine classes: one run each in --out
   std::vector<MergedRun> merged;  // in the order of check.groups
-  std::string hardware_table;     // one row per machine class (one without a fleet)
+  std::string hardware_table;     // one row per machine class (one without a fleet), for a terminal
   std::string fleet_warning;      // from a fleet's files: the engine builds differ ("" else)
   bool all_ok() const;
   bool any_incomplete() const;

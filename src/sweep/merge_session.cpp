@@ -74,7 +74,7 @@ MergeResult merge_shard_runs(const std::vector<std::filesystem::path>& inputs,
     members.push_back({result.merged.back().meta, g.records});
     if (listener.merged) listener.merged(result.check, g, result.merged.back());
   }
-  result.hardware_table = fleet_table(members);
+  result.hardware_table = fleet_table(members, TableWidth::kCompact);  // for stdout
   if (result.fleet)
     result.fleet_warning =
         write_fleet_files(out, result.check.plan_id, fleet_index(result), members);

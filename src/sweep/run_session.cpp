@@ -83,9 +83,10 @@ void RunSession::start_meta(const counters::CounterBackend& counters) {
   meta_.error.clear();  // a resumed failed run: that error is behind it
 }
 
-const std::string& RunSession::tables_markdown() const {
+const std::string& RunSession::tables_text(TableWidth width) const {
   static const std::string none;
-  return tables_ ? tables_->markdown() : none;
+  if (!tables_) return none;
+  return width == TableWidth::kWide ? tables_->markdown() : tables_->terminal();
 }
 
 void RunSession::open() {

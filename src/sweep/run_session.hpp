@@ -88,9 +88,10 @@ class RunSession {
   // error and every finished point on disk, and is rethrown.
   RunOutcome run(const std::atomic<bool>& stop);
 
-  // After run(): tables.md's text (for stdout), from every record of the run
-  // (a resumed one's earlier points included); "" when it failed.
-  const std::string& tables_markdown() const;
+  // After run(): the run's tables, from every record of the run (a resumed
+  // one's earlier points included): tables.md's text (kWide) or a terminal's
+  // (kCompact); "" when it failed.
+  const std::string& tables_text(TableWidth width) const;
 
   // sweep --trace-routing: records every context's routing (call before
   // run(); nullptr, the default, records none). It must outlive run().

@@ -1,11 +1,13 @@
 // Roofline and sweet-spot arithmetic on recorded inputs: the seeds' EPYC 9175F
 // threads table (Kimi-K2.5 Q4_K_S, ctx 8k).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "hw/roofline.hpp"
 #include "report/sweet_spot.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
 namespace {
@@ -122,6 +124,33 @@ TEST(SweetSpot, ThreadCountsWhoseCiOverlapsTheLineCannotBeToldApart) {
   // Without repetitions the uncertainty is unknown, and said so.
   EXPECT_NE(find_sweet_spot(kSeedThreads).summary.find("uncertainty is unknown"),
             std::string::npos);
+}
+
+// Two repetitions a point: t with one or two degrees of freedom makes every
+// interval unbounded ("36% [0%, 4414%]"); the line says so and how many
+// repetitions would bound them at this spread (issue 48). Five with the same
+// standard errors need no such line.
+TEST(SweetSpot, TwoRepetitionsSayTheIntervalsAreUnboundedAndWhatWouldBoundThem) {
+  const std::vector<ThreadPoint> two = {{1, 100, 50, 4, 2, 2, 2}, {2, 150, 60, 6, 3, 2, 2}};
+  const SweetSpot s = find_sweet_spot(two);
+  EXPECT_EQ(s.repetitions, 2);
+  EXPECT_GE(s.repetitions_to_bound, 3);
+  EXPECT_NE(s.summary.find("at 2 repetitions a point these intervals are unbounded"),
+            std::string::npos)
+      << s.summary;
+  EXPECT_NE(s.summary.find(
+                fmt::format("about -r {} would bound them within ±10%", s.repetitions_to_bound)),
+            std::string::npos)
+      << s.summary;
+  EXPECT_EQ(to_json(s)["repetitions_to_bound"], s.repetitions_to_bound);
+  // The terminal's form: the headline and the uncertainty on lines of 120 columns.
+  const std::string text = sweet_spot_text(s, "", TableWidth::kCompact);
+  EXPECT_LE(widest_line(text), kTerminalWidth) << text;
+  EXPECT_EQ(text.rfind("sweet spot: th=", 0), 0u) << text;
+  const std::vector<ThreadPoint> tight = {{1, 100, 50, 0.5, 0.2, 5, 5},
+                                          {2, 150, 60, 0.5, 0.2, 5, 5}};
+  EXPECT_EQ(find_sweet_spot(tight).repetitions_to_bound, 0);
+  EXPECT_EQ(find_sweet_spot(tight).summary.find("repetitions a point"), std::string::npos);
 }
 
 TEST(SweetSpot, NothingMeasured) {

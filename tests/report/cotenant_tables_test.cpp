@@ -66,7 +66,8 @@ TEST(CotenantTables, APointOtherProcessesCrowdedIsFlaggedWithItsLegend) {
   EXPECT_NE(t.find("31.0% +"), std::string::npos) << t;
   const std::string sb = sweep_bench_tables(records);
   EXPECT_NE(sb.find("31.0% +"), std::string::npos) << sb;
-  EXPECT_NE(sb.find("`+`: other processes of this machine"), std::string::npos);
+  EXPECT_NE(sb.find("`+`: other processes (not the engine, not a planned co-tenant)"),
+            std::string::npos);
   const nlohmann::json noise = noise_summary(records);
   EXPECT_EQ(noise["other_processes"]["flagged_count"], 2);  // th=2 alone and beside
 }

@@ -189,7 +189,14 @@ TEST(Compare, CliExitsFourOnlyOnARealRegression) {
   EXPECT_NE(r.out.find("**Gate: inconclusive: this run cannot detect a 5% regression"),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("| MDE |"), std::string::npos) << "a terminal's table: " << r.out;
+  // --wide: every column, the MDE beside each ratio; --out: the same into a file.
+  const std::string out_file = (dir / "compare.md").string();
+  r = test::run_cli("compare " + (dir / "base.jsonl").string() + " " +
+                    (dir / "noisy.jsonl").string() + db + " --wide --out '" + out_file + "'");
+  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
   EXPECT_NE(r.out.find("], MDE "), std::string::npos) << r.out;
+  EXPECT_EQ(test::slurp(out_file), r.out);
   r = test::run_cli("compare " + (dir / "base.jsonl").string() + " " +
                     (dir / "noisy.jsonl").string() + db + " --family bogus");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;

@@ -179,7 +179,7 @@ TEST(CompareMachineClass, CliRefusesRunsOfDifferentClassesUnlessAllowed) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   const size_t note = r.out.find("Environment change allowed (--allow-environment-change)");
   ASSERT_NE(note, std::string::npos) << r.out;
-  EXPECT_LT(note, r.out.find("| model |")) << "the note comes before the table: " << r.out;
+  EXPECT_LT(note, r.out.find("new/base [95% CI]")) << "the note comes before the table: " << r.out;
 
   r = test::run_cli("compare " + q(base) + " " + q(other) + db +
                     " --allow-environment-change --json");

@@ -79,7 +79,12 @@ TEST(BaselineGate, StoreWithoutThisMachinesClassNamesTheRecordingCommand) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("has no baseline of machine class"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("other-1-1-1cpu-l3_0-00000000"), std::string::npos) << r.err;
+  // How to make one, or how to gate without one (issue 48); the class is the
+  // hardware, never the engine build (results/machine_class.hpp).
+  EXPECT_NE(r.err.find("moesweep baseline add RUN_DIR"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("scripts/regress --update"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("scripts/regress --base"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("engine commit"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "sweep/run_session.hpp"
 #include "tiny_request.hpp"
 #include "util/json_file.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
 namespace {
@@ -66,7 +67,7 @@ TEST(RunTables, TablesNoiseAndTheDatabaseFollowTheEventsAcrossAResume) {
     run_id = session.dir().run_id();
     EXPECT_EQ(session.run(stop).status, RunStatus::kInterrupted);
     ASSERT_EQ(records_of(run).size(), 1u);
-    EXPECT_EQ(session.tables_markdown(), render_run_tables(records_of(run)).markdown);
+    EXPECT_EQ(session.tables_text(TableWidth::kWide), render_run_tables(records_of(run)).markdown);
   }
   // A kill between the JSONL and the database: the database lost the point.
   delete_point_rows(dir / "results.sqlite", run_id);
@@ -80,7 +81,10 @@ TEST(RunTables, TablesNoiseAndTheDatabaseFollowTheEventsAcrossAResume) {
   const std::vector<Record> all = records_of(run);
   ASSERT_EQ(all.size(), 4u);
   const RunTables expected = render_run_tables(all);
-  EXPECT_EQ(resumed.tables_markdown(), expected.markdown);
+  EXPECT_EQ(resumed.tables_text(TableWidth::kWide), expected.markdown);
+  // What stdout gets: the same points in a terminal's 120 columns (issue 48).
+  EXPECT_EQ(resumed.tables_text(TableWidth::kCompact), expected.terminal);
+  EXPECT_LE(widest_line(expected.terminal), kTerminalWidth) << expected.terminal;
   std::ifstream in(run / "tables.md");
   const std::string tables_md((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(tables_md, "# " + run_id + "\n\n" + expected.markdown);

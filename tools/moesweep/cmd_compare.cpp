@@ -15,6 +15,8 @@
 #include "results/sqlite_store.hpp"
 #include "serve/serve_compare.hpp"
 #include "util/error.hpp"
+#include "util/json_file.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -30,6 +32,8 @@ struct CompareArgs {
   std::string ignore;
   std::string on;
   bool json = false;
+  bool wide = false;  // every column on stdout (a terminal gets the compact table)
+  std::string out;    // the wide report also into this file (compare.md)
   bool allow_environment_change = false;
   std::string engines;    // "a,b": two engines of one run (sweep --engine a,b)
   std::string tolerance;  // --metric COUNTS: the exact gate's tolerance in percent
@@ -82,19 +86,20 @@ int run_compare(const CompareArgs& a) {
   options.allow_environment_change = a.allow_environment_change;
   if (counts)
     return run_count_compare({a.base, a.fresh, a.engines, a.db, a.allow_environment_change},
-                             a.metric, a.tolerance, options.ignore, a.json);
+                             a.metric, a.tolerance, options.ignore, {a.json, a.wide, a.out});
   if (is_serve_run(a.base) || is_serve_run(a.fresh))  // issue 12: serve-bench runs
     return compare_serve(a, options);
   const auto [base, fresh] =
       load_compare_sides({a.base, a.fresh, a.engines, a.db, a.allow_environment_change});
   for (const LoadedRun* run : {&base, &fresh})
-    for (const std::string& note : run->notes) fmt::print(stderr, "[compare] note: {}\n", note);
+    for (const std::string& note : run->notes) print_note("[compare] note: " + note);
   const Comparison c = compare_runs(base, fresh, options);
   check_same_machine_class(c);
+  if (!a.out.empty()) write_file_atomically(a.out, comparison_markdown(c, TableWidth::kWide));
   if (a.json) {
     fmt::print("{}\n", comparison_json(c).dump(2));
   } else {
-    fmt::print("{}", comparison_markdown(c));
+    fmt::print("{}", comparison_markdown(c, a.wide ? TableWidth::kWide : TableWidth::kCompact));
   }
   std::fflush(stdout);
   if (c.points.empty()) {
@@ -148,6 +153,10 @@ void add_compare_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--on", args->on,
                   "join on these key fields only (e.g. threads, to sit beside a published table)");
   cmd->add_flag("--json", args->json, "print JSON instead of Markdown");
+  cmd->add_flag("--wide", args->wide,
+                "print every column (means, p values, every key field) instead of the table that "
+                "fits 120 columns");
+  cmd->add_option("--out", args->out, "also write the report with every column to this file");
   cmd->add_flag("--allow-environment-change", args->allow_environment_change,
                 "compare runs of different machine classes (CPU, L3, CPU features) instead of "
                 "refusing; the report says so at the top");

@@ -4,11 +4,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <map>
+
 #include "commands.hpp"
 #include "counters/advice.hpp"
 #include "counters/backends.hpp"
 #include "counters/likwid_backend.hpp"
 #include "counters/perf_backend.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 
@@ -20,6 +24,16 @@ struct CountersOptions {
   std::string cpuinfo = "/proc/cpuinfo";
 };
 
+std::vector<std::string> split_reason(const std::string& reason) {
+  std::vector<std::string> parts;
+  for (size_t start = 0; start <= reason.size();) {
+    const size_t end = std::min(reason.find("; ", start), reason.size());
+    parts.push_back(reason.substr(start, end - start));
+    start = end + 2;
+  }
+  return parts;
+}
+
 std::string status_text(const nlohmann::json& status) {
   if (status.is_string()) return status.get<std::string>();
   if (status.is_object() && status.contains("unavailable"))
@@ -27,9 +41,39 @@ std::string status_text(const nlohmann::json& status) {
   return status.dump();
 }
 
-void print_metrics(const nlohmann::json& metrics) {
+// The parts ("; "-separated) of a reason that at least two unavailable
+// metrics share: the hardware probe's failure, said once under the list.
+std::vector<std::string> shared_parts(const nlohmann::json& metrics) {
+  std::map<std::string, int> seen;
   for (const auto& [name, status] : metrics.items())
-    fmt::print("  {:<22} {}\n", name, status_text(status));
+    if (status.is_object() && status.contains("unavailable"))
+      for (const std::string& part : split_reason(status["unavailable"].get<std::string>()))
+        ++seen[part];
+  std::vector<std::string> out;
+  for (const auto& [part, count] : seen)
+    if (count > 1 && part.size() > 60) out.push_back(part);
+  return out;
+}
+
+// One line per metric (wrapped to 120 columns); a long reason that several
+// metrics share is said once, after them.
+void print_metrics(const nlohmann::json& metrics) {
+  const std::vector<std::string> shared = shared_parts(metrics);
+  for (const auto& [name, status] : metrics.items()) {
+    std::string text = status_text(status);
+    if (status.is_object() && status.contains("unavailable")) {
+      std::string own;
+      for (const std::string& part : split_reason(status["unavailable"].get<std::string>()))
+        if (std::find(shared.begin(), shared.end(), part) == shared.end())
+          own += (own.empty() ? "" : "; ") + part;
+      text = "unavailable" + (own.empty() ? std::string() : ": " + own) +
+             (own.size() < status["unavailable"].get<std::string>().size() ? " *" : "");
+    }
+    fmt::print("{}\n", wrap_words(fmt::format("  {:<22} {}", name, text), kTerminalWidth,
+                                  std::string(25, ' ')));
+  }
+  for (const std::string& part : shared)
+    fmt::print("{}\n", wrap_words("  *: " + part, kTerminalWidth, "    "));
 }
 
 int run_counters(const CountersOptions& o) {
@@ -64,25 +108,30 @@ int run_counters(const CountersOptions& o) {
              perf_d["cap_perfmon"].get<bool>() ? "yes" : "no");
   fmt::print("PMUs in {}/bus/event_source/devices: {}\n", o.sysfs_root,
              fmt::join(perf_d["pmus"].get<std::vector<std::string>>(), " "));
-  fmt::print("hardware PMU (cycles on this thread): {}\n\n", status_text(perf_d["hardware_pmu"]));
+  print_wrapped(
+      fmt::format("hardware PMU (cycles on this thread): {}", status_text(perf_d["hardware_pmu"])));
+  fmt::print("\n");
 
   fmt::print("--counters perf (perf_event_open), per phase:\n");
   print_metrics(perf_d["metrics"]);
-  fmt::print("\n--counters likwid (liblikwid {}): perfmon {}\n",
-             likwid_d["likwid_version"].is_string() ? likwid_d["likwid_version"].get<std::string>()
-                                                    : "not linked",
-             status_text(likwid_d["perfmon"]));
-  fmt::print("\n--counters auto chooses {}: {}\n", chosen->name(),
-             chosen->describe()["why"].get<std::string>());
+  fmt::print("\n");
+  print_wrapped(fmt::format("--counters likwid (liblikwid {}): perfmon {}",
+                            likwid_d["likwid_version"].is_string()
+                                ? likwid_d["likwid_version"].get<std::string>()
+                                : "not linked",
+                            status_text(likwid_d["perfmon"])));
+  fmt::print("\n");
+  print_wrapped(fmt::format("--counters auto chooses {}: {}", chosen->name(),
+                            chosen->describe()["why"].get<std::string>()));
   if (counters::likwid_marker_mode())
     fmt::print("likwid-perfctr -m detected: each phase of each point is a marker region\n");
   if (perf.profile() && !perf.profile()->notes.empty()) {
     fmt::print("\nnotes ({}):\n", perf.profile()->name);
-    for (const auto& note : perf.profile()->notes) fmt::print("  - {}\n", note);
+    for (const auto& note : perf.profile()->notes) print_wrapped("  - " + note);
   }
   if (!advice.empty()) {
     fmt::print("\nwhat you can do:\n");
-    for (const auto& line : advice) fmt::print("  - {}\n", line);
+    for (const auto& line : advice) print_wrapped("  - " + line);
   }
   return 0;
 }

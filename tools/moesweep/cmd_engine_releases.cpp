@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "engine/release_pins.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -29,9 +30,16 @@ int print_releases(bool json) {
   fmt::print("llama.cpp releases on npm ({}):\n", release_pins_file().string());
   fmt::print("  {:<8} {:<9} {:<10} {}\n", "version", "llama.cpp", "date", "worker");
   for (const PinnedRelease& r : releases) {
-    fmt::print("  {:<8} {:<9} {:<10} {}\n", r.version, r.release, r.source_date,
-               r.unsupported.empty() ? "supported" : "not supported: " + r.unsupported);
-    if (!r.known_issue.empty()) fmt::print("  {:<29}known issue: {}\n", "", r.known_issue);
+    // A reason or a known issue is a paragraph: wrapped under the worker column.
+    const std::string indent(31, ' ');
+    const std::string worker =
+        r.unsupported.empty() ? "supported" : "not supported: " + r.unsupported;
+    fmt::print("{}\n", wrap_words(fmt::format("  {:<8} {:<9} {:<10} {}", r.version, r.release,
+                                              r.source_date, worker),
+                                  kTerminalWidth, indent));
+    if (!r.known_issue.empty())
+      fmt::print("{}\n", wrap_words(indent + "known issue: " + r.known_issue, kTerminalWidth,
+                                    indent + "  "));
   }
   fmt::print("register one: moesweep engine add NAME --release VERSION [--from-source]\n");
   return 0;

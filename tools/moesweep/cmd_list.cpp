@@ -1,5 +1,5 @@
 // `moesweep list`: what ships with the tool (model and sweep profiles, quant types);
-// the hidden `moesweep help-flags --markdown`: the sweep flag table of docs/sweep.md.
+// `moesweep help-flags`: every sweep flag and profile key (--markdown: the table of docs/sweep.md).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -75,15 +75,15 @@ void add_list_command(CLI::App& app, CommandRunner& run) {
   auto json = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "as JSON");
   cmd->callback([&run, json] { run = [json] { return *json ? print_json() : print_text(); }; });
-  // Hidden: the sweep's settings table as docs/sweep.md holds it (between its
-  // flags markers; tests/spec/flag_table_test.cpp compares the two).
-  CLI::App* flags = app.add_subcommand("help-flags", "the sweep's flag table (internal)");
-  flags->group("");
-  static bool markdown = false;  // the only form; the flag says so where it is used
-  flags->add_flag("--markdown", markdown, "as Markdown");
-  flags->callback([&run] {
-    run = [] {
-      fmt::print("{}", sweep_settings_markdown());
+  // The sweep's settings table; --markdown as docs/sweep.md holds it (between
+  // its flags markers; tests/spec/flag_table_test.cpp compares the two).
+  CLI::App* flags = app.add_subcommand(
+      "help-flags", "every sweep flag and profile key, its level and meaning (docs/sweep.md)");
+  auto markdown = std::make_shared<bool>(false);
+  flags->add_flag("--markdown", *markdown, "as the Markdown table of docs/sweep.md");
+  flags->callback([&run, markdown] {
+    run = [markdown] {
+      fmt::print("{}", *markdown ? sweep_settings_markdown() : sweep_settings_text());
       return 0;
     };
   });

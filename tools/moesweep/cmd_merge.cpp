@@ -10,6 +10,7 @@
 #include "results/sqlite_store.hpp"
 #include "sweep/merge_runs.hpp"
 #include "util/error.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -33,11 +34,11 @@ void print_keys(const char* what, const std::vector<std::string>& keys) {
 
 // One merged run: what it holds and what it lacks.
 void print_merged(const MergeCheck& check, const MergeGroup& g, const MergedRun& m) {
-  fmt::print(stderr,
-             "[merge] plan {} ({}), machine {} on {}: {} of {} planned points from {} run(s) "
-             "of {} shard(s), {} failed -> {}\n",
-             check.plan_id, check.name, m.machine, fmt::join(g.hosts, ","), g.records.size(),
-             check.planned, g.runs.size(), check.shard_count, g.failed, m.dir.string());
+  print_note(fmt::format(
+      "[merge] plan {} ({}), machine {} on {}: {} of {} planned points from {} run(s) of {} "
+      "shard(s), {} failed -> {}",
+      check.plan_id, check.name, m.machine, fmt::join(g.hosts, ","), g.records.size(),
+      check.planned, g.runs.size(), check.shard_count, g.failed, m.dir.string()));
   if (!g.missing_shards.empty())
     fmt::print(stderr, "  no run of shard(s) {}\n", fmt::join(g.missing_shards, ","));
   print_keys("missing", g.missing);
@@ -47,22 +48,20 @@ void print_merged(const MergeCheck& check, const MergeGroup& g, const MergedRun&
 
 int run_merge(const MergeOptions& opts) {
   const std::vector<std::filesystem::path> inputs(opts.inputs.begin(), opts.inputs.end());
-  const MergeListener listener{
-      [](const std::string& note) { fmt::print(stderr, "[merge] note: {}\n", note); },
-      print_merged};
+  const MergeListener listener{[](const std::string& note) { print_note("[merge] note: " + note); },
+                               print_merged};
   const MergeResult merged = merge_shard_runs(
       inputs, opts.out, opts.no_db ? std::nullopt : std::optional<std::filesystem::path>(opts.db),
       listener);
   // The hardware table: one row per machine class (a single row without a fleet).
   fmt::print("{}", merged.hardware_table);
-  if (!merged.fleet_warning.empty())
-    fmt::print(stderr, "moesweep: warning: {}\n", merged.fleet_warning);
+  if (!merged.fleet_warning.empty()) print_note("moesweep: warning: " + merged.fleet_warning);
   if (!merged.all_ok()) {
-    fmt::print(stderr,
-               "[merge] {}: the merged run lacks, repeats or failed points (exit 3); re-run the "
-               "shards concerned (`moesweep sweep --shard` continues its own run and retries "
-               "failed points), then merge again into a new --out\n",
-               merged.any_incomplete() ? "incomplete" : "points failed");
+    print_note(fmt::format(
+        "[merge] {}: the merged run lacks, repeats or failed points (exit 3); re-run the shards "
+        "concerned (`moesweep sweep --shard` continues its own run and retries failed points), "
+        "then merge again into a new --out",
+        merged.any_incomplete() ? "incomplete" : "points failed"));
     return exit_code::kPointsFailed;
   }
   return exit_code::kOk;

@@ -11,6 +11,7 @@
 #include "sweep_options.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -88,8 +89,9 @@ int run_plan(const PlanOptions& opts) {
                         plan_index(plan, id, shards, cost, settings, origin).dump(2) + "\n");
 
   const char* unit = cost.in_seconds ? "s" : "work units";
-  fmt::print("plan {} ({} from {}): {} points in {} context group(s), most threads {}\n", id,
-             spec.name, origin, plan.points.size(), cost.contexts.size(), max_threads(plan));
+  print_wrapped(
+      fmt::format("plan {} ({} from {}): {} points in {} context group(s), most threads {}", id,
+                  spec.name, origin, plan.points.size(), cost.contexts.size(), max_threads(plan)));
   for (const Shard& s : shards)
     fmt::print("  shard {}: {} points, {} context group(s), cost {:.0f} {} ({:.0f}% of the plan)\n",
                s.index, s.points, s.contexts.size(), s.cost, unit,
@@ -97,9 +99,10 @@ int run_plan(const PlanOptions& opts) {
   if (!cost.in_seconds)
     fmt::print("  (no earlier run of every model under {}: costs from nominal speeds)\n",
                opts.runs);
-  for (const std::string& w : plan.warnings) fmt::print("warning: {}\n", w);
-  fmt::print("wrote {}/plan.json and shard-0..{}.json; next: moesweep slurm {} > job.sh\n",
-             out.string(), shards.size() - 1, out.string());
+  for (const std::string& w : plan.warnings) print_wrapped("warning: " + w);
+  print_wrapped(
+      fmt::format("wrote {}/plan.json and shard-0..{}.json; next: moesweep slurm {} > job.sh",
+                  out.string(), shards.size() - 1, out.string()));
   return exit_code::kOk;
 }
 

@@ -44,7 +44,8 @@ std::optional<Calibration> calibrate(const CalibrateArgs& c) {
 }
 
 // --hardware A,B,...: one table, the same model and calibration on each.
-int print_comparison(const PredictInputs& o, const std::optional<Calibration>& fitted) {
+int print_comparison(const PredictInputs& o, const std::optional<Calibration>& fitted,
+                     TableWidth width) {
   std::vector<Prediction> all;
   for (const std::string& name : split_list(o.hardware)) {
     PredictInputs one = o;
@@ -53,11 +54,11 @@ int print_comparison(const PredictInputs& o, const std::optional<Calibration>& f
     if (fitted) all.back().calibration = fitted;
   }
   fmt::print("model: {}; bytes per decoded token {:.2f} GB\n\n{}", all.front().model.label,
-             all.front().model.bytes_per_token / 1e9, prediction_table(all));
+             all.front().model.bytes_per_token / 1e9, prediction_table(all, width));
   return 0;
 }
 
-int run_predict(PredictInputs o, const std::string& trace, const CalibrateArgs& c) {
+int run_predict(PredictInputs o, const std::string& trace, const CalibrateArgs& c, bool wide) {
   const std::optional<Calibration> fitted = calibrate(c);
   if (fitted && o.hardware.empty() && o.model.empty() && o.active_params <= 0) return 0;
   if (o.hardware.empty()) {
@@ -67,7 +68,8 @@ int run_predict(PredictInputs o, const std::string& trace, const CalibrateArgs& 
   const bool use_fit = fitted && o.efficiency <= 0;  // --efficiency still wins
   if (use_fit) o.efficiency = fitted->efficiency;
   if (o.hardware.find(',') != std::string::npos)
-    return print_comparison(o, use_fit ? fitted : std::nullopt);
+    return print_comparison(o, use_fit ? fitted : std::nullopt,
+                            wide ? TableWidth::kWide : TableWidth::kCompact);
   Prediction p = predict_decode(o);
   if (use_fit) p.calibration = fitted;
   print_prediction(o, p, trace);
@@ -118,8 +120,13 @@ void add_predict_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--threads", o->threads,
                   "with --calibration: the factor fitted for this thread count, where fitted")
       ->check(in_range(1, 1 << 16));
-  cmd->callback(
-      [&run, o, trace, cal] { run = [o, trace, cal] { return run_predict(*o, *trace, *cal); }; });
+  auto wide = std::make_shared<bool>(false);
+  cmd->add_flag("--wide", *wide,
+                "with several --hardware: every column (price, power, memory, the bandwidth's "
+                "source) instead of the table that fits 120 columns");
+  cmd->callback([&run, o, trace, cal, wide] {
+    run = [o, trace, cal, wide] { return run_predict(*o, *trace, *cal, *wide); };
+  });
 }
 
 }  // namespace moesweep::cli

@@ -20,14 +20,15 @@
 #include "sweep_shard.hpp"
 #include "util/error.hpp"
 #include "util/stop_signal.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
 
 // Flags typed beside --resume that the resumed run would not use.
 std::vector<std::string> flags_ignored_on_resume(const CLI::App& cmd) {
-  static const std::set<std::string> kept = {"resume", "quiet",   "dry-run", "db",
-                                             "no-db",  "keep-pp", "keep-tg", "help"};
+  static const std::set<std::string> kept = {"resume",  "quiet",   "dry-run", "db",  "no-db",
+                                             "keep-pp", "keep-tg", "help",    "wide"};
   std::vector<std::string> given;
   for (const CLI::Option* opt : cmd.get_options()) {
     if (opt->count() == 0 || opt->get_lnames().empty()) continue;
@@ -37,10 +38,12 @@ std::vector<std::string> flags_ignored_on_resume(const CLI::App& cmd) {
 }
 
 // stdout's tables, the summary line and the exit code.
-int finish(const RunSession& session, const RunOutcome& outcome) {
+int finish(const RunSession& session, const RunOutcome& outcome, bool wide) {
   const std::string dir = session.dir().path().string();
   std::fflush(stderr);
-  fmt::print("{}", session.tables_markdown());
+  fmt::print("{}", session.tables_text(wide ? TableWidth::kWide : TableWidth::kCompact));
+  if (!wide && !session.tables_text(TableWidth::kWide).empty())
+    fmt::print("\nEvery column: tables.md in the run directory (or sweep --wide).\n");
   std::fflush(stdout);
   fmt::print(stderr, "[sweep] {}: {} ok, {} failed{} -> {}\n", run_status_name(outcome.status),
              outcome.ok_points, outcome.failed_points,
@@ -105,12 +108,12 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd, const std::string& 
     return print_dry_run(session.plan(), session.origin(), session.sample_time().choice);
   session.listen(progress);
   session.open();
-  for (const std::string& note : session.notes()) fmt::print(stderr, "[sweep] note: {}\n", note);
+  for (const std::string& note : session.notes()) print_note("[sweep] note: " + note);
   fmt::print(stderr, "[sweep] run directory {}\n", session.dir().path().string());
   RunDirRoutingTraces traces(session.dir().path());
   if (opts.trace_routing) session.trace_routing_with(&traces);
   const RunOutcome outcome = measure(session);
-  return finish(session, outcome);
+  return finish(session, outcome, opts.wide);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
 #include "util/stop_signal.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -58,8 +59,11 @@ void print_summary(const TwinSpec& spec, const TwinResult& r, const ModelProfile
              human_count(rc.active));
   fmt::print("peak RSS   {}\n", human_bytes(static_cast<uint64_t>(r.peak_rss_bytes)));
   if (!r.quant_fallbacks.empty())  // the engine's per-tensor warnings went to the log
-    fmt::print("fallback   {} (row length not a multiple of the {} block; engine log {})\n",
-               quant_fallback_summary(r.quant_fallbacks), spec.quant, r.engine_log.string());
+    fmt::print("{}\n", wrap_words(fmt::format("fallback   {} (row length not a multiple of the {} "
+                                              "block; engine log {})",
+                                              quant_fallback_summary(r.quant_fallbacks), spec.quant,
+                                              r.engine_log.string()),
+                                  kTerminalWidth, std::string(11, ' ')));
 }
 
 // Refuses an --out that cannot be written before minutes of building. The

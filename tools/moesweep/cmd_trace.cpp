@@ -11,6 +11,7 @@
 #include "model/twin_builder.hpp"
 #include "twin_options.hpp"
 #include "util/stop_signal.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -53,10 +54,10 @@ int run_trace(TraceOptions o) {
   }
   const std::string model = o.request.gguf.filename().string();
   auto started = [&](const TraceModel& m, const TraceRunSettings& s) {
-    fmt::print(
+    print_wrapped(fmt::format(
         "tracing {} ({} layers, {} experts, {} used): {} prompt + {} generated tokens, {} "
-        "threads\n",
-        model, m.n_layer, m.n_expert, m.n_expert_used, s.n_prompt, s.n_gen, s.threads.n_threads);
+        "threads",
+        model, m.n_layer, m.n_expert, m.n_expert_used, s.n_prompt, s.n_gen, s.threads.n_threads));
   };
   const TraceRunDone done = record_trace_run(o.request, started);
   print_speeds(done.result, o.request.run);

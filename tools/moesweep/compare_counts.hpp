@@ -9,7 +9,15 @@
 namespace moesweep::cli {
 
 // Exit status: 0 the same within the tolerance, 4 more work per token, 5 inconclusive.
+// What compare prints and writes: JSON, or Markdown (a terminal's, or --wide);
+// `file` (--out) gets the wide Markdown.
+struct CompareOutput {
+  bool json = false, wide = false;
+  std::string file;
+};
+
 int run_count_compare(const CompareSides& sides, const std::string& metrics,
-                      const std::string& tolerance, const std::set<std::string>& ignore, bool json);
+                      const std::string& tolerance, const std::set<std::string>& ignore,
+                      const CompareOutput& output);
 
 }  // namespace moesweep::cli

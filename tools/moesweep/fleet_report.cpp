@@ -41,7 +41,7 @@ int report_fleet(const std::filesystem::path& dir, const FleetReportOptions& opt
   const std::string warning = write_fleet_files(
       dir, fleet.plan_id, index.value("runs", nlohmann::json::array()), fleet.members, figure);
   if (!warning.empty()) fmt::print(stderr, "moesweep: warning: {}\n", warning);
-  fmt::print("{}", fleet_table(fleet.members));
+  fmt::print("{}", fleet_table(fleet.members, TableWidth::kCompact));
   fmt::print(stderr, "[report] {} machine class(es) -> {}\n", fleet.members.size(),
              (dir / "fleet.md").string());
   return exit_code::kOk;

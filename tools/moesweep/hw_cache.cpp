@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "util/terminal_text.hpp"
+
 namespace moesweep::cli {
 namespace {
 
@@ -14,18 +16,19 @@ std::string size_text(uint64_t bytes) {
 }
 
 void print_knees(const char* what, const std::vector<CacheKnee>& knees, const char* unit) {
-  fmt::print("  {:<22}", what);
-  if (knees.empty()) fmt::print(" none");
+  std::string line = fmt::format("  {:<22}", what);
+  if (knees.empty()) line += " none";
   for (const CacheKnee& k : knees)
-    fmt::print(" {} ({:.3g} -> {:.3g} {})", size_text(k.bytes), k.before, k.after, unit);
-  fmt::print("\n");
+    line += fmt::format(" {} ({:.3g} -> {:.3g} {})", size_text(k.bytes), k.before, k.after, unit);
+  fmt::print("{}\n", wrap_words(line, kTerminalWidth, std::string(25, ' ')));
 }
 
 void print_gemv(const CacheProbeResult& r) {
   if (r.gemv.empty()) return;
   const ExpertGemvShape& g = r.gemv_shape;
-  fmt::print("expert GEMV (ggml mul_mat_id, {} experts of {}x{}, {} used x {} layers per token):\n",
-             g.type, g.hidden, g.rows, g.used, g.layers);
+  print_wrapped(fmt::format(
+      "expert GEMV (ggml mul_mat_id, {} experts of {}x{}, {} used x {} layers per token):", g.type,
+      g.hidden, g.rows, g.used, g.layers));
   fmt::print("{:>12} {:>10} {:>10}\n", "pool", "GB/s 1", fmt::format("GB/s {}", r.threads));
   for (const GemvProbePoint& p : r.gemv)
     fmt::print("{:>12} {:>10.1f} {:>10}\n", size_text(p.pool_bytes), p.gbps,
@@ -50,12 +53,12 @@ void print_cache_probe(const CacheProbeResult& r, bool table) {
     fmt::print("huge pages: {:.0f}% of the largest buffer\n", 100 * r.huge_page_share);
     print_gemv(r);
   }
-  fmt::print(
-      "L3: nominal {} (hwloc), effective {} for 1 thread, {} for {} threads "
-      "(measured {}; the biggest latency step above the {} L2)\n",
-      size_text(r.nominal_l3_bytes), size_text(r.effective_l3_bytes),
-      size_text(r.effective_l3_bytes_all), r.threads, r.measured_at,
-      size_text(r.private_cache_bytes));
+  print_wrapped(
+      fmt::format("L3: nominal {} (hwloc), effective {} for 1 thread, {} for {} threads "
+                  "(measured {}; the biggest latency step above the {} L2)",
+                  size_text(r.nominal_l3_bytes), size_text(r.effective_l3_bytes),
+                  size_text(r.effective_l3_bytes_all), r.threads, r.measured_at,
+                  size_text(r.private_cache_bytes)));
 }
 
 }  // namespace moesweep::cli

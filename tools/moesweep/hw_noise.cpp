@@ -6,6 +6,8 @@
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
 
+#include "util/terminal_text.hpp"
+
 namespace moesweep::cli {
 namespace {
 
@@ -76,35 +78,35 @@ NoiseMeasureOptions noise_options(const NoiseFlags& f) {
 }
 
 void print_noise_profile(const NoiseProfile& p, bool table) {
-  fmt::print("noise profile: {}, {} thread(s), N_KV {}, {} ({})\n", p.model, p.threads, p.depth,
-             p.engine, p.measured_at);
+  print_wrapped(fmt::format("noise profile: {}, {} thread(s), N_KV {}, {} ({})", p.model, p.threads,
+                            p.depth, p.engine, p.measured_at));
   if (table) {
     print_curve("TG tokens per sample", p.tg, false);
     print_curve("PP tokens per sample", p.pp, false);
     print_curve("pause before a sample", p.gaps, true);
-    fmt::print(
-        "meanwhile: load {}, steal {}, other processes {} of the CPUs\n",
+    print_wrapped(fmt::format(
+        "meanwhile: load {}, steal {}, other processes {} of the CPUs",
         p.load_1m ? fmt::format("{:.2f}", *p.load_1m) : "unavailable",
         p.steal_fraction ? fmt::format("{:.1f}%", 100 * *p.steal_fraction) : "unavailable",
-        p.others_fraction ? fmt::format("{:.1f}%", 100 * *p.others_fraction) : "unavailable");
+        p.others_fraction ? fmt::format("{:.1f}%", 100 * *p.others_fraction) : "unavailable"));
   }
   if ((p.others_fraction && *p.others_fraction > kOthersFlagFraction) ||
       (p.steal_fraction && *p.steal_fraction > kStealFlagFraction))
-    fmt::print(
-        "busy: other processes or the hypervisor held the CPUs while it was measured; "
-        "this is the profile of a busy machine\n");
+    print_wrapped(
+        fmt::format("busy: other processes or the hypervisor held the CPUs while it was measured; "
+                    "this is the profile of a busy machine"));
   const SampleTimeAdvice a = recommended_sample_time(p);
   if (a.seconds <= 0) {
-    fmt::print(
+    print_wrapped(fmt::format(
         "sample time: the profile cannot tell (fewer than two TG lengths); sweeps take one "
-        "call of -n per sample\n");
+        "call of -n per sample"));
     return;
   }
-  fmt::print(
+  print_wrapped(fmt::format(
       "sample time: the CV of S_TG stops falling at {} tokens ({:.1f}%, best {:.1f}%{}); "
-      "sweeps' samples last at least {:.2g} s (--min-sample-time)\n",
+      "sweeps' samples last at least {:.2g} s (--min-sample-time)",
       a.tokens, 100 * a.cv, 100 * a.best_cv,
-      a.still_falling ? ", still falling at the longest length" : "", a.seconds);
+      a.still_falling ? ", still falling at the longest length" : "", a.seconds));
 }
 
 }  // namespace moesweep::cli

@@ -6,6 +6,8 @@
 #include "hw_cache.hpp"
 #include "hw_noise.hpp"
 
+#include "util/terminal_text.hpp"
+
 namespace moesweep::cli {
 namespace {
 
@@ -32,13 +34,13 @@ void print_topology(const Topology& t) {
       fmt::print("  L3 {:>2}: {:.0f} MiB shared by CPUs {}\n", i, mib(t.l3_domains[i].size_bytes),
                  cpu_list_text(t.l3_domains[i].cpus));
   }
-  fmt::print("pin order (one CPU per core, spread over L3 domains): {}\n",
-             fmt::join(t.spread_cpus, ","));
+  print_wrapped(fmt::format("pin order (one CPU per core, spread over L3 domains): {}",
+                            fmt::join(t.spread_cpus, ",")));
 }
 
 void print_profile(const HardwareProfile& p) {
-  fmt::print("hardware profile: {}{}\n", p.name,
-             p.description.empty() ? "" : " - " + p.description);
+  print_wrapped(fmt::format("hardware profile: {}{}", p.name,
+                            p.description.empty() ? "" : " - " + p.description));
   if (p.theoretical_bandwidth_gbps() > 0)
     fmt::print("theoretical bandwidth: {:.1f} GB/s ({} channels x {}-{} x {} B)\n",
                p.theoretical_bandwidth_gbps(), p.memory_channels, p.memory_type, p.memory_mt_s,
@@ -57,44 +59,48 @@ void print_measurement(const BandwidthMeasurement& m, const HardwareProfile& p, 
                  pt.overlapped_passes > 0 ? fmt::format("{:.1f}", pt.peak_gbps) : "none overlapped",
                  fmt::format("{}/{}", pt.overlapped_passes, pt.passes),
                  theo > 0 ? fmt::format("{:.0f}%", 100 * pt.gbps / theo) : "-");
-    fmt::print(
+    print_wrapped(fmt::format(
         "(median: the figure; peak: the best pass whose readers all overlapped; passes: "
-        "overlapped/all)\n");
+        "overlapped/all)"));
   }
-  fmt::print("measured bandwidth: {:.1f} GB/s at {} threads, median pass ({} MiB per thread, {})\n",
-             m.gbps, m.threads, m.bytes_per_thread >> 20, m.measured_at);
+  print_wrapped(fmt::format(
+      "measured bandwidth: {:.1f} GB/s at {} threads, median pass ({} MiB per thread, {})", m.gbps,
+      m.threads, m.bytes_per_thread >> 20, m.measured_at));
 }
 
 }  // namespace
 
 void print_machine(const MachineReport& m, const MeasuredNow& now) {
   const bool measured_now = now.bandwidth, probed_now = now.cache;
-  fmt::print("cpu:      {} (family {} model {}){}\n", m.cpu.model_name, m.cpu.family, m.cpu.model,
-             m.cpu.hypervisor ? ", virtual machine (hypervisor present)" : ", bare metal");
-  fmt::print("engine:   {} {}, CPU backend {} ({})\n", m.engine.kind, m.engine.release,
-             m.engine.cpu_variant, fmt::join(m.engine.cpu_features, " "));
+  print_wrapped(fmt::format(
+      "cpu:      {} (family {} model {}){}", m.cpu.model_name, m.cpu.family, m.cpu.model,
+      m.cpu.hypervisor ? ", virtual machine (hypervisor present)" : ", bare metal"));
+  print_wrapped(fmt::format("engine:   {} {}, CPU backend {} ({})", m.engine.kind, m.engine.release,
+                            m.engine.cpu_variant, fmt::join(m.engine.cpu_features, " ")));
   print_topology(m.topology);
   print_profile(m.profile);
   if (m.bandwidth) {
     print_measurement(*m.bandwidth, m.profile, measured_now);
     if (measured_now) fmt::print("cached in {}\n", bandwidth_cache_path().string());
   } else {
-    fmt::print(
-        "measured bandwidth: not measured yet; run `moesweep hw --bandwidth` (a few seconds)\n");
+    print_wrapped(fmt::format(
+        "measured bandwidth: not measured yet; run `moesweep hw --bandwidth` (a few seconds)"));
   }
   if (m.cache) {
     print_cache_probe(*m.cache, probed_now);
     if (probed_now) fmt::print("cached in {}\n", cache_probe_path().string());
   } else {
-    fmt::print("effective L3: not measured yet; run `moesweep hw --cache` (about a minute)\n");
+    print_wrapped(
+        fmt::format("effective L3: not measured yet; run `moesweep hw --cache` (about a minute)"));
   }
   if (m.noise) {
     print_noise_profile(*m.noise, now.noise);
     if (now.noise) fmt::print("cached in {}\n", noise_profile_path().string());
   } else if (!m.noise_problem.empty()) {
-    fmt::print("noise profile: unusable: {}\n", m.noise_problem);
+    print_wrapped(fmt::format("noise profile: unusable: {}", m.noise_problem));
   } else {
-    fmt::print("noise profile: not measured yet; run `moesweep hw --noise` (a few minutes)\n");
+    print_wrapped(
+        fmt::format("noise profile: not measured yet; run `moesweep hw --noise` (a few minutes)"));
   }
 }
 

@@ -1,4 +1,5 @@
 #include "l3_print.hpp"
+#include "util/terminal_text.hpp"
 
 #include <fmt/format.h>
 
@@ -25,11 +26,11 @@ void print_popularity(const L3Analysis& a) {
   };
   for (const Popularity& p : a.layers) row(fmt::format("layer {}", p.layer), p);
   row("mean", a.mean);
-  fmt::print(
+  print_wrapped(fmt::format(
       "  zipf_s: maximum-likelihood exponent over the experts chosen by < {:.0f}% of tokens "
-      "(observed rank order; s_by_id: rank = expert id + 1, a twin's order){}\n",
+      "(observed rank order; s_by_id: rank = expert id + 1, a twin's order){}",
       100 * kZipfCapShare,
-      a.requested_skew >= 0 ? fmt::format("; requested s = {}", a.requested_skew) : "");
+      a.requested_skew >= 0 ? fmt::format("; requested s = {}", a.requested_skew) : ""));
 }
 
 void print_curve(const L3Analysis& a) {
@@ -42,10 +43,10 @@ void print_curve(const L3Analysis& a) {
                a.prefill_meaningful() ? pct(c.hit.prefill) : no_prefill);
   fmt::print("  unlimited (cold misses only)          {:>8}\n", pct(a.ceiling.generation));
   if (!a.prefill_meaningful())
-    fmt::print(
+    print_wrapped(fmt::format(
         "  prefill: the prompt fit in {} micro-batch, so every prefill read is a first read; "
-        "trace with --prompt larger than --ubatch-size for a prefill hit rate\n",
-        a.prefill_microbatches);
+        "trace with --prompt larger than --ubatch-size for a prefill hit rate",
+        a.prefill_microbatches));
 }
 
 void print_targets(const L3Analysis& a) {
@@ -62,30 +63,32 @@ void print_targets(const L3Analysis& a) {
         pct(t.band.optimistic), pct(t.band.of(CacheModel::kBimodal).generation));
     (void)lru;
   }
-  fmt::print(
+  print_wrapped(fmt::format(
       "  band: byte-LRU, 16-way LRU, bimodal insertion and random replacement over the L3 "
       "domains as ggml's threads read the rows (dyn: share of expert bytes on a random "
-      "domain each step){}\n",
+      "domain each step){}",
       !a.targets.empty() && !a.targets.front().domains_known
           ? "; this trace names no expert matrices: one shared cache"
-          : "");
+          : ""));
 }
 
 }  // namespace
 
 void print_analysis(const L3Analysis& a) {
   const TraceModel& m = a.model;
-  fmt::print(
-      "trace: {} ({}), {} experts per MoE layer, {} used; {} prefill + {} generated tokens\n",
+  print_wrapped(fmt::format(
+      "trace: {} ({}), {} experts per MoE layer, {} used; {} prefill + {} generated tokens",
       std::filesystem::path(m.path).filename().string(), m.arch, m.n_expert, m.n_expert_used,
-      a.tokens_prefill, a.tokens_generation);
-  fmt::print("bytes: routed-expert pool {}, routed per token {}, hot set per token {}\n",
-             mib_text(m.routed_bytes_total), mib_text(m.routed_bytes_per_token()), mib_text(m.hot_bytes));
+      a.tokens_prefill, a.tokens_generation));
+  print_wrapped(fmt::format(
+      "bytes: routed-expert pool {}, routed per token {}, hot set per token {}",
+      mib_text(m.routed_bytes_total), mib_text(m.routed_bytes_per_token()), mib_text(m.hot_bytes)));
   print_popularity(a);
   fmt::print("\nreuse (LRU stack distance of warm expert reads)\n");
   for (const LayerReuse& r : a.reuse)
     fmt::print("  layer {:>3}  {:>8} reads, {:>5.1f}% cold, median {}, p90 {}\n", r.layer, r.reads,
-               r.reads ? 100.0 * r.cold / r.reads : 0.0, mib_text(r.median_bytes), mib_text(r.p90_bytes));
+               r.reads ? 100.0 * r.cold / r.reads : 0.0, mib_text(r.median_bytes),
+               mib_text(r.p90_bytes));
   print_curve(a);
   print_targets(a);
 }

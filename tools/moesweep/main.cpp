@@ -10,6 +10,7 @@
 #include "hw/build_info.hpp"
 #include "sweep_options.hpp"
 #include "util/error.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -72,11 +73,19 @@ const std::vector<std::string>& invocation() {
 }  // namespace moesweep::cli
 
 namespace {
+// The three parts, each wrapped to the terminal's 120 columns when stderr is
+// one (a log or a pipe keeps a part per line, for grep).
 int print_user_error(const moesweep::UserError& e) {
   std::fflush(stdout);
-  fmt::print(stderr, "moesweep: error: {}\n", e.problem());
-  if (!e.expected().empty()) fmt::print(stderr, "  expected: {}\n", e.expected());
-  if (!e.fix().empty()) fmt::print(stderr, "  fix: {}\n", e.fix());
+  const bool wrap = moesweep::stderr_is_terminal();
+  auto part = [wrap](const std::string& text, const char* indent) {
+    const std::string line =
+        wrap ? moesweep::wrap_words(text, moesweep::kTerminalWidth, indent) : text;
+    fmt::print(stderr, "{}\n", line);
+  };
+  part("moesweep: error: " + e.problem(), "  ");
+  if (!e.expected().empty()) part("  expected: " + e.expected(), "    ");
+  if (!e.fix().empty()) part("  fix: " + e.fix(), "    ");
   return e.exit_code();
 }
 }  // namespace

@@ -5,6 +5,7 @@
 #include "model/quant_types.hpp"
 #include "predict_l3.hpp"
 #include "report/predict_table.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -29,8 +30,8 @@ void print_model(const PredictInputs& o, const Prediction& p) {
 }  // namespace
 
 void print_prediction(const PredictInputs& o, const Prediction& p, const std::string& trace) {
-  fmt::print("hardware: {} - {:.1f} GB/s ({})\n", p.hardware.name, p.bandwidth_gbps,
-             p.bandwidth_source);
+  print_wrapped(fmt::format("hardware: {} - {:.1f} GB/s ({})", p.hardware.name, p.bandwidth_gbps,
+                            p.bandwidth_source));
   print_model(o, p);
   fmt::print("\ndecode upper bound (roofline): {:.2f} tok/s\n", p.bound_tps);
   if (!trace.empty())  // the same roofline with the routing trace's L3 term
@@ -38,20 +39,20 @@ void print_prediction(const PredictInputs& o, const Prediction& p, const std::st
                    p.model.kv_bytes, static_cast<double>(p.hardware.l3_total_bytes()),
                    p.hardware.cores, p.hardware.l3_domains, p.bandwidth_gbps});
   if (p.calibration) {
-    fmt::print("efficiency {:.0f}% of the roofline, from {}\n", 100 * p.calibration->efficiency,
-               p.calibration->source);
+    print_wrapped(fmt::format("efficiency {:.0f}% of the roofline, from {}",
+                              100 * p.calibration->efficiency, p.calibration->source));
     fmt::print("expected decode: {:.2f} tok/s\n", *p.expected_tps);
   } else {
     fmt::print(
         "efficiency: not calibrated (no measured runs here, no reference runs in the profile)\n");
   }
-  fmt::print("{}", cost_lines(p));
+  fmt::print("{}", cost_lines(p));  // wrapped where it is made
   if (o.target_tps > 0) {
-    fmt::print(
+    print_wrapped(fmt::format(
         "for {:.2f} tok/s: {:.0f} GB/s at the roofline, {:.0f} GB/s at {:.0f}% efficiency; "
-        "{:.0f} GB of memory for the weights\n",
+        "{:.0f} GB of memory for the weights",
         o.target_tps, p.required_gbps_at_roofline, p.required_gbps_at_efficiency,
-        100 * p.target_efficiency, p.model.total_bytes / 1e9);
+        100 * p.target_efficiency, p.model.total_bytes / 1e9));
   }
 }
 

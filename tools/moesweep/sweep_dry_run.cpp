@@ -12,6 +12,7 @@
 #include "sweep/memory_plan.hpp"
 #include "sweep/run_storage.hpp"
 #include "util/error.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -44,23 +45,28 @@ void print_twin_disk(const Plan& plan) {
 
 int print_dry_run(const Plan& plan, const std::string& origin, const SampleTimeChoice& samples) {
   const nlohmann::json s = plan.summary();
-  fmt::print("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)\n",
-             origin, s["points"].get<int>(), s["model_loads"].get<int>(), s["contexts"].get<int>(),
-             s["thread_switches"].get<int>());
+  print_wrapped(
+      fmt::format("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)",
+                  origin, s["points"].get<int>(), s["model_loads"].get<int>(),
+                  s["contexts"].get<int>(), s["thread_switches"].get<int>()));
   if (s.contains("engines"))
     fmt::print("engines {}: {}\n", fmt::join(s["engines"].get<std::vector<std::string>>(), ", "),
                s["engine_order"].get<std::string>());
   const uint64_t available = available_memory_bytes();
   for (const ModelGroup& mg : plan.models) {
+    const std::optional<std::filesystem::path> cached = cached_twin(mg, plan.spec);
     fmt::print("model {}{}{}\n", model_display_name(mg, plan.spec), knobs_text(mg.knobs),
-               mg.choice.file.empty() ? " (twin, built on first use)" : "");
+               !mg.choice.file.empty() ? ""
+               : cached ? fmt::format(" (twin, cached: {})", cached->filename().string())
+                        : " (twin, built on first use)");
     const MemoryShape shape = memory_shape_of(mg, plan.spec);
     for (const ContextGroup& cg : mg.contexts) {
-      fmt::print("  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}{}\n",
-                 cg.params.n_ctx, cg.params.n_batch, cg.params.n_ubatch, cg.params.type_k,
-                 cg.params.type_v, flash_attn_name(cg.params.flash_attn), fmt::join(cg.depths, ","),
-                 cg.n_prompt, plan.spec.n_gen, plan.spec.repetitions, repetitions_text(plan.spec),
-                 cg.invalid_reason.empty() ? "" : "  INVALID: " + cg.invalid_reason);
+      print_wrapped(fmt::format(
+          "  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}{}", cg.params.n_ctx,
+          cg.params.n_batch, cg.params.n_ubatch, cg.params.type_k, cg.params.type_v,
+          flash_attn_name(cg.params.flash_attn), fmt::join(cg.depths, ","), cg.n_prompt,
+          plan.spec.n_gen, plan.spec.repetitions, repetitions_text(plan.spec),
+          cg.invalid_reason.empty() ? "" : "  INVALID: " + cg.invalid_reason));
       std::vector<std::string> threads;
       for (size_t i = 0; i < cg.threads.size(); ++i) {
         const ThreadSettings& t = cg.threads[i];
@@ -80,13 +86,12 @@ int print_dry_run(const Plan& plan, const std::string& origin, const SampleTimeC
   }
   print_twin_disk(plan);
   if (samples.seconds > 0)
-    fmt::print(
-        "samples: at least {:.3g} s each, the call of -n (-p) tokens repeated at its depth "
-        "({})\n",
-        samples.seconds, samples.source);
+    print_wrapped(fmt::format(
+        "samples: at least {:.3g} s each, the call of -n (-p) tokens repeated at its depth ({})",
+        samples.seconds, samples.source));
   else
-    fmt::print("samples: {}\n", samples.source);
-  for (const std::string& w : plan.warnings) fmt::print("warning: {}\n", w);
+    print_wrapped("samples: " + samples.source);
+  for (const std::string& w : plan.warnings) print_wrapped("warning: " + w);
   fmt::print("cost: {} timed tokens + {} fill tokens", s["timed_tokens"].get<int64_t>(),
              s["fill_tokens"].get<int64_t>());
   Plan timed = plan;  // the samples' length as this run chose it

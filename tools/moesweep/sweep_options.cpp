@@ -17,6 +17,9 @@ void SweepOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--resume", resume, "continue an interrupted run (its directory)");
   cmd.add_flag("--dry-run", dry_run, "print the expanded plan and its estimated cost, run nothing");
   cmd.add_flag("--quiet", quiet, "no progress line on stderr");
+  cmd.add_flag("--wide", wide,
+               "print the tables with every column, as tables.md has them (default: a terminal's "
+               "120 columns)");
   cmd.add_option("--keep-pp", keep_pp,
                  "sweet spot: fraction of the best S_PP to keep (0 ignores prefill)")
       ->capture_default_str()

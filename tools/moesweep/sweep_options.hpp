@@ -18,6 +18,7 @@ struct SweepOptions {
   std::string resume;
   bool dry_run = false;
   bool quiet = false;
+  bool wide = false;  // stdout's tables with every column (tables.md's), not a terminal's 120
   bool no_db = false;
   // --trace-routing (cmd_sweep.cpp, analysis/run_dir_traces.hpp)
   bool trace_routing = false;

@@ -1,9 +1,9 @@
-// MarkdownTable (report/markdown_table.hpp), under every table moesweep prints:
+// MarkdownTable (util/markdown_table.hpp), under every table moesweep prints:
 // columns as wide as their widest cell (at least 3), right-aligned, UTF-8
 // counted in characters, short rows padded with empty cells.
 #include <gtest/gtest.h>
 
-#include "report/markdown_table.hpp"
+#include "util/markdown_table.hpp"
 
 namespace moesweep {
 namespace {

@@ -1,18 +1,10 @@
-#include "report/markdown_table.hpp"
+#include "util/markdown_table.hpp"
 
 #include <algorithm>
 
+#include "util/terminal_text.hpp"
+
 namespace moesweep {
-namespace {
-
-// Display width: UTF-8 continuation bytes take no column ("±" is two bytes).
-size_t display_width(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
-}  // namespace
 
 std::string MarkdownTable::render() const {
   std::vector<size_t> width(header_.size(), 3);
