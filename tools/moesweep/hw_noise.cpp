@@ -72,6 +72,7 @@ NoiseMeasureOptions noise_options(const NoiseFlags& f) {
   o.tg_tokens = int_list(f.tg, "--noise-tg");
   o.pp_ubatches = f.pp.empty() ? std::vector<int>{} : int_list(f.pp, "--noise-pp");
   o.gaps_s = f.gaps.empty() ? std::vector<double>{} : number_list(f.gaps, "--noise-gaps");
+  check_noise_options(o);  // before anything is said or started
   return o;
 }
 
