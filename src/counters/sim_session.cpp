@@ -8,6 +8,7 @@
 #include "counters/callgrind_dump.hpp"
 #include "counters/derived_metrics.hpp"
 #include "counters/sim_backend.hpp"
+#include "util/error.hpp"
 
 namespace moesweep::counters {
 using nlohmann::json;
@@ -16,6 +17,22 @@ namespace {
 
 constexpr const char* kEvents[] = {"Ir",   "Dr",   "Dw",   "I1mr", "D1mr",
                                    "D1mw", "ILmr", "DLmr", "DLmw"};
+
+// Counts that cannot all be true of one run ("" when they can): a miss is an
+// access that missed, so no level misses more than it was accessed, and the
+// LL is accessed only by the L1s' misses.
+std::string contradiction(const std::map<std::string, uint64_t>& events) {
+  static constexpr std::pair<const char*, const char*> kMissOf[] = {
+      {"I1mr", "Ir"},   {"D1mr", "Dr"},   {"D1mw", "Dw"},
+      {"ILmr", "I1mr"}, {"DLmr", "D1mr"}, {"DLmw", "D1mw"}};
+  for (const auto& [miss, access] : kMissOf) {
+    const auto m = events.find(miss), a = events.find(access);
+    if (m != events.end() && a != events.end() && m->second > a->second)
+      return fmt::format("callgrind's counts contradict each other: {} {} misses of {} {} accesses",
+                         m->second, miss, a->second, access);
+  }
+  return "";
+}
 
 // Why `dump` is not the count of the phase just timed ("" when it is).
 std::string dump_problem(const CallgrindDump& dump, const SimCacheConfig& cache, int tokens) {
@@ -26,7 +43,10 @@ std::string dump_problem(const CallgrindDump& dump, const SimCacheConfig& cache,
   if (dump.ll != cache.ll || dump.d1 != cache.d1 || dump.i1 != cache.i1)
     return fmt::format("valgrind simulated other caches (LL {}) than asked for ({})",
                        dump.ll ? geometry_text(*dump.ll) : "unknown", sim_cache_label(cache));
-  return "";
+  for (const char* e : kEvents)
+    if (!dump.totals.count(e))
+      return fmt::format("callgrind counted no '{}' (cache simulation off?)", e);
+  return contradiction(dump.totals);
 }
 
 class SimSession : public CounterSession {
@@ -43,17 +63,23 @@ class SimSession : public CounterSession {
     if (pid_ <= 0) return fail("no engine worker was attached to the counters");
     const std::vector<std::filesystem::path> dumps = backend_.dumps_of(pid_);
     if (dumps.size() != 1) return fail(no_dump_reason(dumps.size()));
-    const CallgrindDump dump = read_callgrind_dump(dumps.front());
+    CallgrindDump dump;
+    try {  // valgrind's output, not the user's file: this point's counts only
+      dump = read_callgrind_dump(dumps.front());
+    } catch (const UserError& e) {
+      std::filesystem::remove(dumps.front());
+      return fail("the callgrind dump is unreadable: " + e.problem());
+    }
     std::filesystem::remove(dumps.front());
     if (const std::string problem = dump_problem(dump, backend_.cache(), tokens); !problem.empty())
       return fail(problem);
     creator_ = dump.creator;
-    for (const char* e : kEvents) {
-      auto it = dump.totals.find(e);
-      if (it == dump.totals.end())
-        return fail(fmt::format("callgrind counted no '{}' (cache simulation off?)", e));
-      events_[e] += it->second;
-    }
+    for (const char* e : kEvents)
+      if (__builtin_add_overflow(events_[e], dump.totals.at(e), &events_[e]))
+        return fail(
+            fmt::format("callgrind's '{}' counts of {} repetitions overflow 64 bits when "
+                        "summed",
+                        e, repetitions_ + 1));
     const json one = simulated_metrics(dump.totals, tokens, backend_.cache().ll.line_bytes);
     for (const std::string& name : simulated_metric_names()) per_rep_[name].push_back(one[name]);
     tokens_ += tokens;
@@ -110,9 +136,11 @@ json simulated_metrics(const std::map<std::string, uint64_t>& events, double tok
   std::string missing;
   for (const char* e : kEvents)
     if (!events.count(e)) missing = e;
-  if (!missing.empty() || tokens <= 0) {
-    const std::string why = tokens <= 0 ? "no token was decoded in this phase"
-                                        : fmt::format("callgrind counted no '{}'", missing);
+  const std::string contradicted = missing.empty() ? contradiction(events) : "";
+  if (!missing.empty() || tokens <= 0 || !contradicted.empty()) {
+    const std::string why = tokens <= 0        ? "no token was decoded in this phase"
+                            : !missing.empty() ? fmt::format("callgrind counted no '{}'", missing)
+                                               : contradicted;
     return all_unavailable(simulated_metric_names(), why);
   }
   const auto n = [&](const char* e) { return static_cast<double>(events.at(e)); };

@@ -527,7 +527,15 @@ void SweepRunner::step_exec_lane(Lane& lane, const std::atomic<bool>& stop, RunO
     if (block.points.empty()) continue;
     listener_.note(fmt::format("running {} ({} points){}", engines()[lane.engine].exec_tool,
                                block.points.size(), on_engine(engines(), lane.engine)));
+    // The counters attach to moesweep's engine worker: another program's
+    // benchmark is not counted, and its records say so.
+    const nlohmann::json uncounted = counters::not_counted(
+        counters_, fmt::format("engine '{}' is another program's benchmark ({}): --counters {} "
+                               "counts moesweep's own engine worker only",
+                               engines()[lane.engine].name, engines()[lane.engine].exec_tool,
+                               counters_.name()));
     for (Record& rec : run_exec_block(block, stop)) {
+      if (rec.ok) rec.pp.counters = rec.tg.counters = uncounted;
       for (auto [phase, result] : {std::pair{"pp", &rec.pp}, std::pair{"tg", &rec.tg}})
         for (size_t i = 0; i < result->seconds.size(); ++i)
           listener_.sample({rec.point_index, &rec.params, phase, static_cast<int>(i),
