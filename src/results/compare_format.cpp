@@ -117,8 +117,9 @@ std::string header_lines(const Comparison& c) {
 }  // namespace
 
 std::string ratio_cell(const MetricComparison& m) {
-  if (m.n_base == 0 || m.n_new == 0) return "-";
-  if (m.ratio_hi <= 0) return fmt::format("{:.3f}", m.ratio);
+  if (m.n_base == 0 || m.n_new == 0 || !std::isfinite(m.ratio)) return "-";
+  if (m.ratio_hi <= 0 || !std::isfinite(m.ratio_lo) || !std::isfinite(m.ratio_hi))
+    return fmt::format("{:.3f}", m.ratio);
   return fmt::format("{:.3f} [{:.3f}, {:.3f}], MDE {}{}", m.ratio, m.ratio_lo, m.ratio_hi,
                      mde_percent(m.mde), unable_to_tell(m) ? " ?" : "");
 }
