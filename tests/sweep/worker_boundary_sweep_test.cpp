@@ -47,6 +47,7 @@ while IFS= read -r line; do
   case $FAKE_MODE:$op in
     decode_time:decode) reply=$(sed "s/\"seconds\":[^,}]*/\"seconds\":$FAKE_SECONDS/" <<<"$reply") ;;
     threads:threads) reply=${reply/\"n_threads\":1,/\"n_threads\":3,} ;;
+    batch:context) reply=$(sed 's/"n_batch":[0-9]*/"n_batch":1/' <<<"$reply") ;;
     lie_desc:load) reply=$(sed 's/"description":"[^"]*"/"description":"llama 70B"/' <<<"$reply") ;;
     input:decode) reply='{"ok":false,"kind":"input","error":"bad input"}' ;;
   esac
@@ -182,6 +183,17 @@ TEST(BoundarySweep, TheRecordKeepsWhatTheEngineAppliedAndAnotherThreadCountFails
   expect_all_failed_with(refused, "the engine applied n_threads 3 where the plan asked for 1");
   for (const nlohmann::json& rec : refused)
     EXPECT_EQ(rec.at("extra").at("applied").at("n_threads"), 3) << rec;
+}
+
+// Issue 44, item 13: a worker that applies n_batch 1 under an n_ubatch of 64
+// (not the engine's cap at the context) fails its points, naming it.
+TEST(BoundarySweep, ABatchBelowItsUbatchFailsThePointNotANote) {
+  const ProxySweep s;
+  const auto r = s.sweep("batch", "-d 0 -c 256 -r 1");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  expect_all_failed_with(records_of(s.run("batch")),
+                         "the engine applied n_batch 1 where the plan asked for 2048");
+  EXPECT_EQ(r.err.find("caps the batch at the context"), std::string::npos) << r.err;
 }
 
 // A registry holding `name`, whose worker is `worker`.
