@@ -428,8 +428,13 @@ void SweepRunner::open_lane(Lane& lane, const MemoryShape& shape,
                                  : nullptr;  // --trace-routing: the first engine's
   ContextParams params = cg.params;
   params.knobs = engines()[lane.engine].knobs;  // ik_llama.cpp's switches, for such an engine only
+  if (!model.running()) {  // a request between lanes (freeing a context) ended it
+    listener_.note(fmt::format("the engine worker{} had ended; restarting it",
+                               on_engine(engines(), lane.engine)));
+    model.restart();
+    lane.em->memory->set_engine_pid(model.pid());
+  }
   lane.ctx = std::make_unique<LiveContext>(model, params, routing);
-  lane.ctx->set_timeout(plan_.spec.point_timeout_s);
   // The KV cache expected of the context the engine made: its padding of
   // n_ctx (-c 80 holds 256 cells) is no discrepancy of the engine's figures.
   ContextParams held = cg.params;

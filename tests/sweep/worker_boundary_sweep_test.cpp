@@ -39,7 +39,7 @@ const char* const kProxy = R"(#!/bin/bash
 coproc W { exec "$REAL_WORKER"; }
 while IFS= read -r line; do
   op=; [[ $line =~ \"op\":\"([a-z_]+)\" ]] && op=${BASH_REMATCH[1]}
-  if [[ $FAKE_MODE:$op == hang_load:load || ( $FAKE_MODE:$op == hang_decode:decode && -e $FAKE_TRIGGER ) ]]; then
+  if [[ $FAKE_MODE:$op == hang_load:load || $FAKE_MODE:$op == hang_free:free || ( $FAKE_MODE:$op == hang_decode:decode && -e $FAKE_TRIGGER ) ]]; then
     echo $$ > "$FAKE_READY"; exec sleep 600
   fi
   printf '%s\n' "$line" >&"${W[1]}"
@@ -194,6 +194,23 @@ TEST(BoundarySweep, ABatchBelowItsUbatchFailsThePointNotANote) {
   expect_all_failed_with(records_of(s.run("batch")),
                          "the engine applied n_batch 1 where the plan asked for 2048");
   EXPECT_EQ(r.err.find("caps the batch at the context"), std::string::npos) << r.err;
+}
+
+// Issue 44, item 2: a worker that stopped answering after its context held
+// the sweep past --point-timeout: freeing a context had a deadline of its own
+// (60 s), and the next context then found the worker gone and failed every
+// one of its points ("the engine worker is not running"). Every request of a
+// model takes the model's one deadline, and a worker that a request ended is
+// restarted before the next context: the second context is measured.
+TEST(BoundarySweep, FreeingAContextHasThePointTimeoutAndTheNextContextGoesOn) {
+  const ProxySweep s;
+  const auto r = s.sweep("hang_free", "-d 0 -c 256,512 -r 1 --point-timeout 2");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto records = records_of(s.run("hang_free"));
+  ASSERT_EQ(records.size(), 2u) << r.err;
+  for (const nlohmann::json& rec : records) EXPECT_TRUE(rec.at("ok").get<bool>()) << rec;
+  ASSERT_GT(s.hung_pid(), 0) << "the fake never hung";
+  EXPECT_FALSE(test::process_alive(s.hung_pid())) << "the hung worker was left behind";
 }
 
 // A registry holding `name`, whose worker is `worker`.
