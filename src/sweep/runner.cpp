@@ -472,6 +472,8 @@ void SweepRunner::step_lane(Lane& lane, const MemoryShape& shape,
     lane.done = true;  // Ctrl-C: the point in progress stays unmeasured, for --resume
     lane.walk.reset();
     lane.ctx.reset();
+  } catch (const WorkerRefusal& e) {
+    lane_refused(lane, e, out);  // one point's request, not the run's
   } catch (const UserError& e) {
     throw named(e, lane.engine);  // the user's to fix, whichever engine said it
   } catch (const EngineCrash& e) {
@@ -484,17 +486,40 @@ void SweepRunner::step_lane(Lane& lane, const MemoryShape& shape,
   }
 }
 
+// The point a failure in the middle of a lane's walk fails: the one in
+// progress; between points (a fill through depths nothing wants), the next.
+const PlannedPoint* SweepRunner::point_failing_now(const Lane& lane) const {
+  const PlannedPoint* victim = lane.in_progress;
+  for (size_t i = 0; !victim && i < lane.points.size(); ++i)
+    if (wanted(*lane.points[i])) victim = lane.points[i];
+  return victim;
+}
+
+// The worker refused one of the lane's requests as bad input and goes on
+// running: the point it was for fails with the worker's words (every point of
+// the lane when it refused the context itself), and the lane goes on with a
+// new context.
+void SweepRunner::lane_refused(Lane& lane, const WorkerRefusal& e, RunOutcome& out) {
+  const std::string why = named(e, lane.engine).problem();
+  if (!lane.context_made) {
+    fail_points(lane.points, why, out);
+    lane.done = true;
+  } else if (const PlannedPoint* victim = point_failing_now(lane)) {
+    fail_points({victim}, why, out);
+  }
+  lane.walk.reset();
+  lane.ctx.reset();
+  lane.in_progress = nullptr;
+  lane.context_made = false;
+}
+
 void SweepRunner::lane_crashed(Lane& lane, const EngineCrash& e, RunOutcome& out) {
   const bool context_made = lane.context_made;
   if (!context_made) {  // creating the context kills the engine: every time
     fail_points(lane.points, e.what(), out);
     lane.done = true;
-  } else {
-    // Between points (a fill through depths nothing wants): the next one pays.
-    const PlannedPoint* victim = lane.in_progress;
-    for (size_t i = 0; !victim && i < lane.points.size(); ++i)
-      if (wanted(*lane.points[i])) victim = lane.points[i];
-    if (victim) fail_crashed(*victim, e, out);
+  } else if (const PlannedPoint* victim = point_failing_now(lane)) {
+    fail_crashed(*victim, e, out);
   }
   lane.walk.reset();
   lane.ctx.reset();
