@@ -104,8 +104,8 @@ bool changes_the_point(Rule rule, const json& planned, const json& applied, cons
     case Rule::kContextCap: {  // llama.cpp: n_batch = min(n_ctx, n_batch); a batch below that
       // (1 under a ubatch of 64) decodes the prefill in other pieces than planned
       const int64_t ctx = context_cap(s);
-      const int64_t cap = ctx > 0 ? std::min<int64_t>(planned.get<int64_t>(), ctx)
-                                  : planned.get<int64_t>();
+      const int64_t cap =
+          ctx > 0 ? std::min<int64_t>(planned.get<int64_t>(), ctx) : planned.get<int64_t>();
       return applied.get<int64_t>() < cap;
     }
     case Rule::kExact:

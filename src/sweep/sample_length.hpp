@@ -61,8 +61,9 @@ struct RunSampleTime {
 };
 // Chooses as above with this machine's profile. A damaged or foreign profile
 // is passed over (as if none were measured), its problem kept for the run's
-// notes: one bad file must not stop every later sweep. `resumed`: the resumed run's meta.json "sample_length" (null when
-// it started before there was one: one call, as then); nullptr for a new run.
+// notes: one bad file must not stop every later sweep. `resumed`: the resumed run's meta.json
+// "sample_length" (null when it started before there was one: one call, as then); nullptr for a new
+// run.
 RunSampleTime run_sample_time(const Plan& plan, const nlohmann::json* resumed);
 
 // The calls that make a sample of at least `min_s` when one takes `call_s`:

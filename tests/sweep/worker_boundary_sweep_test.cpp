@@ -213,6 +213,25 @@ TEST(BoundarySweep, FreeingAContextHasThePointTimeoutAndTheNextContextGoesOn) {
   EXPECT_FALSE(test::process_alive(s.hung_pid())) << "the hung worker was left behind";
 }
 
+// Issue 44, item 2, as the probe found it: after a hung worker was restarted,
+// the new one answers its context and then stops reading. Every request to
+// the restarted worker has the same deadline as the first worker's: each
+// point fails at --point-timeout (the fake hangs at every decode) and the
+// sweep ends.
+TEST(BoundarySweep, ARestartedWorkerThatHangsAfterItsContextFailsAtThePointTimeout) {
+  const ProxySweep s;
+  std::ofstream(s.trigger) << "hang\n";  // every worker's first decode hangs
+  const auto r = s.sweep("hang_decode", "-d 0,64 -c 256 -r 1 --point-timeout 2");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  const auto records = records_of(s.run("hang_decode"));
+  ASSERT_EQ(records.size(), 2u) << r.err;
+  // The second point's failure is the restarted worker's: a worker left
+  // ended would fail it as "not running", one without a deadline hang.
+  expect_all_failed_with(records, "no answer within 2 s (--point-timeout)");
+  ASSERT_GT(s.hung_pid(), 0) << "the fake never hung";
+  EXPECT_FALSE(test::process_alive(s.hung_pid())) << "the hung worker was left behind";
+}
+
 // A registry holding `name`, whose worker is `worker`.
 fs::path registry_with(const fs::path& dir, const std::string& name, const fs::path& worker) {
   RegisteredEngine e;
