@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "counters/backends.hpp"
+#include "counters/derived_metrics.hpp"
 #include "counters/likwid_backend.hpp"
 #include "counters/perf_backend.hpp"
 #include "counters/sim_backend.hpp"
@@ -41,6 +42,14 @@ std::unique_ptr<CounterBackend> choose_auto(const CounterOptions& options) {
 }
 
 }  // namespace
+
+nlohmann::json not_counted(const CounterBackend& backend, const std::string& reason) {
+  const nlohmann::json described = backend.describe();
+  std::vector<std::string> names;
+  if (described.contains("metrics") && described["metrics"].is_object())
+    for (const auto& [name, availability] : described["metrics"].items()) names.push_back(name);
+  return all_unavailable(names, reason);
+}
 
 std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice,
                                                      const CounterOptions& options) {

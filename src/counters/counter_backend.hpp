@@ -47,6 +47,11 @@ class CounterBackend {
   virtual std::vector<std::string> worker_launcher() const { return {}; }
 };
 
+// A phase this backend cannot count (another program's benchmark, an exec
+// engine): every metric it names (describe()["metrics"]) unavailable with
+// `reason`; {} for a backend that names none (--counters none).
+nlohmann::json not_counted(const CounterBackend& backend, const std::string& reason);
+
 // choice: auto | perf | likwid | sim | none. Throws UserError for an unknown choice.
 // `auto` picks the best backend that works here; describe()["why"] says why.
 // Backends must outlive the sessions they hand out.

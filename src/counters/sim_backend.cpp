@@ -10,6 +10,7 @@
 
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
+#include "util/temporary_folder.hpp"
 
 namespace moesweep::counters {
 namespace fs = std::filesystem;
@@ -28,16 +29,6 @@ long part_of(const std::string& name, const std::string& prefix) {
       }))
     return -1;
   return std::stol(digits);
-}
-
-fs::path make_dump_dir() {
-  std::string pattern = (fs::temp_directory_path() / "moesweep-sim-XXXXXX").string();
-  if (!::mkdtemp(pattern.data()))
-    throw UserError(
-        fmt::format("--counters sim: cannot create a folder for valgrind's output in {}",
-                    fs::temp_directory_path().string()),
-        "a writable temporary folder", "set TMPDIR to a writable folder");
-  return pattern;
 }
 
 }  // namespace
@@ -60,33 +51,32 @@ SimBackend::SimBackend(const SimCacheConfig& cache, bool per_token)
                     "valgrind 3.x (its callgrind tool simulates the caches)",
                     "install it: sudo apt-get install valgrind (scripts/setup --for test does), "
                     "then rebuild with scripts/setup so the worker marks its phases");
-  dump_dir_ = make_dump_dir();
+  dump_dir_ = std::make_unique<TemporaryFolder>("moesweep-sim", "--counters sim");
 }
 
-SimBackend::~SimBackend() {
-  std::error_code ec;
-  fs::remove_all(dump_dir_, ec);
-}
+SimBackend::~SimBackend() = default;
 
 std::vector<std::string> SimBackend::worker_launcher() const {
   std::vector<std::string> argv = {valgrind_.string(), "--tool=callgrind", "--cache-sim=yes"};
   // valgrind hands its environment to the worker (engine/worker/context_decode.cpp reads it)
   if (per_token_) argv.insert(argv.begin(), {"/usr/bin/env", "MOESWEEP_SIM_TOKEN_DUMPS=1"});
   for (const std::string& a : valgrind_cache_args(cache_)) argv.push_back(a);
-  argv.push_back("--callgrind-out-file=" + (dump_dir_ / "callgrind.out.%p").string());
+  argv.push_back("--callgrind-out-file=" + (dump_dir_->path() / "callgrind.out.%p").string());
   // -q: valgrind's own messages only when something is wrong. (Lines about the host's
   // caches still come, one to three per worker: "warning: L3 cache found, using its
   // data for the LL simulation", and where a VM reports an L3 valgrind cannot simulate,
   // the geometry it would use instead; valgrind prints them while it reads the host's
   // caches, before --I1/--D1/--LL replace them. The dumps name the caches simulated.)
   argv.push_back("-q");
+  // No gdbserver: its pipes in $TMPDIR would outlive a killed worker.
+  argv.push_back("--vgdb=no");
   return argv;
 }
 
 std::vector<fs::path> SimBackend::dumps_of(int pid) const {
   const std::string prefix = fmt::format("callgrind.out.{}.", pid);
   std::vector<std::pair<long, fs::path>> parts;
-  for (const fs::directory_entry& e : fs::directory_iterator(dump_dir_)) {
+  for (const fs::directory_entry& e : fs::directory_iterator(dump_dir_->path())) {
     if (parts.size() >= kMaxDumpsListed) break;
     const long part = part_of(e.path().filename().string(), prefix);
     if (part >= 0 && e.is_regular_file()) parts.emplace_back(part, e.path());

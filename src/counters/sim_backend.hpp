@@ -12,11 +12,13 @@
 // refuses more, sweep/sweep_spec.cpp).
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "counters/counter_backend.hpp"
 #include "counters/sim_cache.hpp"
+#include "util/temporary_folder.hpp"
 
 namespace moesweep::counters {
 
@@ -59,7 +61,7 @@ class SimBackend : public CounterBackend {
   SimCacheConfig cache_;
   bool per_token_ = false;
   std::filesystem::path valgrind_;
-  std::filesystem::path dump_dir_;  // private temporary folder, removed with the backend
+  std::unique_ptr<TemporaryFolder> dump_dir_;  // valgrind's output: private, removed with us
   int pid_ = 0;
 };
 

@@ -12,6 +12,9 @@ namespace moesweep::counters {
 namespace {
 
 constexpr uint64_t kMaxCacheBytes = 64ull << 30;  // beyond any cache: a typo
+// valgrind keeps a cache's size in a signed 32-bit int: 2 GiB and up is
+// refused by it ("One of the cache parameters was too large and overflowed").
+constexpr uint64_t kValgrindMaxCacheBytes = (1ull << 31) - 1;
 
 const char* const kSyntax = "LL=SIZE,WAYS[,LINE] D1=SIZE,WAYS[,LINE] I1=SIZE,WAYS[,LINE]";
 
@@ -32,12 +35,21 @@ int small_int(const std::string& text, const std::string& flag, const char* what
   return v;
 }
 
+// valgrind's own limits (cachegrind's check_cache and its option parser),
+// checked here so that it never refuses them after the sweep has started.
 void check_level(const std::string& name, const CacheGeometry& g, const std::string& flag) {
+  if (g.size_bytes > kValgrindMaxCacheBytes)
+    bad(flag, fmt::format("{}: {} is above the largest cache valgrind simulates, 2 GiB - 1 B (it "
+                          "keeps a cache's size in 32 bits)",
+                          name, geometry_text(g)));
   if (g.ways < 1 || g.ways > 1024)
     bad(flag, fmt::format("{}: {} ways is outside 1-1024", name, g.ways));
   if (g.line_bytes < 16 || g.line_bytes > 512 || !std::has_single_bit(unsigned(g.line_bytes)))
     bad(flag, fmt::format("{}: a line of {} bytes is not a power of two from 16 to 512", name,
                           g.line_bytes));
+  if (g.size_bytes <= uint64_t(g.line_bytes))
+    bad(flag, fmt::format("{}: {} is not larger than one {}-byte line (valgrind needs it larger)",
+                          name, geometry_text(g), g.line_bytes));
   const uint64_t set_bytes = uint64_t(g.ways) * uint64_t(g.line_bytes);
   if (g.size_bytes % set_bytes != 0 || !std::has_single_bit(g.size_bytes / set_bytes))
     bad(flag, fmt::format("{}: {} in {}-way sets of {}-byte lines is not a power-of-two number "

@@ -25,9 +25,10 @@ struct SimCacheConfig {
 
 // "LL=32MiB,16[,64] D1=48KiB,12 I1=32KiB,8": any of the three, separated by
 // spaces or ';', sizes in B, KiB, MiB or GiB (K, M, G alike); "" = defaults.
-// Every level must be one valgrind accepts (sets = size / (ways x line) a
-// power of two, line a power of two of 16-512 bytes, lines no larger in LL
-// than in D1 and I1). UserError naming `flag` otherwise.
+// Every level must be one valgrind accepts (a size below 2 GiB and above one
+// line, sets = size / (ways x line) a power of two, line a power of two of
+// 16-512 bytes, lines no larger in LL than in D1 and I1). UserError naming
+// `flag` otherwise, before anything runs.
 SimCacheConfig parse_sim_cache(const std::string& text, const std::string& flag = "--sim-cache");
 // A byte size as the user may write it ("4MiB", "512MiB", "48KiB"); UserError naming `flag`.
 uint64_t parse_cache_size(const std::string& text, const std::string& flag);

@@ -8,6 +8,7 @@
 #include "counters/callgrind_dump.hpp"
 #include "counters/derived_metrics.hpp"
 #include "counters/sim_backend.hpp"
+#include "util/error.hpp"
 
 namespace moesweep::counters {
 using nlohmann::json;
@@ -16,6 +17,22 @@ namespace {
 
 constexpr const char* kEvents[] = {"Ir",   "Dr",   "Dw",   "I1mr", "D1mr",
                                    "D1mw", "ILmr", "DLmr", "DLmw"};
+
+// Counts that cannot all be true of one run ("" when they can): a miss is an
+// access that missed, so no level misses more than it was accessed, and the
+// LL is accessed only by the L1s' misses.
+std::string contradiction(const std::map<std::string, uint64_t>& events) {
+  static constexpr std::pair<const char*, const char*> kMissOf[] = {
+      {"I1mr", "Ir"},   {"D1mr", "Dr"},   {"D1mw", "Dw"},
+      {"ILmr", "I1mr"}, {"DLmr", "D1mr"}, {"DLmw", "D1mw"}};
+  for (const auto& [miss, access] : kMissOf) {
+    const auto m = events.find(miss), a = events.find(access);
+    if (m != events.end() && a != events.end() && m->second > a->second)
+      return fmt::format("callgrind's counts contradict each other: {} {} misses of {} {} accesses",
+                         m->second, miss, a->second, access);
+  }
+  return "";
+}
 
 // Why `dump` is not the count of the phase just timed ("" when it is).
 std::string dump_problem(const CallgrindDump& dump, const SimCacheConfig& cache, int tokens) {
@@ -26,7 +43,10 @@ std::string dump_problem(const CallgrindDump& dump, const SimCacheConfig& cache,
   if (dump.ll != cache.ll || dump.d1 != cache.d1 || dump.i1 != cache.i1)
     return fmt::format("valgrind simulated other caches (LL {}) than asked for ({})",
                        dump.ll ? geometry_text(*dump.ll) : "unknown", sim_cache_label(cache));
-  return "";
+  for (const char* e : kEvents)
+    if (!dump.totals.count(e))
+      return fmt::format("callgrind counted no '{}' (cache simulation off?)", e);
+  return contradiction(dump.totals);
 }
 
 // Why `dump` is not token `index` of the `tokens` of a phase ("" when it is).
@@ -62,7 +82,13 @@ class SimSession : public CounterSession {
     std::map<std::string, uint64_t> sum;
     json ll = json::array(), ir = json::array();
     for (size_t i = 0; i < dumps.size(); ++i) {
-      const CallgrindDump dump = read_callgrind_dump(dumps[i]);
+      CallgrindDump dump;
+      try {  // valgrind's output, not the user's file: this point's counts only
+        dump = read_callgrind_dump(dumps[i]);
+      } catch (const UserError& e) {
+        for (size_t j = i; j < dumps.size(); ++j) std::filesystem::remove(dumps[j]);
+        return fail("the callgrind dump is unreadable: " + e.problem());
+      }
       std::filesystem::remove(dumps[i]);
       const bool last = i + 1 == dumps.size();
       if (const std::string problem = last ? dump_problem(dump, backend_.cache(), tokens)
@@ -74,11 +100,17 @@ class SimSession : public CounterSession {
         auto it = dump.totals.find(e);
         if (it == dump.totals.end())
           return fail(fmt::format("callgrind counted no '{}' (cache simulation off?)", e));
-        sum[e] += it->second;
+        // each dump zeroes the counts: the phase is the sum of its dumps
+        if (__builtin_add_overflow(sum[e], it->second, &sum[e]))
+          return fail(fmt::format("callgrind's '{}' counts of one phase overflow 64 bits", e));
       }
       if (!last) ll.push_back(ll_misses(dump.totals)), ir.push_back(dump.totals.at("Ir"));
     }
-    for (const auto& [e, n] : sum) events_[e] += n;
+    for (const auto& [e, n] : sum)
+      if (__builtin_add_overflow(events_[e], n, &events_[e]))
+        return fail(fmt::format(
+            "callgrind's '{}' counts of {} repetitions overflow 64 bits when summed", e,
+            repetitions_ + 1));
     const json one = simulated_metrics(sum, tokens, backend_.cache().ll.line_bytes);
     for (const std::string& name : simulated_metric_names()) per_rep_[name].push_back(one[name]);
     if (!ll.empty()) per_token_ = {{"ll_misses", ll}, {"instructions", ir}};
@@ -139,9 +171,11 @@ json simulated_metrics(const std::map<std::string, uint64_t>& events, double tok
   std::string missing;
   for (const char* e : kEvents)
     if (!events.count(e)) missing = e;
-  if (!missing.empty() || tokens <= 0) {
-    const std::string why = tokens <= 0 ? "no token was decoded in this phase"
-                                        : fmt::format("callgrind counted no '{}'", missing);
+  const std::string contradicted = missing.empty() ? contradiction(events) : "";
+  if (!missing.empty() || tokens <= 0 || !contradicted.empty()) {
+    const std::string why = tokens <= 0        ? "no token was decoded in this phase"
+                            : !missing.empty() ? fmt::format("callgrind counted no '{}'", missing)
+                                               : contradicted;
     return all_unavailable(simulated_metric_names(), why);
   }
   const auto n = [&](const char* e) { return static_cast<double>(events.at(e)); };

@@ -18,12 +18,12 @@ struct Sides {
 };
 
 enum class Rule {
-  kExact,      // any difference changes what the point measures
-  kAtLeast,    // more is harmless (the engine rounds up); less changes the point
-  kNote,       // any difference is harmless: kept and shown
-  kBatchCap,   // the engine's cap (its batch, itself capped at the context) is harmless
-  kUnlessSet,  // planned -1 (auto): what the engine chose; else exact
-  kSwitch,     // ik_llama.cpp's: as kUnlessSet; no setting where neither set nor reported
+  kExact,       // any difference changes what the point measures
+  kAtLeast,     // more is harmless (the engine rounds up); less changes the point
+  kContextCap,  // capped at the context, or more, is harmless; less than that changes the point
+  kBatchCap,    // the engine's cap (its batch, itself capped at the context) is harmless
+  kUnlessSet,   // planned -1 (auto): what the engine chose; else exact
+  kSwitch,      // ik_llama.cpp's: as kUnlessSet; no setting where neither set nor reported
 };
 
 // One setting the engine is given: how its planned and applied values read,
@@ -33,7 +33,7 @@ struct Setting {
   Rule rule;
   json (*planned)(const Sides&);
   json (*applied)(const Sides&);  // null: the engine did not report it
-  const char* harmless;           // why a difference of rule kAtLeast/kNote does not matter
+  const char* harmless;           // why an allowed difference (kAtLeast, a cap) does not matter
 };
 
 json reported(int value, int unreported) {
@@ -54,7 +54,7 @@ const std::vector<Setting>& settings() {
       {"n_ctx", Rule::kAtLeast, [](const Sides& s) { return json(s.plan.n_ctx); },
        [](const Sides& s) { return reported(s.context.n_ctx, 0); },
        "the engine rounds the context up to its cache's padding"},
-      {"n_batch", Rule::kNote, [](const Sides& s) { return json(s.plan.n_batch); },
+      {"n_batch", Rule::kContextCap, [](const Sides& s) { return json(s.plan.n_batch); },
        [](const Sides& s) { return reported(s.context.n_batch, 0); },
        "the engine caps the batch at the context, and no decode of a sweep is larger"},
       {"n_ubatch", Rule::kBatchCap, [](const Sides& s) { return json(s.plan.n_ubatch); },
@@ -91,18 +91,29 @@ int64_t batch_cap(const Sides& s) {
   return s.context.n_batch > 0 ? s.context.n_batch : std::min(s.plan.n_batch, s.plan.n_ctx);
 }
 
+// The context the engine caps the batch at: the one asked for (llama.cpp caps
+// before it pads the context), else the one it made.
+int64_t context_cap(const Sides& s) {
+  return s.plan.n_ctx > 0 ? s.plan.n_ctx : s.context.n_ctx;
+}
+
 bool changes_the_point(Rule rule, const json& planned, const json& applied, const Sides& s) {
   switch (rule) {
     case Rule::kBatchCap:
       return applied.get<int64_t>() != std::min<int64_t>(planned.get<int64_t>(), batch_cap(s));
+    case Rule::kContextCap: {  // llama.cpp: n_batch = min(n_ctx, n_batch); a batch below that
+      // (1 under a ubatch of 64) decodes the prefill in other pieces than planned
+      const int64_t ctx = context_cap(s);
+      const int64_t cap =
+          ctx > 0 ? std::min<int64_t>(planned.get<int64_t>(), ctx) : planned.get<int64_t>();
+      return applied.get<int64_t>() < cap;
+    }
     case Rule::kExact:
     case Rule::kUnlessSet:
     case Rule::kSwitch:
       return true;
     case Rule::kAtLeast:
       return applied.get<int64_t>() < planned.get<int64_t>();
-    case Rule::kNote:
-      return false;
   }
   return true;
 }

@@ -86,6 +86,16 @@ void LoadedModel::restart() {
   start();
 }
 
+bool LoadedModel::running() const {
+  return worker_ && worker_->pid() > 0;
+}
+
+nlohmann::json LoadedModel::request(
+    const nlohmann::json& req, const std::function<void(const nlohmann::json&)>& events) const {
+  if (!running()) throw EngineCrash("the engine worker is not running", "stopped", {});
+  return worker_->call(req, point_deadline(limits_.timeout_s), events);
+}
+
 const EngineFacts& LoadedModel::engine() const {
   return worker_->facts();
 }
@@ -96,13 +106,9 @@ int LoadedModel::pid() const {
 
 LiveContext::LiveContext(const LoadedModel& model, const ContextParams& params,
                          RoutingObserver* routing)
-    : model_(model),
-      params_(params),
-      routing_(routing),
-      generation_(model.generation()),
-      timeout_s_(model.limits().timeout_s) {
-  const nlohmann::json reply = model_.worker().call(
-      wp::encode(wp::ContextRequest{routing != nullptr, params}), point_deadline(timeout_s_));
+    : model_(model), params_(params), routing_(routing), generation_(model.generation()) {
+  const nlohmann::json reply =
+      model_.request(wp::encode(wp::ContextRequest{routing != nullptr, params}));
   wp::ContextReply r = wp::decode<wp::ContextReply>(reply);
   id_ = r.ctx;
   applied_.n_ctx = r.n_ctx;
@@ -115,8 +121,7 @@ LiveContext::LiveContext(const LoadedModel& model, const ContextParams& params,
 LiveContext::~LiveContext() {
   if (model_.generation() != generation_) return;  // gone with its worker
   try {
-    model_.worker().call(wp::encode(wp::FreeRequest{id_}),
-                         {60, "the deadline of freeing a context"});
+    model_.request(wp::encode(wp::FreeRequest{id_}));  // a hung worker is ended at the deadline
   } catch (const std::exception&) {
     // The worker is ending or gone: the context goes with it.
   }
@@ -142,9 +147,7 @@ void replay(RoutingObserver& routing, const nlohmann::json& line) {
 
 AppliedThreads LiveContext::set_threads(const ThreadSettings& threads) {
   check_alive(model_, generation_);
-  return wp::decode<wp::ThreadsReply>(
-             model_.worker().call(wp::encode(wp::ThreadsRequest{id_, threads}),
-                                  point_deadline(timeout_s_)))
+  return wp::decode<wp::ThreadsReply>(model_.request(wp::encode(wp::ThreadsRequest{id_, threads})))
       .applied;
 }
 
@@ -178,7 +181,7 @@ DecodeResult LiveContext::decode(const std::vector<int32_t>& tokens, int pos0, i
   req.routing = options.routing;
   const auto t0 = std::chrono::steady_clock::now();
   const nlohmann::json reply =
-      model_.worker().call(wp::encode(req), point_deadline(timeout_s_), events);
+      model_.request(wp::encode(req), events);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   wp::DecodeReply r = wp::decode<wp::DecodeReply>(reply);
   // The engine computes micro-batches of at most n_ubatch tokens (one for a generation step).
@@ -207,14 +210,12 @@ DecodeResult LiveContext::generate(const std::vector<int32_t>& tokens, int pos0,
 
 void LiveContext::rewind_to(int n_kv) {
   check_alive(model_, generation_);
-  model_.worker().call(wp::encode(wp::RewindRequest{id_, n_kv}), point_deadline(timeout_s_));
+  model_.request(wp::encode(wp::RewindRequest{id_, n_kv}));
 }
 
 int LiveContext::cached_tokens() const {
   check_alive(model_, generation_);
-  return wp::decode<wp::CachedReply>(
-             model_.worker().call(wp::encode(wp::CachedRequest{id_}), point_deadline(timeout_s_)))
-      .n;
+  return wp::decode<wp::CachedReply>(model_.request(wp::encode(wp::CachedRequest{id_}))).n;
 }
 
 std::string quantize_in_worker(const std::string& in, const std::string& out, int ftype,

@@ -10,7 +10,9 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -62,7 +64,13 @@ class LoadedModel {
   // A new worker with the model loaded again, after a crash; every context of
   // the old worker is gone.
   void restart();
-  EngineWorker& worker() const { return *worker_; }
+  // Whether its worker still runs (a request it failed or missed ended it).
+  bool running() const;
+  // The one way every request of this model reaches its worker (its
+  // contexts', their frees, before and after a restart): under the model's
+  // deadline, WorkerLimits::timeout_s (--point-timeout), and its stop flag.
+  nlohmann::json request(const nlohmann::json& req,
+                         const std::function<void(const nlohmann::json&)>& events = {}) const;
   int generation() const { return generation_; }
   const WorkerLimits& limits() const { return limits_; }
 
@@ -95,16 +103,14 @@ class LiveContext {
  public:
   // `routing` (optional, must outlive the context) sees every MoE layer's
   // selected experts of each decode, after the decode (outside its timing).
-  // Created within the model's deadline (WorkerLimits), which is also every
-  // later call's until set_timeout.
+  // Created, and every later call made, within the model's deadline
+  // (WorkerLimits::timeout_s): LoadedModel::request.
   LiveContext(const LoadedModel& model, const ContextParams& params,
               RoutingObserver* routing = nullptr);
   ~LiveContext();
   LiveContext(const LiveContext&) = delete;
   LiveContext& operator=(const LiveContext&) = delete;
 
-  // Deadline of every later request, seconds (<= 0: none).
-  void set_timeout(double seconds) { timeout_s_ = seconds; }
   // New threadpools with these settings, attached to the live context; what
   // the engine holds afterwards.
   AppliedThreads set_threads(const ThreadSettings& threads);
@@ -140,7 +146,6 @@ class LiveContext {
   int generation_ = 0;
   AppliedContext applied_;
   std::string creation_log_;
-  double timeout_s_ = 0;
 };
 
 // Quantizes the GGUF `in` to `out` (llama_model_quantize with

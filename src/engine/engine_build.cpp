@@ -201,6 +201,11 @@ void check_flags_moesweep_sets(const std::vector<BuildStep>& steps,
   }
 }
 
+// Where a failed add's log is kept: beside the registry's folders, hidden.
+fs::path failed_log_path(const fs::path& registry, const std::string& name) {
+  return registry / ("." + name + ".failed.log");
+}
+
 // Runs every step; on failure or a stop removes `dir` and throws with the log tail.
 void run_steps(const std::vector<BuildStep>& steps, const fs::path& dir, const fs::path& registry,
                const std::string& name, const std::function<void(const std::string&)>& progress) {
@@ -212,15 +217,19 @@ void run_steps(const std::vector<BuildStep>& steps, const fs::path& dir, const f
       end = run_step_logged(step.argv, log);
       if (!end.stopped && WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0) continue;
     }
-    const fs::path kept = registry / ("." + name + ".failed.log");
-    std::error_code ec;
-    fs::rename(log, kept, ec);
-    const std::string tail = log_tail(ec ? log : kept, 25);
-    fs::remove_all(dir, ec);
     const bool interrupted =
         StopOnSignal::requested() || (WIFSIGNALED(end.status) && WTERMSIG(end.status) == SIGINT);
-    throw UserError(fmt::format("engine add {}: {} {} (log: {}){}", name, step.what,
-                                interrupted ? "was interrupted" : "failed", kept.string(), tail),
+    const std::string tail = log_tail(log, 25);
+    // The log is kept beside the registry when it holds something (an empty
+    // one, of a step stopped before it said anything, tells nothing).
+    const fs::path kept = failed_log_path(registry, name);
+    std::error_code ec;
+    const bool keep = fs::file_size(log, ec) > 0 && !ec;
+    if (keep) fs::rename(log, kept, ec);
+    const std::string where = keep && !ec ? "log: " + kept.string() : "it wrote no log";
+    fs::remove_all(dir, ec);
+    throw UserError(fmt::format("engine add {}: {} {} ({}){}", name, step.what,
+                                interrupted ? "was interrupted" : "failed", where, tail),
                     "a step that succeeds",
                     interrupted ? fmt::format("nothing was registered and {} is removed: run the "
                                               "same engine add again",
@@ -302,6 +311,7 @@ RegisteredEngine add_engine(const fs::path& registry, const std::string& name,
         "a worker that answers its hello", "see the engine's log above; nothing was registered");
   }
   write_engine_file(dir / "engine.json", e);
+  fs::remove(failed_log_path(registry, name), ec);  // an earlier failure's: this add succeeded
   return e;
 }
 

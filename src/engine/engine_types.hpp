@@ -56,6 +56,15 @@ class WorkerInterrupted : public UserError {
       : UserError(problem.text, "", "", exit_code::kInterrupted) {}
 };
 
+// The worker answered a request with "kind":"input": this engine build will
+// not do what was asked (a setting, a size). Refused at the model's load it
+// is the user's to fix (exit 2); refused in the middle of a point it fails
+// that point, and the sweep goes on.
+class WorkerRefusal : public UserError {
+ public:
+  using UserError::UserError;
+};
+
 struct ModelLoadParams {
   std::string path;
   std::string load_mode = "auto";  // llama_load_mode_from_str's names

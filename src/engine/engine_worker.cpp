@@ -49,7 +49,7 @@ nlohmann::json EngineWorker::call(const nlohmann::json& request, const CallDeadl
   try {
     wp::check_reply(reply);
   } catch (const UserError& e) {  // the worker's "kind":"input": say whose and of what
-    throw UserError(
+    throw WorkerRefusal(
         fmt::format("the engine worker {} refused its {} request: {}", facts_.worker,
                     wp::op_of(request), e.problem()),
         e.expected().empty() ? std::string("a request this engine build accepts") : e.expected(),

@@ -19,8 +19,8 @@ class EngineWorker {
 
   const EngineFacts& facts() const { return facts_; }
   int pid() const { return process_.pid(); }
-  // One request; a reply {"ok":false} becomes UserError (kind "input", naming
-  // the request and the worker) or EngineError (kind "engine"); a dead or
+  // One request; a reply {"ok":false} becomes WorkerRefusal (kind "input",
+  // naming the request and the worker) or EngineError (kind "engine"); a dead or
   // hung worker EngineCrash; a call the stop flag ended WorkerInterrupted.
   nlohmann::json call(const nlohmann::json& request, const CallDeadline& deadline,
                       const WorkerProcess::EventSink& events = {});

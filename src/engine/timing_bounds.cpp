@@ -7,12 +7,6 @@
 
 namespace moesweep {
 
-double decode_floor_s(int64_t tokens, int64_t tokens_per_step) {
-  const int64_t per = std::max<int64_t>(1, tokens_per_step);
-  const int64_t steps = std::max<int64_t>(1, (tokens + per - 1) / per);
-  return static_cast<double>(steps) * kMinSecondsPerStep;
-}
-
 std::string implausible_time(const std::string& what, double seconds, int64_t tokens,
                              int64_t tokens_per_step, double wall_s) {
   if (!std::isfinite(seconds) || seconds <= 0)

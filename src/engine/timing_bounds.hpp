@@ -8,15 +8,9 @@
 #include <cstdint>
 #include <string>
 
+#include "util/decode_floor.hpp"  // the floor: kMinSecondsPerStep, decode_floor_s
+
 namespace moesweep {
-
-// The floor: no engine computes a micro-batch (one graph over every layer,
-// with its thread barriers) in under a microsecond; real ones take tens of
-// microseconds for a tiny model, milliseconds for a real one.
-inline constexpr double kMinSecondsPerStep = 1e-6;
-
-// The floor for `tokens` decoded in micro-batches of `tokens_per_step`.
-double decode_floor_s(int64_t tokens, int64_t tokens_per_step);
 
 // "" when `seconds` is a time a decode of `tokens` can have taken inside a
 // call (or run) of `wall_s` seconds by moesweep's clock (wall_s <= 0: none

@@ -192,8 +192,17 @@ std::optional<NoiseProfile> load_cached_noise_profile() {
 
 void save_cached_noise_profile(const NoiseProfile& p) {
   const std::filesystem::path path = noise_profile_path();
+  // Only a profile that reads back is cached: one with a NaN in it would stop
+  // every later sweep that reads it.
+  const nlohmann::json j = to_json(p);
+  try {
+    (void)noise_profile_from_json(j, "the noise profile just measured");
+  } catch (const UserError& e) {
+    throw UserError(fmt::format("{}; it was not cached", e.problem()), e.expected(),
+                    "measure again on a quieter machine, with longer samples (--noise-tg)");
+  }
   std::filesystem::create_directories(path.parent_path());
-  write_file_atomically(path, to_json(p).dump(2) + "\n");
+  write_file_atomically(path, j.dump(2) + "\n");
 }
 
 }  // namespace moesweep

@@ -114,7 +114,10 @@ void build_twin_file(const TwinSpec& spec, const std::filesystem::path& path,
     std::error_code ec;
     std::filesystem::remove(skeleton, ec);
     std::filesystem::remove(partial, ec);
-    if (StopOnSignal::requested()) throw TwinBuildInterrupted();  // whatever the engine said
+    if (StopOnSignal::requested()) {                         // whatever the engine said
+      std::filesystem::remove(quantize_log_path(path), ec);  // of a twin that was not made
+      throw TwinBuildInterrupted();
+    }
     throw;
   }
   std::filesystem::remove(skeleton);

@@ -149,40 +149,11 @@ std::string bound_text(const SweetSpot& s) {
 
 }  // namespace
 
-SweetSpot find_sweet_spot(std::span<const ThreadPoint> points, const SweetSpotOptions& options) {
-  SweetSpot s;
-  const auto by_threads = average_by_threads(points);
-  if (by_threads.empty()) {
-    s.summary = "no thread counts measured";
-    return s;
-  }
-  for (const auto& [threads, p] : by_threads) {
-    if (p.speed_pp > s.best_pp) s.best_pp = p.speed_pp, s.best_pp_threads = threads;
-    if (p.speed_tg > s.best_tg) s.best_tg = p.speed_tg, s.best_tg_threads = threads;
-  }
-  const bool use_pp = options.keep_pp > 0 && s.best_pp > 0;
-  const bool use_tg = options.keep_tg > 0 && s.best_tg > 0;
-  const int total = options.total_cores > 0 ? options.total_cores : by_threads.rbegin()->first;
-  for (const auto& [threads, p] : by_threads) {  // ascending thread count: first hit is smallest
-    const double fpp = s.best_pp > 0 ? p.speed_pp / s.best_pp : 0;
-    const double ftg = s.best_tg > 0 ? p.speed_tg / s.best_tg : 0;
-    // A small tolerance so 0.9 x best computed in floating point still counts as 90 %.
-    const bool pp_ok = !use_pp || fpp >= options.keep_pp - 1e-9;
-    const bool tg_ok = !use_tg || ftg >= options.keep_tg - 1e-9;
-    if (!(use_pp || use_tg) || !pp_ok || !tg_ok) continue;
-    s.found = true;
-    s.threads = threads;
-    s.speed_pp = p.speed_pp;
-    s.speed_tg = p.speed_tg;
-    s.pp_fraction = fpp;
-    s.tg_fraction = ftg;
-    s.cores_freed = std::max(0, total - threads);
-    break;
-  }
-  if (!s.found) {
-    s.summary = "no thread count measured both phases";
-    return s;
-  }
+namespace {
+
+// Every thread count's fraction of each phase's best, with its CI.
+void set_fractions(SweetSpot& s, const std::map<int, ThreadPoint>& by_threads,
+                   const SweetSpotOptions& o, bool use_pp, bool use_tg) {
   const ThreadPoint& best_pp = by_threads.at(s.best_pp_threads);
   const ThreadPoint& best_tg = by_threads.at(s.best_tg_threads);
   s.spread_known = true;
@@ -195,9 +166,74 @@ SweetSpot find_sweet_spot(std::span<const ThreadPoint> points, const SweetSpotOp
                        threads == s.best_tg_threads);
     if (use_pp) s.spread_known = s.spread_known && t.pp.known;
     if (use_tg) s.spread_known = s.spread_known && t.tg.known;
-    t.cannot_tell =
-        (use_pp && overlaps(t.pp, options.keep_pp)) || (use_tg && overlaps(t.tg, options.keep_tg));
+    t.cannot_tell = (use_pp && overlaps(t.pp, o.keep_pp)) || (use_tg && overlaps(t.tg, o.keep_tg));
     s.fractions.push_back(t);
+  }
+}
+
+// The smallest thread count that keeps the fraction of each used phase.
+void choose(SweetSpot& s, const std::map<int, ThreadPoint>& by_threads, const SweetSpotOptions& o,
+            bool use_pp, bool use_tg, int total) {
+  for (const ThreadFractions& t : s.fractions) {  // ascending thread count
+    // A small tolerance so 0.9 x best computed in floating point still counts as 90 %.
+    const bool pp_ok = !use_pp || t.pp.value >= o.keep_pp - 1e-9;
+    const bool tg_ok = !use_tg || t.tg.value >= o.keep_tg - 1e-9;
+    if (!pp_ok || !tg_ok) continue;
+    const ThreadPoint& p = by_threads.at(t.threads);
+    s.found = true;
+    s.threads = t.threads;
+    s.speed_pp = p.speed_pp;
+    s.speed_tg = p.speed_tg;
+    s.pp_fraction = t.pp.value;
+    s.tg_fraction = t.tg.value;
+    s.cores_freed = std::max(0, total - t.threads);
+    return;
+  }
+}
+
+// "no thread count kept 90% of both best S_PP (551.00 t/s at th=2) and best
+// S_TG (331.00 t/s at th=1): th=1 S_PP 62%, S_TG 100%; th=2 S_PP 100%, S_TG 81%"
+std::string none_kept_text(const SweetSpot& s, const SweetSpotOptions& o) {
+  const std::string lines = o.keep_pp == o.keep_tg ? fmt::format("{:.0f}% of both", 100 * o.keep_pp)
+                                                   : fmt::format("{:.0f}% and {:.0f}% of",
+                                                                 100 * o.keep_pp, 100 * o.keep_tg);
+  std::string each;
+  for (const ThreadFractions& t : s.fractions) {
+    const auto part = [](const char* phase, const Fraction& f) {
+      return f.value > 0 ? fmt::format("{} {:.0f}%", phase, 100 * f.value)
+                         : fmt::format("{} not measured", phase);
+    };
+    each += fmt::format("{}th={} {}, {}", each.empty() ? "" : "; ", t.threads, part("S_PP", t.pp),
+                        part("S_TG", t.tg));
+  }
+  return fmt::format(
+      "no thread count kept {} best S_PP ({:.2f} t/s at th={}) and best S_TG ({:.2f} t/s at "
+      "th={}): {}",
+      lines, s.best_pp, s.best_pp_threads, s.best_tg, s.best_tg_threads, each);
+}
+
+}  // namespace
+
+SweetSpot find_sweet_spot(std::span<const ThreadPoint> points, const SweetSpotOptions& options) {
+  SweetSpot s;
+  const auto by_threads = average_by_threads(points);
+  for (const auto& [threads, p] : by_threads) {
+    if (p.speed_pp > s.best_pp) s.best_pp = p.speed_pp, s.best_pp_threads = threads;
+    if (p.speed_tg > s.best_tg) s.best_tg = p.speed_tg, s.best_tg_threads = threads;
+  }
+  const bool use_pp = options.keep_pp > 0 && s.best_pp > 0;
+  const bool use_tg = options.keep_tg > 0 && s.best_tg > 0;
+  if (!use_pp && !use_tg) {
+    s.summary = by_threads.empty() ? "no thread counts measured"
+                                   : "no thread count measured a phase the sweet spot weighs";
+    return s;
+  }
+  const int total = options.total_cores > 0 ? options.total_cores : by_threads.rbegin()->first;
+  set_fractions(s, by_threads, options, use_pp, use_tg);
+  choose(s, by_threads, options, use_pp, use_tg, total);
+  if (!s.found) {
+    s.summary = none_kept_text(s, options);
+    return s;
   }
   std::string kept;
   if (use_pp)

@@ -3,6 +3,7 @@
 // spread the MDE is computed from, and the verdict.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "results/compare.hpp"
 #include "results/stats.hpp"
@@ -71,8 +72,14 @@ MetricComparison compare_metric(Metric metric, const PhaseResult& base, const Ph
 }
 
 void set_verdict(MetricComparison& m, double alpha, double threshold) {
-  if (m.n_base < 2 || m.n_new < 2 || m.ratio_hi <= 0) {
+  // A NaN or an infinity in the ratio, its interval or its test says
+  // nothing: it never reaches a verdict (untestable: the gate is inconclusive).
+  const bool finite = std::isfinite(m.ratio) && std::isfinite(m.ratio_lo) &&
+                      std::isfinite(m.ratio_hi) && std::isfinite(m.spread.se) &&
+                      !std::isnan(m.p_family);
+  if (m.n_base < 2 || m.n_new < 2 || m.ratio_hi <= 0 || !finite) {
     m.verdict = Verdict::kUntestable;
+    m.mde = std::numeric_limits<double>::infinity();
     return;
   }
   m.mde = cell_mde(m.test, m.spread, m.alpha);

@@ -186,10 +186,11 @@ std::string header_lines(const Comparison& c, TableWidth width) {
 namespace {
 
 // The ratio and its 95% CI, then `mde` (", MDE 19%" or ""), then `?` where the
-// cell is unable to tell.
+// cell is unable to tell; "-" where there is no finite ratio.
 std::string ratio_text(const MetricComparison& m, const std::string& mde) {
-  if (m.n_base == 0 || m.n_new == 0) return "-";
-  if (m.ratio_hi <= 0) return fmt::format("{:.3f}", m.ratio);
+  if (m.n_base == 0 || m.n_new == 0 || !std::isfinite(m.ratio)) return "-";
+  if (m.ratio_hi <= 0 || !std::isfinite(m.ratio_lo) || !std::isfinite(m.ratio_hi))
+    return fmt::format("{:.3f}", m.ratio);
   return fmt::format("{:.3f} [{:.3f}, {:.3f}]{}{}", m.ratio, m.ratio_lo, m.ratio_hi, mde,
                      unable_to_tell(m) ? " ?" : "");
 }

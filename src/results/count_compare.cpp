@@ -7,6 +7,7 @@
 #include <map>
 
 #include "results/compare.hpp"
+#include "util/decimal_number.hpp"
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
 
@@ -142,12 +143,7 @@ std::vector<CountMetric> parse_count_metrics(const std::string& text) {
 double parse_count_tolerance(const std::string& text) {
   std::string t = text;
   if (!t.empty() && t.back() == '%') t.pop_back();
-  try {
-    size_t used = 0;
-    const double v = std::stod(t, &used);
-    if (used == t.size() && v > 0 && v < 100) return v / 100;
-  } catch (const std::exception&) {
-  }
+  if (const std::optional<double> v = parse_decimal(t); v && *v > 0 && *v < 100) return *v / 100;
   throw UserError(fmt::format("--tolerance '{}' is not a percentage", text),
                   "a number above 0 and below 100, e.g. 0.05",
                   "pass --tolerance 0.05 for 0.05%, or leave it out for each metric's default");

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "results/sqlite_store.hpp"
+#include "util/decode_floor.hpp"
 #include "util/error.hpp"
 #include "util/json_error.hpp"
 #include "util/json_fields.hpp"
@@ -67,19 +69,40 @@ std::string wrong_field(const nlohmann::json& line, const nlohmann::json& refere
 }
 
 // What no measurement can be: a negative token count or depth, a negative
-// or non-finite time or speed (compare and the statistics would take it).
+// or non-finite time or speed (compare and the statistics would take it), or
+// a sample past the physical floor of a decode (util/decode_floor.hpp): a time
+// below it, a speed beyond the tokens it could have decoded in that floor.
 std::string impossible_measurement(const Record& r) {
   for (const auto& [name, count] : {std::pair{"pp", r.params.pp}, std::pair{"tg", r.params.tg},
                                     std::pair{"n_kv", r.params.n_kv}})
     if (count < 0)
       return fmt::format("'{}' is {}, a count of tokens that cannot be negative", name, count);
-  for (const auto& [name, phase] : {std::pair{"pp", &r.pp}, std::pair{"tg", &r.tg}}) {
+  // A prefill's micro-batch is its ubatch (all of it when the line does not say).
+  const int pp_step =
+      std::max(1, r.params.n_ubatch > 0 ? std::min(r.params.pp, r.params.n_ubatch) : r.params.pp);
+  for (const auto& [name, phase, planned, per_step] :
+       {std::tuple{"pp", &r.pp, r.params.pp, pp_step}, std::tuple{"tg", &r.tg, r.params.tg, 1}}) {
     for (const auto& [what, values] : {std::pair{"seconds", &phase->seconds},
                                        std::pair{"tokens per second", &phase->tokens_per_s}})
       for (const double v : *values)
         if (!std::isfinite(v) || v < 0)
           return fmt::format("the {} phase has {} of {}, which no measurement gives", name, what,
                              v);
+    const int64_t tokens = phase->tokens_run > 0 ? phase->tokens_run : planned;
+    if (tokens <= 0) continue;
+    const double floor = decode_floor_s(tokens, per_step);
+    for (const double s : phase->seconds)
+      if (s > 0 && s < floor)
+        return fmt::format(
+            "the {} phase has a sample of {:g} s for {} tokens, below the {:g} s "
+            "no engine can beat",
+            name, s, tokens, floor);
+    for (const double v : phase->tokens_per_s)
+      if (v > tokens / floor)
+        return fmt::format(
+            "the {} phase has a sample of {:g} tokens per second, beyond any "
+            "engine's {:g} (a micro-batch of {} takes at least {:g} s)",
+            name, v, tokens / floor, per_step, kMinSecondsPerStep);
   }
   return "";
 }

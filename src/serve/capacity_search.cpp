@@ -8,6 +8,10 @@
 namespace moesweep {
 namespace {
 
+// A met probe that sustained less than this share of its offered rate showed
+// nothing about higher rates.
+constexpr double kShownFraction = 0.5;
+
 class Search {
  public:
   Search(const std::function<std::optional<CapacityProbe>(double)>& probe,
@@ -21,8 +25,13 @@ class Search {
     const auto p = probe_(rate);
     if (!p) return stop("stopped");
     r_.probes.push_back(*p);
-    if (p->met && (!lo_ || rate > lo_->rate)) lo_ = *p;
+    if (p->met && (!lo_ || p->shown() > lo_->shown())) lo_ = *p;
     if (!p->met && (!hi_ || rate < hi_->rate)) hi_ = *p;
+    if (p->met && p->shown() < kShownFraction * rate)
+      return stop(
+          fmt::format("{:.3g} req/s was offered but only {:.3g} sent and served: more requests "
+                      "(--num-requests, --duration) are needed to load the server faster",
+                      rate, p->shown()));
     return true;
   }
 
@@ -44,14 +53,14 @@ class Search {
   }
 
   CapacityResult finish() {
-    if (lo_) r_.lo = lo_->rate;
+    if (lo_) r_.lo = lo_->shown();
     if (hi_) r_.hi = hi_->rate;
     if (lo_ && hi_) {
       r_.outcome = "found";
-      r_.estimate = interpolate();
+      r_.estimate = std::max(r_.lo, interpolate());
     } else if (lo_) {
       r_.outcome = "above";
-      r_.estimate = lo_->rate;
+      r_.estimate = r_.lo;
     } else if (hi_) {
       r_.outcome = "below";
     }
@@ -93,6 +102,7 @@ nlohmann::json CapacityResult::to_json() const {
     j["probes"].push_back(
         {{"rate", p.rate},
          {"met", p.met},
+         {"sustained", p.shown()},
          {"worst_ratio",
           std::isfinite(p.worst_ratio) ? nlohmann::json(p.worst_ratio) : nlohmann::json(nullptr)}});
   return j;
@@ -104,8 +114,10 @@ std::string CapacityResult::text(const std::string& slos) const {
     return fmt::format("capacity {:.3g} req/s [{:.3g}, {:.3g}] at {}{}", estimate, lo, hi, slos,
                        why);
   if (outcome == "above")
-    return fmt::format("capacity above {:.3g} req/s (the highest rate tried) at {}{}", lo, slos,
-                       why);
+    return fmt::format(
+        "capacity above {:.3g} req/s (the highest rate sent and served with every SLO met) at "
+        "{}{}",
+        lo, slos, why);
   if (outcome == "below")
     return fmt::format("capacity below {:.3g} req/s (the lowest rate tried missed {}){}", hi, slos,
                        why);

@@ -7,9 +7,15 @@
 // the bracket geometrically until its ends are within `precision` of each
 // other, the probes run out or the time budget is spent (checked before each
 // probe). The estimate interpolates log(worst ratio) between the bracket's
-// ends to where it crosses 1; the bracket is its interval.
+// ends to where it crosses 1; the bracket is its interval. A capacity claim
+// is bounded by what was offered and achieved: the bracket's low end is the
+// rate its probe really sent and served (CapacityProbe::shown), and a met
+// probe that sustained less than half its offered rate (a workload too
+// short, or a client too slow, to load the server at that rate) ends the
+// search: no higher rate could be shown either.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -18,9 +24,14 @@
 namespace moesweep {
 
 struct CapacityProbe {
-  double rate = 0;
+  double rate = 0;  // offered
   bool met = false;
   double worst_ratio = 0;  // the largest SLO value / bound (inf: a failed request)
+  // The rate the probe really loaded the server at: the least of the offered
+  // rate, the rate the client sent at and the rate the server served at
+  // (< 0: unknown, taken as offered). A met probe shows capacity up to this.
+  double sustained = -1;
+  double shown() const { return sustained >= 0 ? std::min(rate, sustained) : rate; }
 };
 
 struct CapacitySettings {
@@ -32,7 +43,8 @@ struct CapacitySettings {
 
 struct CapacityResult {
   // found: lo met, hi missed; below: missed even at the lowest rate tried;
-  // above: met even at the highest; none: no probe ran (stopped at once)
+  // above: met even at the highest (lo: the highest rate shown); none: no
+  // probe ran (stopped at once)
   std::string outcome = "none";
   double estimate = 0, lo = 0, hi = 0;
   std::vector<CapacityProbe> probes;

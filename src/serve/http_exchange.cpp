@@ -107,7 +107,9 @@ HttpAnswer http_exchange(const ServerAddress& addr, const HttpRequest& req,
   // A server that queues under open-loop load may take seconds to accept: that
   // wait is part of the request's latency, not a failed request.
   cli.set_connection_timeout(std::clamp<time_t>(seconds, 1, 30));
-  cli.set_read_timeout(std::max<time_t>(1, seconds));
+  // A read waits past the deadline: the watchdog ends the exchange and says
+  // so ("no complete answer within ..."), not the library's bare "Read".
+  cli.set_read_timeout(std::max<time_t>(1, seconds) + 2);
   cli.set_write_timeout(std::max<time_t>(1, seconds));
   cli.set_keep_alive(false);
   std::atomic<int> fd{-1};

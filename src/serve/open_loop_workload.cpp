@@ -32,7 +32,8 @@ struct Context {
 
 struct Measured {
   RateStats stats;
-  bool stop = false;  // Ctrl-C, or a server gone or hung: no more rates
+  bool stop = false;     // Ctrl-C, or a server gone or hung: no more rates
+  double sent_rate = 0;  // the rate the client really sent at (0: one request)
 };
 
 size_t requests_per_rate(const TrafficOptions& t) {
@@ -103,6 +104,21 @@ nlohmann::json client_lag(const Context& c, double rate,
   return j;
 }
 
+// "3 requests were ended by the server before their tokens (eos 2, word 1):
+// failed, not counted in goodput"; "" when none were.
+std::string stopped_early_text(const std::map<std::string, int>& by_reason) {
+  int n = 0;
+  std::string reasons;
+  for (const auto& [reason, count] : by_reason) {
+    n += count;
+    reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", reason, count);
+  }
+  if (n == 0) return "";
+  return fmt::format(
+      "{} request(s) ended by the server before their tokens ({}): failed, not in the goodput", n,
+      reasons);
+}
+
 void warm_up(Context& c, RequestSender& s) {
   for (int i = 0; i < c.w.warmup && !s.stopped() && s.why_not().empty(); ++i) {
     ArrivalStamp a;
@@ -161,9 +177,12 @@ Measured measure(Context& c, double rate, double max_duration_s = 0) {
             {"cache", cache_seen(c, recs, notes)},
             {"server_cache", gone ? nlohmann::json(nullptr) : server_cache_hits(before, after)}});
   if (gone) notes.push_back("the server stopped answering: " + s.why_not());
+  if (const std::string early = stopped_early_text(m.stats.stopped_early); !early.empty())
+    notes.push_back(early);
   if (m.stats.ok > 0 && m.stats.ok < 100)
     notes.push_back("with fewer than 100 requests, p99 is their largest value");
   j["notes"] = notes;
+  m.sent_rate = j["client"]["sent_rate"].get<double>();
   c.run.rates.push_back(j);
   return m;
 }
@@ -183,7 +202,10 @@ void search_capacity(Context& c) {
   const auto probe = [&c, &elapsed](double rate) -> std::optional<CapacityProbe> {
     const Measured m = measure(c, rate, std::max(1.0, c.t.capacity.budget_s - elapsed()));
     if (m.stop) return std::nullopt;
-    return CapacityProbe{rate, m.stats.slos_met(), m.stats.worst_slo_ratio()};
+    // What the probe really loaded the server at: sent, and served (one
+    // request shows no rate at all).
+    return CapacityProbe{rate, m.stats.slos_met(), m.stats.worst_slo_ratio(),
+                         std::min(m.sent_rate, m.stats.requests_per_s)};
   };
   CapacityResult r;
   if (start > 0) r = find_capacity(probe, start, c.t.capacity, elapsed);

@@ -21,6 +21,12 @@ inline constexpr int kPromptWords = 128;
 // The words of `ids` (each in [0, kPromptWords)) joined by spaces.
 std::string prompt_words_text(const std::vector<int>& ids);
 
+// `a` then `b`: a prompt made of a prefix and what follows it.
+inline std::vector<int> concat(std::vector<int> a, const std::vector<int>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 class PromptPool {
  public:
   // Tokenizes seeded text until at least `need` tokens are held; without a

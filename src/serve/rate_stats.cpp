@@ -50,12 +50,14 @@ double RequestSample::tpot_ms() const {
 }
 
 RequestSample sample_of(const CompletionResult& r) {
-  return {r.ok, r.start_s, r.ttft_ms, r.e2e_ms, r.prompt_tokens, r.generated, r.cache_n, r.itl_ms};
+  return {r.ok,        r.stop_reason, r.start_s, r.ttft_ms, r.e2e_ms, r.prompt_tokens,
+          r.generated, r.cache_n,     r.itl_ms};
 }
 
 RequestSample sample_of_line(const nlohmann::json& j) {
   RequestSample r;
   r.ok = j.value("ok", false);
+  r.stop_reason = j.value("stop_reason", std::string());
   r.start_s = j.value("start_s", 0.0);
   r.ttft_ms = j.value("ttft_ms", 0.0);
   r.e2e_ms = j.value("e2e_ms", 0.0);
@@ -111,6 +113,7 @@ RateStats rate_stats(const std::vector<RequestSample>& rs, const std::vector<Slo
     ++s.sent;
     first = std::min(first, r.start_s);
     last = std::max(last, r.start_s + r.e2e_ms / 1000);
+    if (!r.ok && !r.stop_reason.empty()) ++s.stopped_early[r.stop_reason];
     if (!r.ok) continue;
     ++s.ok;
     s.input_tokens += r.prompt_tokens;
@@ -163,7 +166,8 @@ nlohmann::json RateStats::to_json() const {
                       {"ttft_ms", ttft.to_json()},
                       {"tpot_ms", tpot.to_json()},
                       {"itl_ms", itl.to_json()},
-                      {"e2e_ms", e2e.to_json()}};
+                      {"e2e_ms", e2e.to_json()},
+                      {"stopped_early", stopped_early}};
   if (slos.empty()) return j;
   for (const SloCheck& c : slos)
     j["slos"].push_back({{"slo", c.slo.key()},

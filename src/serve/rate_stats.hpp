@@ -11,8 +11,11 @@
 //    the requests/s and output tokens/s of the requests whose own values are
 //    within every bound: their TTFT, TPOT (0 with one token, as vLLM has it),
 //    E2E, and the SLO's statistic of their own ITLs.
+//  - Requests the server ended early (fewer tokens than asked, with its
+//    reason) are failed, and counted by that reason.
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,7 @@ namespace moesweep {
 
 struct RequestSample {
   bool ok = false;
+  std::string stop_reason;  // the server ended it early, for this reason (CompletionResult's)
   double start_s = 0, ttft_ms = 0, e2e_ms = 0;
   int prompt_tokens = 0, generated = 0, cache_n = -1;
   std::vector<double> itl_ms;
@@ -55,6 +59,8 @@ struct RateStats {
   std::vector<SloCheck> slos;  // empty without --slo
   int good = 0;
   double goodput_requests_per_s = 0, goodput_tokens_per_s = 0;
+  // Failed requests the server ended before their tokens, by the reason it gave.
+  std::map<std::string, int> stopped_early;
   bool slos_met() const;
   // The largest value / bound of the SLOs (> 1: one is missed); the capacity
   // search interpolates it.

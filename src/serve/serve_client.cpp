@@ -82,6 +82,26 @@ std::optional<int> token_id(const nlohmann::json& t) {
   return static_cast<int>(v);
 }
 
+// Why a completion is no good answer ("" when it is): the stream's own
+// failure, the exchange's (the request timeout named as such), the HTTP
+// status, or a stream that did not end as its protocol ends a complete one.
+std::string completion_failure(const HttpAnswer& res, CompletionStream& stream, CompletionResult& r,
+                               int timeout_s) {
+  if (!stream.error().empty()) return stream.error();
+  if ((r.timed_out = res.stopped.rfind("no complete answer", 0) == 0))
+    return fmt::format(
+        "no end within the request timeout of {} s (--request-timeout), after {} "
+        "tokens",
+        timeout_s, r.generated);
+  if (!res.stopped.empty()) return res.stopped;
+  if (!res.answered) return "request failed: " + res.what();
+  if (res.status != 200) return fmt::format("HTTP {}", res.status);
+  std::string why = stream.finish();
+  // The transport's own word when the connection broke under the stream.
+  if (!why.empty() && !res.error.empty()) why += fmt::format(" (the connection: {})", res.error);
+  return why;
+}
+
 }  // namespace
 
 const char* api_name(Api api) {
@@ -138,6 +158,7 @@ nlohmann::json CompletionResult::to_json() const {
           {"usage_completion_tokens", usage_completion_tokens},
           {"ok", ok},
           {"error", error},
+          {"stop_reason", stop_reason},
           {"prompt_tokens", prompt_tokens},
           {"generated", generated},
           {"start_s", start_s},
@@ -240,18 +261,7 @@ CompletionResult ServeClient::complete(const CompletionRequest& req,
       kStreamBase + static_cast<size_t>(std::max(req.n_predict, 0)) * kStreamPerToken;
   const HttpAnswer res = http_exchange(addr_, hreq, limits(cap, deadline, interrupted));
   r.e2e_ms = ms_since(stream.started(), Clock::now());
-  if (!stream.error().empty())
-    r.error = stream.error();
-  else if ((r.timed_out = res.stopped.rfind("no complete answer", 0) == 0))
-    r.error = fmt::format("no end within the request timeout of {} s", timeout_s_);
-  else if (!res.stopped.empty())
-    r.error = res.stopped;
-  else if (!res.answered)
-    r.error = "request failed: " + res.error;
-  else if (res.status != 200)
-    r.error = fmt::format("HTTP {}", res.status);
-  else if (r.generated == 0)
-    r.error = "the stream carried no tokens";
+  r.error = completion_failure(res, stream, r, timeout_s_);
   r.ok = r.error.empty();
   return r;
 }

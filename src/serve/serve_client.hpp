@@ -48,6 +48,9 @@ struct CompletionResult {
   bool ok = false;
   std::string error;
   bool timed_out = false;  // no end within the request timeout (a hung server, if it repeats)
+  // The server ended the stream before the tokens asked for and said why
+  // (stop_type eos, finish_reason stop, ...; "none given"): "" otherwise.
+  std::string stop_reason;
   std::string api = "llama";
   int prompt_tokens = 0;            // sent (OpenAI APIs: words, an approximation)
   bool prompt_tokens_exact = true;  // false: prompt_tokens counts words, not tokens

@@ -26,7 +26,7 @@ void check_numbers(const JsonFields& f, const char* key) {
 void check_request_line(const nlohmann::json& line, const std::string& origin) {
   const JsonFields f(line, origin);
   f.flag("ok", false);
-  for (const char* key : {"config", "workload", "task", "error", "api"}) f.text(key);
+  for (const char* key : {"config", "workload", "task", "error", "api", "stop_reason"}) f.text(key);
   for (const char* key :
        {"ttft_ms", "e2e_ms", "start_s", "prompt_ms", "predicted_ms", "itl_ms_mean", "itl_ms_p50",
         "itl_ms_p99", "tpot_ms", "scheduled_s", "lag_ms", "queued_ms"})

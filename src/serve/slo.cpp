@@ -6,6 +6,7 @@
 #include <cmath>
 #include <regex>
 
+#include "util/decimal_number.hpp"
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
 
@@ -48,14 +49,9 @@ std::vector<Slo> parse_slos(const std::string& text) {
   for (const std::string& term : split_list(text)) {
     std::smatch m;
     if (!std::regex_match(term, m, re)) bad(term, "is no objective");
-    double v = 0;
-    size_t used = 0;
-    try {
-      v = std::stod(m[3], &used);
-    } catch (const std::exception&) {
-    }
-    if (used != static_cast<size_t>(m[3].length())) bad(term, "has no number");
-    const double ms = m[4] == "s" ? v * 1000 : v;
+    const std::optional<double> v = parse_decimal(m[3].str());
+    if (!v) bad(term, "has no decimal number");
+    const double ms = m[4] == "s" ? *v * 1000 : *v;
     if (!(ms > 0 && ms <= kMaxBoundMs)) bad(term, "is not a bound from 0 to a week");
     Slo s{m[1], m[2].matched ? std::string(m[2]) : "p99", ms};
     for (const Slo& o : out)

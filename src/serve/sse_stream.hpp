@@ -1,10 +1,20 @@
 #pragma once
-// A completion's server-sent event stream, read as it arrives: split into
-// events (bounded: an event that never ends stops the request), each event's
-// JSON taken on the client's clock (tokens, timings, usage, an error). The
-// server's answers are input like any file: a field of the wrong type or
-// range fails the request with a message, never an exception through the
-// HTTP library, and no count is narrowed.
+// One streamed completion, read as it arrives: its server-sent events
+// (serve/sse_parser.hpp), each taken on the client's clock (tokens, timings,
+// usage, an error), then judged when the exchange ends. The server's answers
+// are input like any file: a field of the wrong type or range, or an event
+// that is no JSON, fails the request with a message, never an exception
+// through the HTTP library, and no count is narrowed.
+//
+// A request is good only when its stream ended the way its protocol ends a
+// complete answer and carried the tokens asked for:
+//  - llama-server's /completion: an event with "stop": true (its
+//    "stop_type" says why: limit, eos, word);
+//  - the OpenAI APIs: a choice with a "finish_reason" (length, stop, ...)
+//    and/or "data: [DONE]".
+// A stream that ends without that final event was cut short; one that ends
+// it with fewer tokens than asked was stopped by the server, for the reason
+// it gave (kept as CompletionResult::stop_reason and counted under it).
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -13,42 +23,10 @@
 #include <string_view>
 
 #include "serve/serve_client.hpp"
-#include "util/json_file.hpp"
+#include "serve/sse_parser.hpp"
 
 namespace moesweep {
 
-// Splits a byte stream into SSE events ("data: ...\n\n"); on_event gets each
-// data payload's JSON (discarded when it is not JSON; "[DONE]" is skipped).
-class SseParser {
- public:
-  // An event longer than this is no completion event: a server that never
-  // ends one would otherwise grow the buffer for the whole request timeout.
-  static constexpr size_t kMaxEventBytes = 16u << 20;
-  bool overflowed() const { return buf_.size() > kMaxEventBytes; }
-
-  template <typename F>
-  void feed(const char* data, size_t len, F&& on_event) {
-    if (overflowed()) return;
-    buf_.append(data, len);
-    // Searched from where the last feed stopped (less one byte: a "\n" may
-    // end it), so each byte is looked at about once however long an event is.
-    size_t start = 0, from = scanned_ > 0 ? scanned_ - 1 : 0, end;
-    while ((end = buf_.find("\n\n", from)) != std::string::npos) {
-      const std::string_view text = std::string_view(buf_).substr(start, end - start);
-      if (text.substr(0, 6) == "data: " && text.substr(6) != "[DONE]")
-        on_event(parse_json_or_discarded(text.substr(6)));
-      start = from = end + 2;
-    }
-    buf_.erase(0, start);
-    scanned_ = buf_.size();
-  }
-
- private:
-  std::string buf_;
-  size_t scanned_ = 0;  // bytes of buf_ already searched for the end of an event
-};
-
-// One streamed completion's state: events in, CompletionResult filled.
 class CompletionStream {
  public:
   using Clock = std::chrono::steady_clock;
@@ -58,10 +36,17 @@ class CompletionStream {
   // an unreadable event, an event past the cap, more tokens than asked for).
   bool feed(const char* data, size_t len);
   const std::string& error() const { return error_; }
+  // Once the exchange is over: "" when the stream ended as its protocol ends
+  // a complete answer with the tokens asked for, else why not (and
+  // r.stop_reason, when the server ended it early with a reason).
+  std::string finish();
   Clock::time_point started() const { return t0_; }
 
  private:
-  void take(const nlohmann::json& ev, Clock::time_point now);
+  void take(std::string_view data, Clock::time_point now);
+  void take_tokens(const nlohmann::json& ev, Clock::time_point now);
+  void take_end(const nlohmann::json& ev);
+  int tokens_done() const;  // the stream's count, or the server's own when larger
   Api api_;
   int n_predict_;
   CompletionResult& r_;
@@ -69,6 +54,8 @@ class CompletionStream {
   SseParser sse_;
   Clock::time_point t0_, last_{};
   std::string error_;
+  bool ended_ = false;       // the protocol's final event (or [DONE]) arrived
+  std::string stop_reason_;  // the server's stop_type / finish_reason ("" when it gave none)
 };
 
 // A count in an event (prompt_n, cached_tokens...): fallback when absent or

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "serve/arrival_schedule.hpp"
+#include "serve/prompt_pool.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -14,11 +15,6 @@ namespace {
 constexpr int kDigitBits = 6;                // 64 distinct ids spell a head
 constexpr uint64_t kRoundStride = 1u << 17;  // requests per round (> --num-requests' bound)
 constexpr uint64_t kPrefixNumber = kRoundStride - 1;  // the round's shared prefix
-
-std::vector<int> concat(std::vector<int> a, const std::vector<int>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 }  // namespace
 

@@ -19,11 +19,6 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-std::vector<int> concat(std::vector<int> a, const std::vector<int>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 // The system digest for request k: the shared one, or one broken at the top.
 std::vector<int> system_for(const Workload& w, const ServeClient& c, const PromptPool& pool,
                             int k) {

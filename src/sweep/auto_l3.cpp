@@ -9,6 +9,7 @@
 #include "engine/engine_limits.hpp"
 #include "hw/cache_probe.hpp"
 #include "hw/topology.hpp"
+#include "util/decimal_number.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {
@@ -18,13 +19,10 @@ const char kAutoPrefix[] = "auto-l3:";
 
 // The number text starts with, and how many characters it took (0: none).
 double leading_number(const std::string& text, size_t* used) {
-  *used = 0;
-  try {
-    return std::stod(text, used);
-  } catch (const std::exception&) {
-    *used = 0;
-    return 0;
-  }
+  *used = decimal_prefix_length(text);
+  const std::optional<double> v = parse_decimal(std::string_view(text).substr(0, *used));
+  if (!v) *used = 0;
+  return v.value_or(0);
 }
 
 double positive_number(const std::string& text, const std::string& what) {

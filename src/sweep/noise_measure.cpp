@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "engine/engine.hpp"
@@ -27,25 +28,68 @@ constexpr int kMaxTgTokens = 1 << 16;
 constexpr int kMaxUbatches = 64;
 constexpr double kMaxGap = 60;
 constexpr int kMaxRepetitions = 1000;
+// The whole measurement's bounds: each length and count is bounded above, and
+// so is their product, so no combination of them runs for days.
+constexpr int64_t kMaxTotalTgTokens = 1 << 20;  // the defaults decode ~16,000
+constexpr int64_t kMaxTotalUbatches = 4096;     // the defaults prefill 360
+constexpr double kMaxTotalPauseS = 3600;        // the defaults pause 50 s
 
 [[noreturn]] void refuse(const std::string& what, const std::string& expected,
                          const std::string& fix) {
   throw UserError("hw --noise: " + what, expected, fix);
 }
 
-void check_options(const NoiseMeasureOptions& o) {
+// "negative", "0" or "above 65536": why a length or count is out of range.
+std::string out_of_range(int64_t v, int64_t max) {
+  return v < 0 ? "is negative" : v == 0 ? "is 0" : fmt::format("is above {}", max);
+}
+
+void check_tg_lengths(const NoiseMeasureOptions& o) {
   const std::vector<int>& tg = o.tg_tokens;
   if (tg.empty() || !std::is_sorted(tg.begin(), tg.end()) || tg.front() < 1 ||
       tg.back() > kMaxTgTokens || std::adjacent_find(tg.begin(), tg.end()) != tg.end())
     refuse(fmt::format("--noise-tg {}", fmt::join(tg, ",")),
            fmt::format("rising TG lengths from 1 to {} tokens", kMaxTgTokens),
            "pass e.g. --noise-tg 16,64,256,1024");
+  if (o.gap_tg_tokens < 1 || o.gap_tg_tokens > kMaxTgTokens)
+    refuse(fmt::format("--noise-gap-tg {} {}", o.gap_tg_tokens,
+                       out_of_range(o.gap_tg_tokens, kMaxTgTokens)),
+           fmt::format("TG tokens per sample of the pause curve, from 1 to {}, a multiple of "
+                       "the first --noise-tg",
+                       kMaxTgTokens),
+           "pass e.g. --noise-gap-tg 64");
   for (int t : tg)
     if (t % tg.front() != 0 || o.gap_tg_tokens % tg.front() != 0)
       refuse(fmt::format("TG length {} is not a multiple of the first, {}",
                          t % tg.front() ? t : o.gap_tg_tokens, tg.front()),
              "every TG length a whole number of calls of the first",
              "pass lengths such as 16,64,256,1024");
+}
+
+// What the whole measurement decodes, prefills and waits.
+void check_totals(const NoiseMeasureOptions& o) {
+  const int64_t reps = o.repetitions;
+  int64_t tg = 0, ubatches = 0;
+  for (int t : o.tg_tokens) tg += t * reps;
+  tg += int64_t{o.gap_tg_tokens} * reps * static_cast<int64_t>(o.gaps_s.size());
+  for (int u : o.pp_ubatches) ubatches += u * reps;
+  const std::string fix = "fewer or shorter lengths, or fewer --noise-repetitions";
+  if (tg > kMaxTotalTgTokens)
+    refuse(fmt::format("{} TG tokens in all ({} repetitions of each length and pause)", tg, reps),
+           fmt::format("at most {} TG tokens in one measurement", kMaxTotalTgTokens), fix);
+  if (ubatches > kMaxTotalUbatches)
+    refuse(fmt::format("{} PP ubatches in all ({} repetitions of each length)", ubatches, reps),
+           fmt::format("at most {} ubatches in one measurement", kMaxTotalUbatches), fix);
+  if (noise_pause_seconds(o) > kMaxTotalPauseS)
+    refuse(fmt::format("{:g} s of pauses in all ({} repetitions of each pause)",
+                       noise_pause_seconds(o), reps),
+           fmt::format("at most {:g} s of pauses in one measurement", kMaxTotalPauseS), fix);
+}
+
+}  // namespace
+
+void check_noise_options(const NoiseMeasureOptions& o) {
+  check_tg_lengths(o);
   const std::vector<int>& pp = o.pp_ubatches;
   if (std::any_of(pp.begin(), pp.end(), [](int u) { return u < 1 || u > kMaxUbatches; }))
     refuse(fmt::format("--noise-pp {}", fmt::join(pp, ",")),
@@ -57,7 +101,10 @@ void check_options(const NoiseMeasureOptions& o) {
     refuse(fmt::format("{} repetitions", o.repetitions),
            fmt::format("2 to {} samples per length (a CV needs two)", kMaxRepetitions),
            "pass e.g. --noise-repetitions 10");
+  check_totals(o);
 }
+
+namespace {
 
 // The default sweep's plan of this model at one depth: its twin, context and
 // threads, so the profile is measured as a sweep would measure.
@@ -110,6 +157,9 @@ class Sampler {
       if (gap_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(gap_s));
       const double s = timed_calls(calls, call, [&] { ctx_.rewind_to(depth_); });
       ctx_.rewind_to(depth_);
+      // A sample of no time has no speed: NaN would reach the profile's file.
+      if (!(s > 0) || !std::isfinite(s))
+        throw EngineError(fmt::format("the engine timed a sample of {} calls at {} s", calls, s));
       times.push_back(s);
       speeds.push_back(static_cast<double>(tokens) * calls / s);
     }
@@ -161,7 +211,7 @@ double noise_pause_seconds(const NoiseMeasureOptions& o) {
 
 NoiseProfile measure_noise_profile(const NoiseMeasureOptions& o,
                                    const std::function<void(const std::string&)>& progress) {
-  check_options(o);
+  check_noise_options(o);
   Plan plan = noise_plan(o);
   ModelGroup& mg = plan.models.at(0);
   const ContextGroup& cg = mg.contexts.at(0);

@@ -30,6 +30,10 @@ struct NoiseMeasureOptions {
   int depth = 0;  // N_KV of every sample
 };
 
+// UserError for options that cannot be measured or would run without bound:
+// every length, count and pause, and their totals (checked before anything runs).
+void check_noise_options(const NoiseMeasureOptions& options);
+
 // The whole measurement; `progress` hears one line per curve point.
 // UserError for options that cannot be measured (explains which and why).
 NoiseProfile measure_noise_profile(const NoiseMeasureOptions& options,

@@ -104,6 +104,11 @@ void RunSession::open() {
   RunDirectory dir = resumed_ ? *resumed_ : RunDirectory::create(request_.out_dir, plan_.spec.name);
   life_ = std::make_unique<RunLifecycle>(dir, std::move(lock_));
   if (resumed_) notes_ = repair_run_files(dir.path());  // never glued onto a torn line
+  if (!sample_time_.profile_problem.empty())
+    notes_.push_back(
+        fmt::format("this machine's noise profile was ignored: {} (`moesweep hw "
+                    "--noise` measures it again)",
+                    sample_time_.profile_problem));
   start_meta(*counters_);
   life_->meta() = meta_;
   tables_ = std::make_unique<RunTablesWriter>(dir.path(), dir.run_id(), request_.sweet_spot);

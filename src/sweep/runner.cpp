@@ -428,8 +428,13 @@ void SweepRunner::open_lane(Lane& lane, const MemoryShape& shape,
                                  : nullptr;  // --trace-routing: the first engine's
   ContextParams params = cg.params;
   params.knobs = engines()[lane.engine].knobs;  // ik_llama.cpp's switches, for such an engine only
+  if (!model.running()) {  // a request between lanes (freeing a context) ended it
+    listener_.note(fmt::format("the engine worker{} had ended; restarting it",
+                               on_engine(engines(), lane.engine)));
+    model.restart();
+    lane.em->memory->set_engine_pid(model.pid());
+  }
   lane.ctx = std::make_unique<LiveContext>(model, params, routing);
-  lane.ctx->set_timeout(plan_.spec.point_timeout_s);
   // The KV cache expected of the context the engine made: its padding of
   // n_ctx (-c 80 holds 256 cells) is no discrepancy of the engine's figures.
   ContextParams held = cg.params;
@@ -467,6 +472,8 @@ void SweepRunner::step_lane(Lane& lane, const MemoryShape& shape,
     lane.done = true;  // Ctrl-C: the point in progress stays unmeasured, for --resume
     lane.walk.reset();
     lane.ctx.reset();
+  } catch (const WorkerRefusal& e) {
+    lane_refused(lane, e, out);  // one point's request, not the run's
   } catch (const UserError& e) {
     throw named(e, lane.engine);  // the user's to fix, whichever engine said it
   } catch (const EngineCrash& e) {
@@ -479,17 +486,40 @@ void SweepRunner::step_lane(Lane& lane, const MemoryShape& shape,
   }
 }
 
+// The point a failure in the middle of a lane's walk fails: the one in
+// progress; between points (a fill through depths nothing wants), the next.
+const PlannedPoint* SweepRunner::point_failing_now(const Lane& lane) const {
+  const PlannedPoint* victim = lane.in_progress;
+  for (size_t i = 0; !victim && i < lane.points.size(); ++i)
+    if (wanted(*lane.points[i])) victim = lane.points[i];
+  return victim;
+}
+
+// The worker refused one of the lane's requests as bad input and goes on
+// running: the point it was for fails with the worker's words (every point of
+// the lane when it refused the context itself), and the lane goes on with a
+// new context.
+void SweepRunner::lane_refused(Lane& lane, const WorkerRefusal& e, RunOutcome& out) {
+  const std::string why = named(e, lane.engine).problem();
+  if (!lane.context_made) {
+    fail_points(lane.points, why, out);
+    lane.done = true;
+  } else if (const PlannedPoint* victim = point_failing_now(lane)) {
+    fail_points({victim}, why, out);
+  }
+  lane.walk.reset();
+  lane.ctx.reset();
+  lane.in_progress = nullptr;
+  lane.context_made = false;
+}
+
 void SweepRunner::lane_crashed(Lane& lane, const EngineCrash& e, RunOutcome& out) {
   const bool context_made = lane.context_made;
   if (!context_made) {  // creating the context kills the engine: every time
     fail_points(lane.points, e.what(), out);
     lane.done = true;
-  } else {
-    // Between points (a fill through depths nothing wants): the next one pays.
-    const PlannedPoint* victim = lane.in_progress;
-    for (size_t i = 0; !victim && i < lane.points.size(); ++i)
-      if (wanted(*lane.points[i])) victim = lane.points[i];
-    if (victim) fail_crashed(*victim, e, out);
+  } else if (const PlannedPoint* victim = point_failing_now(lane)) {
+    fail_crashed(*victim, e, out);
   }
   lane.walk.reset();
   lane.ctx.reset();
@@ -527,7 +557,15 @@ void SweepRunner::step_exec_lane(Lane& lane, const std::atomic<bool>& stop, RunO
     if (block.points.empty()) continue;
     listener_.note(fmt::format("running {} ({} points){}", engines()[lane.engine].exec_tool,
                                block.points.size(), on_engine(engines(), lane.engine)));
+    // The counters attach to moesweep's engine worker: another program's
+    // benchmark is not counted, and its records say so.
+    const nlohmann::json uncounted = counters::not_counted(
+        counters_, fmt::format("engine '{}' is another program's benchmark ({}): --counters {} "
+                               "counts moesweep's own engine worker only",
+                               engines()[lane.engine].name, engines()[lane.engine].exec_tool,
+                               counters_.name()));
     for (Record& rec : run_exec_block(block, stop)) {
+      if (rec.ok) rec.pp.counters = rec.tg.counters = uncounted;
       for (auto [phase, result] : {std::pair{"pp", &rec.pp}, std::pair{"tg", &rec.tg}})
         for (size_t i = 0; i < result->seconds.size(); ++i)
           listener_.sample({rec.point_index, &rec.params, phase, static_cast<int>(i),

@@ -71,6 +71,8 @@ class SweepRunner {
                  const std::atomic<bool>& stop, RunOutcome& out);
   void step_exec_lane(Lane& lane, const std::atomic<bool>& stop, RunOutcome& out);
   void lane_crashed(Lane& lane, const EngineCrash& crash, RunOutcome& out);
+  void lane_refused(Lane& lane, const WorkerRefusal& refusal, RunOutcome& out);
+  const PlannedPoint* point_failing_now(const Lane& lane) const;
   void fail_crashed(const PlannedPoint& point, const EngineCrash& crash, RunOutcome& out);
   std::vector<const PlannedPoint*> points_of(size_t model_index, std::optional<size_t> context,
                                              std::optional<size_t> engine = std::nullopt) const;

@@ -82,16 +82,16 @@ RunSampleTime run_sample_time(const Plan& plan, const nlohmann::json* resumed) {
         it->get<double>() <= kMaxMinSampleTime)
       before = it->get<double>();
   }
-  if (plan.spec.min_sample_time_s < 0 && !before) {
-    out.profile = load_cached_noise_profile();  // it decides: a bad file stops here (exit 2)
-  } else {
-    try {
-      out.profile = load_cached_noise_profile();  // only for what a fixed -n costs
-    } catch (const UserError& e) {
-      out.profile_problem = e.what();
-    }
+  try {
+    out.profile = load_cached_noise_profile();
+  } catch (const UserError& e) {
+    // Said and passed over: a damaged file must not stop every later sweep.
+    out.profile_problem = e.problem();
   }
   out.choice = choose_min_sample_time(plan, out.profile, before);
+  if (!out.profile_problem.empty() && plan.spec.min_sample_time_s < 0 && !before)
+    out.choice.source +=
+        fmt::format(" (its noise profile is unreadable and was ignored: {})", out.profile_problem);
   return out;
 }
 

@@ -60,9 +60,10 @@ struct RunSampleTime {
   nlohmann::json to_json() const;       // {"min_sample_time_s", "source"[, "profile_problem"]}
 };
 // Chooses as above with this machine's profile. A damaged or foreign profile
-// is a UserError (exit 2, measure again) only when it would decide the
-// default. `resumed`: the resumed run's meta.json "sample_length" (null when
-// it started before there was one: one call, as then); nullptr for a new run.
+// is passed over (as if none were measured), its problem kept for the run's
+// notes: one bad file must not stop every later sweep. `resumed`: the resumed run's meta.json
+// "sample_length" (null when it started before there was one: one call, as then); nullptr for a new
+// run.
 RunSampleTime run_sample_time(const Plan& plan, const nlohmann::json* resumed);
 
 // The calls that make a sample of at least `min_s` when one takes `call_s`:

@@ -7,26 +7,11 @@
 #include <optional>
 
 #include "sweep/spec_limits.hpp"
+#include "util/decimal_number.hpp"
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
 
 namespace moesweep {
-namespace {
-
-// The whole of `text` as a number (nan and inf included); nullopt when it is none.
-std::optional<double> whole_number(const std::string& text) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (used == 0 || used != text.size()) return std::nullopt;
-  return v;
-}
-
-}  // namespace
 
 std::string setting_text(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -82,7 +67,7 @@ int SettingsReader::one_int(const std::string& key, int fallback, int min_value)
 double SettingsReader::one_number(const std::string& key, double fallback, double min_value) const {
   if (!has(key)) return fallback;
   const std::string t = text(key);
-  const std::optional<double> v = whole_number(t);
+  const std::optional<double> v = parse_decimal(t);
   if (!v || !(*v >= min_value) || !std::isfinite(*v)) {
     throw UserError(fmt::format("{}: '{}' is not a number >= {}", flag(key), t, min_value),
                     fmt::format("one number >= {}, e.g. 2", min_value),
@@ -96,7 +81,7 @@ std::vector<double> SettingsReader::numbers(const std::string& key, double min_v
   std::vector<double> out;
   if (!has(key)) return out;
   for (const std::string& w : words(key, {})) {
-    const std::optional<double> v = whole_number(w);
+    const std::optional<double> v = parse_decimal(w);
     if (!v || !(*v >= min_value && *v <= max_value)) {
       throw UserError(
           fmt::format("{}: '{}' is not a number from {} to {}", flag(key), w, min_value, max_value),

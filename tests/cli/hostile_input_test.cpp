@@ -36,6 +36,39 @@ TEST(HostileInput, DeeplyNestedProfileIsRefusedNotAStackOverflow) {
                  "nests arrays/objects 100001 levels deep");
 }
 
+// Issue 44, item 15: hex text was read as a number (--threshold 0x10 was 16%,
+// --request-rate 0x10 16 req/s), an integer's "010" as octal 8, and "inf" or
+// "nan" reached typed options. Every number on the command line is decimal:
+// the typed options (one transform over every option, cli_checks.hpp) and the
+// lists and percentages moesweep parses itself alike.
+TEST(HostileInput, NumbersOnTheCommandLineAreDecimalOnly) {
+  const std::string dir = test::scratch_dir().string();
+  const std::pair<std::string, std::string> cases[] = {
+      {"compare --threshold 0x10 a b", "--threshold '0x10' is not a percentage"},
+      {"compare --alpha 0x0.1p0 a b", "'0x0.1p0' is not a number (decimal digits only)"},
+      {"serve-bench --url http://127.0.0.1:9 --no-db --request-rate 0x10 --out-dir " + dir,
+       "--request-rate '0x10' is not a rate"},
+      {"serve-bench --url http://127.0.0.1:9 --no-db --request-timeout 0x10 --out-dir " + dir,
+       "'0x10' is not a number (decimal digits only"},
+      {"serve-bench --url http://127.0.0.1:9 --no-db --slo ttft_p99=0x10s --out-dir " + dir,
+       "ttft_p99=0x10s"},
+      {"hw --noise --noise-gap-tg 0x40", "'0x40' is not a number (decimal digits only"},
+      {"hw --noise --noise-gaps 0x1", "'0x1' is not a number of seconds"},
+      {"hw --noise --noise-repetitions inf", "'inf' is not a number (decimal digits only"},
+      {"sweep --max-time 0x10" + kDry, "'0x10' is not a number"},
+      {"sweep --min-sample-time nan" + kDry, "'nan' is not a number"},
+      {"sweep -t 0x2" + kDry, "'0x2' is not a number"},
+      {"predict --bandwidth 0x10 -m kimi-k2.5", "'0x10' is not a number (decimal digits only"}};
+  for (const auto& [args, says] : cases) {
+    SCOPED_TRACE(args);
+    expect_refused(test::run_cli(args), says);
+  }
+  // A leading zero is decimal, not octal: 010 repetitions are ten.
+  const CommandResult r = test::run_cli("sweep -t 1 -r 010" + kDry);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("TG 2 x10\n"), std::string::npos) << r.out;
+}
+
 TEST(HostileInput, HugeBatchIsRefusedAtSpecTime) {
   expect_refused(test::run_cli("sweep -b 2147483647" + kDry), "value 2147483647 is too large");
   expect_refused(test::run_cli("sweep -ub 2147483647 --depths 0 -n 2 --dry-run --no-db"),

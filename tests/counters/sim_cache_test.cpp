@@ -51,10 +51,16 @@ TEST(SimCache, RefusesWhatValgrindWouldRefuse) {
        {"LL=48MiB,16",  // 49152 sets: not a power of two
         "LL=32MiB,16,48", "LL=32MiB", "LL=32MiB,16,64,1", "L2=1MiB,8", "LL=32XB,16", "LL=0,16",
         "LL=32MiB,0", "LL=32MiB,16 LL=64MiB,16", "LL", "LL=16KiB,4",  // smaller than D1
-        "LL=99999999999999GiB,16"}) {
+        "LL=99999999999999GiB,16",
+        // valgrind's own limits (issue 44, item 7): its sizes are 32-bit, and a
+        // cache must be larger than one line
+        "LL=2GiB,16", "LL=4GiB,16", "I1=64,1,64"}) {
     const std::string why = test::refused([&] { parse_sim_cache(bad, "--sim-cache"); });
     EXPECT_NE(why.find("--sim-cache"), std::string::npos) << bad << ": " << why;
   }
+  EXPECT_NE(test::refused([] { parse_sim_cache("LL=2GiB,16"); }).find("2 GiB - 1 B"),
+            std::string::npos);
+  EXPECT_EQ(parse_sim_cache("LL=1GiB,16").ll.size_bytes, 1ull << 30);  // the largest it takes
 }
 
 TEST(CallgrindDump, ReadsTheWorkersRecordedDumps) {

@@ -6,10 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <signal.h>
+
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "counters/sim_backend.hpp"
 #include "results/count_compare.hpp"
@@ -176,6 +181,46 @@ TEST(SimSweep, MoreThanOneThreadIsRefused) {
   const auto r =
       test::run_cli("sweep -m kimi-k2.5 --scale tiny -d 0 --sim-cache 'LL=4MiB,16' --dry-run");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;  // --sim-cache without --counters sim
+}
+
+// Issue 44, item 7: a cache valgrind refuses (2 GiB and up) was taken, and the
+// sweep then said the worker "did not answer as an engine worker".
+TEST(SimSweep, ACacheValgrindCannotSimulateIsRefusedBeforeAnything) {
+  const fs::path out = test::scratch_dir() / "runs";
+  const auto r = test::run_cli(
+      "sweep -m kimi-k2.5 --scale tiny -t 1 -d 0 -n 8 --counters sim "
+      "--sim-cache 'LL=2GiB,16' --no-db --out-dir '" +
+      out.string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("the largest cache valgrind simulates"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("engine worker"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// Issue 44, item 8: Ctrl-C while the worker's hello was pending under valgrind
+// exited 130 and left its moesweep-sim-* folder behind. Every temporary
+// folder goes on every way out.
+TEST(SimSweep, CtrlCWhileTheWorkerStartsUnderValgrindLeavesNoTemporaryFolder) {
+  if (find_valgrind().empty()) GTEST_SKIP() << "valgrind is not installed: scripts/setup";
+  const fs::path dir = test::scratch_dir();
+  fs::create_directories(dir / "tmp");
+  const pid_t cli = test::spawn_shell("exec env TMPDIR=" + test::shell_quoted(dir / "tmp") + " " +
+                                          test::cli_path() + " " + kPoint + " --out-dir " +
+                                          test::shell_quoted(dir / "runs"),
+                                      dir / "out", dir / "err");
+  ASSERT_GT(cli, 0);
+  bool made = false;  // the folder exists: valgrind's worker is being started
+  for (int i = 0; i < 6000 && !made; ++i) {
+    for (const auto& e : fs::directory_iterator(dir / "tmp"))
+      made = made || e.path().filename().string().rfind("moesweep-sim-", 0) == 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(made) << "no moesweep-sim-* folder appeared";
+  ASSERT_EQ(::kill(cli, SIGINT), 0);
+  EXPECT_EQ(test::wait_exit_code(cli, std::chrono::seconds(60)), 130);
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir / "tmp")) left.push_back(e.path().string());
+  EXPECT_TRUE(left.empty()) << fmt::format("{}", fmt::join(left, ", "));
 }
 
 TEST(SimSweep, TheDryRunSaysHowMuchSlower) {

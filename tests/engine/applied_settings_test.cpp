@@ -74,6 +74,25 @@ TEST(AppliedSettings, HarmlessDifferencesAreKeptAsNotesAndLessContextFails) {
   EXPECT_NE(c.failures[0].find("n_ctx 64 where the plan asked for 80"), std::string::npos);
 }
 
+// Issue 44, item 13: a worker that reported n_batch 1 (below its n_ubatch of
+// 64) was a harmless note ("caps the batch at the context") and the point
+// passed. Only the cap at the context (or more) is harmless.
+TEST(AppliedSettings, ABatchBelowTheContextCapFailsThePoint) {
+  AppliedContext a = as_planned();
+  a.n_batch = 1;
+  AppliedCheck c = check_applied(plan(), threads(1), a, {1, 1});
+  ASSERT_EQ(c.failures.size(), 1u) << (c.notes.empty() ? "" : c.notes.front());
+  EXPECT_NE(c.failures[0].find("n_batch 1 where the plan asked for 2048"), std::string::npos)
+      << c.failures[0];
+  EXPECT_TRUE(c.notes.empty()) << c.notes.front();
+  a.n_batch = 79;  // one short of the context's cap
+  EXPECT_EQ(check_applied(plan(), threads(1), a, {1, 1}).failures.size(), 1u);
+  a.n_batch = 80;  // the cap itself
+  c = check_applied(plan(), threads(1), a, {1, 1});
+  EXPECT_TRUE(c.failures.empty()) << c.failures.front();
+  EXPECT_EQ(c.notes.size(), 1u);
+}
+
 TEST(AppliedSettings, WhatTheEngineDidNotReportIsNullNotThePlan) {
   const AppliedCheck c = check_applied(plan(), threads(4), AppliedContext{}, AppliedThreads{});
   EXPECT_TRUE(c.failures.empty()) << c.failures.front();

@@ -214,5 +214,37 @@ TEST(EngineAddHostile, CtrlCEndsTheBuildsProcessTreeAndLeavesTheRegistryConsiste
   EXPECT_EQ(nlohmann::json::parse(r.out).size(), 1u) << r.out;
 }
 
+// Issue 44, item 18: an add stopped before its step said anything left an
+// empty .NAME.failed.log in the registry. The step here is a test double: a
+// `cmake` first on PATH that writes nothing and waits (the real configure
+// writes at once, so it cannot be caught silent).
+TEST(EngineAddHostile, AnAddStoppedBeforeItsStepSaidAnythingLeavesNoEmptyLog) {
+  test::engine_source("include/llama.h");
+  const fs::path dir = test::scratch_dir();
+  const fs::path registry = dir / "registry";
+  const fs::path bin = dir / "bin";
+  fs::create_directories(bin);
+  std::ofstream(bin / "cmake") << "#!/bin/sh\necho $$ > '" << (dir / "started").string()
+                               << "'\nexec sleep 600\n";
+  fs::permissions(bin / "cmake", fs::perms::owner_all);
+  const fs::path checkout = fs::path(test::source_dir()) / "third_party" / "llama.cpp";
+  const pid_t pid =
+      test::spawn_shell("exec env PATH=" + shell_quoted(bin) + ":\"$PATH\" " + test::cli_path() +
+                            " engine add quiet --llama-cpp " + shell_quoted(checkout) +
+                            " --registry " + shell_quoted(registry),
+                        dir / "out", dir / "err");
+  for (int i = 0; i < 6000 && !fs::exists(dir / "started"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(fs::exists(dir / "started")) << "the configure step never started";
+  pid_t step = 0;
+  std::ifstream(dir / "started") >> step;
+  ::kill(pid, SIGINT);
+  EXPECT_EQ(test::wait_exit_code(pid, std::chrono::seconds(60)), 130);
+  EXPECT_TRUE(test::gone_within(step, std::chrono::seconds(15))) << "the step was left running";
+  if (step > 0 && test::process_alive(step)) ::kill(step, SIGKILL);
+  EXPECT_FALSE(fs::exists(registry / "quiet"));
+  EXPECT_FALSE(fs::exists(registry / ".quiet.failed.log"));
+}
+
 }  // namespace
 }  // namespace moesweep

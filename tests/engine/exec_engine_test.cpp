@@ -107,6 +107,34 @@ TEST(ExecEngine, MainlinesLlamaBenchGivesEveryRepetitionOfEveryDepth) {
   EXPECT_EQ(samples, 3 * 2 * 2);  // 3 depths x 2 phases x 2 repetitions
 }
 
+// Issue 44 ("also seen"): under --counters sim an exec engine's records had
+// empty counters with no reason. The counters attach to moesweep's own
+// worker: every field of the backend is there, unavailable, saying why.
+TEST(ExecEngine, ItsPhasesSayWhyTheCountersCannotCountThem) {
+  const fs::path bench = mainline_llama_bench();
+  if (bench.empty()) GTEST_SKIP() << "no llama-bench beside llama-server (scripts/setup --server)";
+  test::ensure_engine("mainline-bench", fmt::format("--exec {}", shell_quoted(bench)));
+  const fs::path out = test::scratch_dir() / "runs";
+  const auto r = test::run_shell(test::with_registry(
+      std::string(test::cli_path()) +
+      " sweep -m qwen3-moe --scale tiny -d 0 -c 512 -ub 64 -p 64 -n 8 -r 2 -t 1 --counters sim "
+      "--no-db --engine mainline-bench --out-dir " +
+      shell_quoted(out)));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::vector<nlohmann::json> records = test::records_of(test::only_run_dir(out));
+  ASSERT_EQ(records.size(), 1u);
+  for (const char* phase : {"pp_phase", "tg_phase"}) {
+    const nlohmann::json& c = records[0].at(phase).at("counters");
+    for (const char* name : {"instructions_per_token", "ll_hit_rate", "dram_bytes_per_token"})
+      EXPECT_NE(c.at(name)
+                    .at("unavailable")
+                    .get<std::string>()
+                    .find("engine 'mainline-bench' is another program's benchmark"),
+                std::string::npos)
+          << phase << ": " << c.dump(1);
+  }
+}
+
 // Test double: a script standing in for a llama-sweep-bench that fails (the
 // real one cannot be made to on purpose).
 fs::path failing_tool(const fs::path& dir) {

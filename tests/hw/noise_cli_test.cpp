@@ -99,5 +99,29 @@ TEST(HwNoise, OptionsThatCannotBeMeasuredAreRefused) {
   EXPECT_FALSE(fs::exists(cache / "hw")) << "nothing measured, nothing cached";
 }
 
+// Issue 44, items 3, 4 and 16: a pause curve of 0 tokens (NaN speeds), one
+// of a billion tokens (ran on without end), a negative length (refused as
+// "not a multiple"), and totals past any sensible measurement are refused
+// before anything is said, built or measured.
+TEST(HwNoise, EveryLengthCountAndTotalIsBoundedAndRefusedFirst) {
+  const fs::path cache = test::scratch_dir() / "cache";
+  const std::pair<const char*, const char*> cases[] = {
+      {"--noise-gap-tg 0", "--noise-gap-tg 0 is 0"},
+      {"--noise-gap-tg=-1", "--noise-gap-tg -1 is negative"},
+      {"--noise-gap-tg 1000000000", "is above 65536"},
+      {"--noise-tg 16,65536 --noise-repetitions 100", "TG tokens in all"},
+      {"--noise-tg 1 --noise-gap-tg 1 --noise-pp 64 --noise-repetitions 1000",
+       "PP ubatches in all"},
+      {"--noise-gaps 60,60 --noise-repetitions 100", "s of pauses in all"}};
+  for (const auto& [bad, says] : cases) {
+    const test::CommandResult r = hw(cache, std::string("--noise ") + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << bad << ": " << r.err;
+    EXPECT_EQ(r.err.find("not a multiple"), std::string::npos) << bad << ": " << r.err;
+    EXPECT_EQ(r.out.find("measuring"), std::string::npos) << bad << ": " << r.out;
+  }
+  EXPECT_FALSE(fs::exists(cache)) << "nothing built, measured or cached";
+}
+
 }  // namespace
 }  // namespace moesweep

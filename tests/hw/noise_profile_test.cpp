@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 
@@ -154,6 +155,18 @@ TEST_F(NoiseProfileFile, SavedBesideTheOtherProbesAndReadBack) {
   const std::optional<NoiseProfile> back = load_cached_noise_profile();
   ASSERT_TRUE(back);
   EXPECT_EQ(to_json(*back), to_json(p));
+}
+
+// Issue 44, item 3: a profile with a NaN (a sample of no time) wrote nulls
+// that every later sweep then refused. Only a profile that reads back is cached.
+TEST_F(NoiseProfileFile, AProfileThatWouldNotReadBackIsNotCached) {
+  NoiseProfile p = profile_with_cvs({0.2, 0.1});
+  p.machine_key = machine_key();
+  p.gaps.push_back(p.tg[0]);
+  p.gaps[0].mean_tps = std::nan("");
+  EXPECT_NE(test::refused([&] { save_cached_noise_profile(p); }).find("was not cached"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(noise_profile_path()));
 }
 
 TEST_F(NoiseProfileFile, DamagedForeignAndHostileFilesAreRefusedNotCrashedOn) {

@@ -155,6 +155,33 @@ TEST(SweetSpot, TwoRepetitionsSayTheIntervalsAreUnboundedAndWhatWouldBoundThem) 
 
 TEST(SweetSpot, NothingMeasured) {
   EXPECT_FALSE(find_sweet_spot({}).found);
+  EXPECT_EQ(find_sweet_spot({}).summary, "no thread counts measured");
+}
+
+// Issue 44, item 17: the demo's table at N_KV 1024 printed "no thread count
+// measured both phases" though both were measured at both thread counts; none
+// kept 90% of both bests. The line says that, with each one's fractions.
+TEST(SweetSpot, NoThreadCountKeepingBothSaysEachOnesFractions) {
+  const std::vector<ThreadPoint> pts = {{1, 343, 331}, {2, 551, 267}};
+  const SweetSpot s = find_sweet_spot(pts);
+  EXPECT_FALSE(s.found);
+  EXPECT_EQ(s.summary,
+            "no thread count kept 90% of both best S_PP (551.00 t/s at th=2) and best S_TG "
+            "(331.00 t/s at th=1): th=1 S_PP 62%, S_TG 100%; th=2 S_PP 100%, S_TG 81%");
+  ASSERT_EQ(s.fractions.size(), 2u);
+  EXPECT_NEAR(s.fractions[0].pp.value, 343.0 / 551, 1e-12);
+  SweetSpotOptions o;
+  o.keep_pp = 0.6;
+  o.keep_tg = 0.8;
+  EXPECT_EQ(find_sweet_spot(pts, o).threads, 1);  // 62% and 100%: kept
+  o.keep_pp = 0.7;
+  o.keep_tg = 0.85;
+  EXPECT_NE(find_sweet_spot(pts, o).summary.find("kept 70% and 85% of best S_PP"),
+            std::string::npos);
+  const std::vector<ThreadPoint> tg_missing = {{1, 343, 331}, {2, 551, 0}, {3, 400, 267}};
+  EXPECT_NE(find_sweet_spot(tg_missing).summary.find("th=2 S_PP 100%, S_TG not measured"),
+            std::string::npos)
+      << find_sweet_spot(tg_missing).summary;
 }
 
 }  // namespace

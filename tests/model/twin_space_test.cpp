@@ -90,42 +90,53 @@ const char* const kStoppedTwin =
     "--model kimi-k2.5 --scale tiny --layers 4 --hidden 512 --experts 64 --expert-ff 1024 "
     "--seed 9";
 
-// Starts moesweep with `args` in MOESWEEP_CACHE_DIR=`cache`, sends `signal`
-// once the skeleton's .tmp file exists, and returns the exit code.
-int stopped_while_building(const std::string& args, const fs::path& cache, int signal,
-                           const fs::path& dir) {
-  ::setenv("MOESWEEP_CACHE_DIR", cache.c_str(), 1);
-  const pid_t pid = test::spawn_cli(args, dir / "out", dir / "err");
-  ::unsetenv("MOESWEEP_CACHE_DIR");
-  for (int i = 0; i < 12000 && files_ending(cache, ".skeleton.tmp").empty(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_FALSE(files_ending(cache, ".skeleton.tmp").empty()) << "the build never started";
-  ::kill(pid, signal);
-  return test::wait_exit_code(pid, std::chrono::seconds(300));  // kills it when it hangs
-}
-
 std::string text_of(const fs::path& file) {
   std::ifstream in(file);
   return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
+// Starts moesweep with `args` in MOESWEEP_CACHE_DIR=`cache`, sends `signal`
+// once the skeleton's .tmp file exists (or, with `at_quantizing`, once the
+// build says it quantizes: the engine worker at work), and returns the exit code.
+int stopped_while_building(const std::string& args, const fs::path& cache, int signal,
+                           const fs::path& dir, bool at_quantizing = false) {
+  ::setenv("MOESWEEP_CACHE_DIR", cache.c_str(), 1);
+  const pid_t pid = test::spawn_cli(args, dir / "out", dir / "err");
+  ::unsetenv("MOESWEEP_CACHE_DIR");
+  const auto ready = [&] {
+    return at_quantizing ? text_of(dir / "err").find("quantizing to") != std::string::npos
+                         : !files_ending(cache, ".skeleton.tmp").empty();
+  };
+  for (int i = 0; i < 12000 && !ready(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(ready()) << "the build never got there";
+  ::kill(pid, signal);
+  return test::wait_exit_code(pid, std::chrono::seconds(300));  // kills it when it hangs
+}
+
 // SIGTERM while `synth` (or `trace`, which builds its twin first) writes the
 // skeleton: the build stops, removes its .tmp files, caches nothing, and says
 // so with exit 130.
+// Issue 44, item 18: re-checked while the engine worker quantizes too; an
+// interrupted build's quantize log (of a twin never made) goes with it.
 TEST(TwinBuildStop, SigtermDuringTheBuildRemovesItsTemporaryFiles) {
-  for (const char* command : {"synth", "trace"}) {
-    const fs::path dir = test::scratch_dir() / command;
-    const fs::path cache = dir / "cache";
-    fs::create_directories(dir);
-    const int code = stopped_while_building(
-        std::string(command) + " --quant Q4_K_S " + kStoppedTwin, cache, SIGTERM, dir);
-    const std::string err = text_of(dir / "err");
-    EXPECT_EQ(code, 130) << command << "\n" << err;
-    EXPECT_NE(err.find("the twin's build was interrupted"), std::string::npos) << command << "\n"
-                                                                               << err;
-    EXPECT_TRUE(files_ending(cache, ".tmp").empty()) << command;
-    EXPECT_TRUE(files_ending(cache, ".gguf").empty()) << command;
-  }
+  for (const bool at_quantizing : {false, true})
+    for (const char* command : {"synth", "trace"}) {
+      const std::string name = std::string(command) + (at_quantizing ? "-quantizing" : "");
+      const fs::path dir = test::scratch_dir() / name;
+      const fs::path cache = dir / "cache";
+      fs::create_directories(dir);
+      const int code =
+          stopped_while_building(std::string(command) + " --quant Q4_K_S " + kStoppedTwin, cache,
+                                 SIGTERM, dir, at_quantizing);
+      const std::string err = text_of(dir / "err");
+      EXPECT_EQ(code, 130) << name << "\n" << err;
+      EXPECT_NE(err.find("the twin's build was interrupted"), std::string::npos) << name << "\n"
+                                                                                 << err;
+      EXPECT_TRUE(files_ending(cache, ".tmp").empty()) << name;
+      EXPECT_TRUE(files_ending(cache, ".gguf").empty()) << name;
+      EXPECT_TRUE(files_ending(cache, ".quantize.log").empty()) << name;
+    }
 }
 
 // Ctrl-C while a sweep builds its twin: the run ends interrupted (meta.json

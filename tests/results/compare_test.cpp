@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 
 #include "results/compare.hpp"
@@ -200,6 +201,47 @@ TEST(Compare, CliExitsFourOnlyOnARealRegression) {
   r = test::run_cli("compare " + (dir / "base.jsonl").string() + " " +
                     (dir / "noisy.jsonl").string() + db + " --family bogus");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+}
+
+// Issue 44, item 5: a base run with one TG sample edited to 1e308 t/s was
+// taken; its cells showed "0.000 [nan, -nan]" and the gate passed (exit 0).
+// A sample beyond any engine's rate is refused when read, and a NaN in a
+// ratio or interval never reaches a verdict.
+TEST(Compare, ASampleBeyondAnyEnginesRateIsRefusedWhenRead) {
+  const auto dir = test::scratch_dir();
+  LoadedRun base = make_run("base", 21, 1.0, 6, 0.005);
+  base.records[0].tg.tokens_per_s[0] = 1e308;
+  write_jsonl(base, dir / "base.jsonl");
+  write_jsonl(make_run("rerun", 22, 1.0, 6, 0.005), dir / "rerun.jsonl");
+  const auto r = test::run_cli("compare " + (dir / "base.jsonl").string() + " " +
+                               (dir / "rerun.jsonl").string() + " --db '" +
+                               (dir / "none.sqlite").string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("base.jsonl:1: the tg phase has a sample of 1e+308 tokens per second, "
+                       "beyond any engine's"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+}
+
+TEST(Compare, ANanInARatioOrIntervalIsNoVerdict) {
+  MetricComparison m;
+  m.n_base = m.n_new = 6;
+  m.ratio = 0.5;
+  m.ratio_lo = std::nan("");
+  m.ratio_hi = -std::nan("");
+  m.spread = {std::nan(""), 10, 6, 6};
+  m.p_family = 0.001;  // "significant": a regression, were the NaN let through
+  set_verdict(m, 0.05, 0.05);
+  EXPECT_EQ(m.verdict, Verdict::kUntestable);
+  EXPECT_EQ(ratio_cell(m), "0.500");
+  m = {};
+  m.n_base = m.n_new = 6;
+  m.ratio = std::nan("");
+  m.ratio_lo = m.ratio_hi = 1;
+  set_verdict(m, 0.05, 0.05);
+  EXPECT_EQ(m.verdict, Verdict::kUntestable);
+  EXPECT_EQ(ratio_cell(m), "-");
 }
 
 }  // namespace

@@ -212,6 +212,13 @@ TEST(HostileJsonl, MeasurementsNoRunCanGiveAreRefused) {
       {kGoodLine.substr(0, kGoodLine.find("\"n_kv\"")) +
            R"("n_kv": -64, "t_pp": 0.5, "speed_pp": 128.0, "t_tg": 0.1, "speed_tg": 20.0})",
        "'n_kv' is -64, a count of tokens that cannot be negative"},
+      // Issue 44, item 5: beyond the physical floor of a decode (1 us a micro-batch).
+      {head + R"(, "tg_phase": {"samples_s": [0.1, 0.1], "samples_ts": [20, 1e308]}})",
+       "the tg phase has a sample of 1e+308 tokens per second, beyond any engine's 1e+06"},
+      {head + R"(, "tg_phase": {"samples_s": [0.1, 1e-9], "samples_ts": [20, 20]}})",
+       "the tg phase has a sample of 1e-09 s for 2 tokens, below the 2e-06 s no engine can beat"},
+      {head + R"(, "pp_phase": {"samples_s": [0.5], "samples_ts": [1e9]}})",
+       "the pp phase has a sample of 1e+09 tokens per second, beyond any engine's 6.4e+07"},
   };
   for (const auto& [bad_line, says] : cases) {
     int code = -1;

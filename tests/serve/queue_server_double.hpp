@@ -6,8 +6,14 @@
 // little, above it every request waits longer than the one before. It speaks
 // the little of llama-server's API serve-bench needs: GET /health, POST
 // /tokenize (one id per word), POST /completion (SSE with `timings`).
+//
+// It can also end its streams the ways a misbehaving server does (Ending):
+// cut after two tokens without the final event, stopped after one token
+// "for eos", an event that is no JSON, or silence after the headers (for
+// the whole service time).
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -22,9 +28,12 @@
 
 namespace moesweep::serve_test {
 
+enum class Ending { kComplete, kCutShort, kStopsAtEos, kUnreadable, kSilent };
+
 class QueueServerDouble {
  public:
-  explicit QueueServerDouble(std::chrono::milliseconds service) : service_(service) {
+  explicit QueueServerDouble(std::chrono::milliseconds service, Ending ending = Ending::kComplete)
+      : service_(service), ending_(ending) {
     svr_.new_task_queue = [] { return new httplib::ThreadPool(64); };
     svr_.Get("/health", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(R"({"status": "ok"})", "application/json");
@@ -74,15 +83,7 @@ class QueueServerDouble {
         "text/event-stream",
         [this, n, ticket, finished](size_t, httplib::DataSink& sink) {
           if (!wait_turn(*ticket)) return false;
-          for (int k = 0; k < n; ++k) {
-            std::this_thread::sleep_for(service_ / n);
-            nlohmann::json ev = {{"content", " the"}, {"tokens", {7}}};
-            if (k + 1 == n)
-              ev.update({{"stop", true},
-                         {"timings", {{"prompt_n", 1}, {"cache_n", 0}, {"predicted_n", n}}}});
-            const std::string text = "data: " + ev.dump() + "\n\n";
-            if (!sink.write(text.data(), text.size())) break;
-          }
+          stream(n, sink);
           end_turn(*ticket, *finished);
           sink.done();
           return true;
@@ -90,6 +91,33 @@ class QueueServerDouble {
         [this, ticket, finished](bool) {  // also when the client left before its turn
           if (wait_turn(*ticket)) end_turn(*ticket, *finished);
         });
+  }
+
+  // n tokens over the service time, ended as `ending_` says.
+  void stream(int n, httplib::DataSink& sink) {
+    if (ending_ == Ending::kSilent) {  // headers, then nothing for the service time
+      std::unique_lock lock(mu_);
+      cv_.wait_for(lock, service_, [&] { return stopping_; });
+      return;
+    }
+    const int sent = ending_ == Ending::kCutShort   ? std::min(n, 2)
+                     : ending_ == Ending::kComplete ? n
+                                                    : 1;
+    for (int k = 0; k < sent; ++k) {
+      std::this_thread::sleep_for(service_ / n);
+      nlohmann::json ev = {{"content", " the"}, {"tokens", {7}}};
+      if (ending_ == Ending::kUnreadable) {
+        const std::string junk = "data: {\"content\": \" the\", \"tok\n\n";
+        sink.write(junk.data(), junk.size());
+        return;
+      }
+      if (k + 1 == sent && ending_ != Ending::kCutShort)
+        ev.update({{"stop", true},
+                   {"stop_type", ending_ == Ending::kStopsAtEos ? "eos" : "limit"},
+                   {"timings", {{"prompt_n", 1}, {"cache_n", 0}, {"predicted_n", sent}}}});
+      const std::string text = "data: " + ev.dump() + "\n\n";
+      if (!sink.write(text.data(), text.size())) return;
+    }
   }
 
   bool wait_turn(uint64_t ticket) {
@@ -107,6 +135,7 @@ class QueueServerDouble {
   }
 
   const std::chrono::milliseconds service_;
+  const Ending ending_;
   httplib::Server svr_;
   std::thread thread_;
   int port_ = 0;

@@ -39,7 +39,7 @@ const char* const kProxy = R"(#!/bin/bash
 coproc W { exec "$REAL_WORKER"; }
 while IFS= read -r line; do
   op=; [[ $line =~ \"op\":\"([a-z_]+)\" ]] && op=${BASH_REMATCH[1]}
-  if [[ $FAKE_MODE:$op == hang_load:load || ( $FAKE_MODE:$op == hang_decode:decode && -e $FAKE_TRIGGER ) ]]; then
+  if [[ $FAKE_MODE:$op == hang_load:load || $FAKE_MODE:$op == hang_free:free || ( $FAKE_MODE:$op == hang_decode:decode && -e $FAKE_TRIGGER ) ]]; then
     echo $$ > "$FAKE_READY"; exec sleep 600
   fi
   printf '%s\n' "$line" >&"${W[1]}"
@@ -47,6 +47,7 @@ while IFS= read -r line; do
   case $FAKE_MODE:$op in
     decode_time:decode) reply=$(sed "s/\"seconds\":[^,}]*/\"seconds\":$FAKE_SECONDS/" <<<"$reply") ;;
     threads:threads) reply=${reply/\"n_threads\":1,/\"n_threads\":3,} ;;
+    batch:context) reply=$(sed 's/"n_batch":[0-9]*/"n_batch":1/' <<<"$reply") ;;
     lie_desc:load) reply=$(sed 's/"description":"[^"]*"/"description":"llama 70B"/' <<<"$reply") ;;
     input:decode) reply='{"ok":false,"kind":"input","error":"bad input"}' ;;
   esac
@@ -184,6 +185,53 @@ TEST(BoundarySweep, TheRecordKeepsWhatTheEngineAppliedAndAnotherThreadCountFails
     EXPECT_EQ(rec.at("extra").at("applied").at("n_threads"), 3) << rec;
 }
 
+// Issue 44, item 13: a worker that applies n_batch 1 under an n_ubatch of 64
+// (not the engine's cap at the context) fails its points, naming it.
+TEST(BoundarySweep, ABatchBelowItsUbatchFailsThePointNotANote) {
+  const ProxySweep s;
+  const auto r = s.sweep("batch", "-d 0 -c 256 -r 1");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  expect_all_failed_with(records_of(s.run("batch")),
+                         "the engine applied n_batch 1 where the plan asked for 2048");
+  EXPECT_EQ(r.err.find("caps the batch at the context"), std::string::npos) << r.err;
+}
+
+// Issue 44, item 2: a worker that stopped answering after its context held
+// the sweep past --point-timeout: freeing a context had a deadline of its own
+// (60 s), and the next context then found the worker gone and failed every
+// one of its points ("the engine worker is not running"). Every request of a
+// model takes the model's one deadline, and a worker that a request ended is
+// restarted before the next context: the second context is measured.
+TEST(BoundarySweep, FreeingAContextHasThePointTimeoutAndTheNextContextGoesOn) {
+  const ProxySweep s;
+  const auto r = s.sweep("hang_free", "-d 0 -c 256,512 -r 1 --point-timeout 2");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto records = records_of(s.run("hang_free"));
+  ASSERT_EQ(records.size(), 2u) << r.err;
+  for (const nlohmann::json& rec : records) EXPECT_TRUE(rec.at("ok").get<bool>()) << rec;
+  ASSERT_GT(s.hung_pid(), 0) << "the fake never hung";
+  EXPECT_FALSE(test::process_alive(s.hung_pid())) << "the hung worker was left behind";
+}
+
+// Issue 44, item 2, as the probe found it: after a hung worker was restarted,
+// the new one answers its context and then stops reading. Every request to
+// the restarted worker has the same deadline as the first worker's: each
+// point fails at --point-timeout (the fake hangs at every decode) and the
+// sweep ends.
+TEST(BoundarySweep, ARestartedWorkerThatHangsAfterItsContextFailsAtThePointTimeout) {
+  const ProxySweep s;
+  std::ofstream(s.trigger) << "hang\n";  // every worker's first decode hangs
+  const auto r = s.sweep("hang_decode", "-d 0,64 -c 256 -r 1 --point-timeout 2");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  const auto records = records_of(s.run("hang_decode"));
+  ASSERT_EQ(records.size(), 2u) << r.err;
+  // The second point's failure is the restarted worker's: a worker left
+  // ended would fail it as "not running", one without a deadline hang.
+  expect_all_failed_with(records, "no answer within 2 s (--point-timeout)");
+  ASSERT_GT(s.hung_pid(), 0) << "the fake never hung";
+  EXPECT_FALSE(test::process_alive(s.hung_pid())) << "the hung worker was left behind";
+}
+
 // A registry holding `name`, whose worker is `worker`.
 fs::path registry_with(const fs::path& dir, const std::string& name, const fs::path& worker) {
   RegisteredEngine e;
@@ -203,9 +251,22 @@ TEST(BoundarySweep, AnEnginesRefusalOrMissingWorkerIsNamed) {  // D17, D18
   const auto r = s.sweep("input", "-d 0 -c 256 -r 1 --engine default,liar",
                          "MOESWEEP_ENGINES=" + test::shell_quoted(registry) +
                              " MOESWEEP_WORKER=" + test::shell_quoted(real));
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("engine 'liar': the engine worker"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("refused its decode request: bad input"), std::string::npos) << r.err;
+  // Issue 44, item 18: a refusal in the middle of a run fails that engine's
+  // point, named, and the sweep goes on (it stopped the whole sweep, exit 2).
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  int failed = 0;
+  for (const nlohmann::json& rec : records_of(s.run("input"))) {
+    if (rec.at("engine") != "liar") {
+      EXPECT_TRUE(rec.at("ok").get<bool>()) << rec;
+      continue;
+    }
+    ++failed;
+    EXPECT_FALSE(rec.at("ok").get<bool>()) << rec;
+    const std::string error = rec.at("error");
+    EXPECT_NE(error.find("engine 'liar': the engine worker"), std::string::npos) << error;
+    EXPECT_NE(error.find("refused its decode request: bad input"), std::string::npos) << error;
+  }
+  EXPECT_EQ(failed, 1);
 
   const fs::path ghost = registry_with(s.dir, "ghost", s.dir / "gone" / "moesweep-worker");
   const auto g =

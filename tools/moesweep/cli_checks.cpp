@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
+#include <optional>
+
+#include "util/decimal_number.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -28,14 +28,39 @@ CLI::Validator make(double lo, double hi, bool lo_open) {
       desc);
 }
 
+// Refuses text that is no decimal number, saying the option's range when it
+// has one; drops the leading zeros of one (CLI11 reads an integer's "010" as
+// octal 8).
+CLI::Validator decimal_only(const std::string& range) {
+  return CLI::Validator(
+      [range](std::string& input) -> std::string {
+        const std::optional<std::string> text = decimal_text(input);
+        if (text) {
+          input = *text;
+          return "";
+        }
+        return fmt::format("value '{}' is not a number (decimal digits only{})",
+                           input.substr(0, 40), range.empty() ? "" : "; " + range);
+      },
+      "");
+}
+
 }  // namespace
 
+void require_decimal_numbers(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    const std::string type = opt->get_type_name();
+    const size_t colon = type.find(':');
+    const std::string base = type.substr(0, colon);
+    if (opt->get_type_size() != 0 && (base == "INT" || base == "UINT" || base == "FLOAT"))
+      opt->transform(decimal_only(colon == std::string::npos ? "" : type.substr(colon + 1)));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) require_decimal_numbers(*sub);
+}
+
 std::string range_problem(const std::string& text, double lo, double hi, bool lo_open) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  const bool parsed = !text.empty() && end == text.c_str() + text.size() && errno != ERANGE;
-  const bool inside = parsed && std::isfinite(v) && (lo_open ? v > lo : v >= lo) && v <= hi;
+  const std::optional<double> v = parse_decimal(text);
+  const bool inside = v && (lo_open ? *v > lo : *v >= lo) && *v <= hi;
   if (inside) return "";
   return fmt::format("value '{}' is not {}", text.substr(0, 40), range_text(lo, hi, lo_open));
 }

@@ -1,8 +1,8 @@
 #pragma once
-// The range check of every numeric flag: one validator, so NaN and the
-// infinities fail every range ("nan" compares false with any limit, which
-// CLI11's own Range lets through), and a limit prints compactly (CLI11
-// prints DBL_MAX as a 309-digit number; an unbounded side is left unsaid).
+// The range check of every numeric flag: one validator, decimal numbers
+// only (util/decimal_number.hpp), so NaN and the infinities fail every range ("nan" compares false
+// with any limit, which CLI11's own Range lets through), and a limit prints compactly (CLI11 prints
+// DBL_MAX as a 309-digit number; an unbounded side is left unsaid).
 #include <CLI/CLI.hpp>
 
 #include <limits>
@@ -11,6 +11,12 @@
 namespace moesweep::cli {
 
 inline constexpr double kNoLimit = std::numeric_limits<double>::max();
+
+// Every typed number option of `app` and of its subcommands reads decimal
+// text only (util/decimal_number.hpp): CLI11 alone reads "0x10" as 16,
+// "010" as 8, and "inf" or "nan" as numbers. Called once, after every
+// option is added.
+void require_decimal_numbers(CLI::App& app);
 
 // A finite number in [lo, hi].
 CLI::Validator in_range(double lo, double hi);

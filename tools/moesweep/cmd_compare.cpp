@@ -14,6 +14,7 @@
 #include "results/count_compare.hpp"
 #include "results/sqlite_store.hpp"
 #include "serve/serve_compare.hpp"
+#include "util/decimal_number.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 #include "util/terminal_text.hpp"
@@ -41,12 +42,8 @@ struct CompareArgs {
 
 double parse_threshold_percent(std::string text) {
   if (!text.empty() && text.back() == '%') text.pop_back();
-  try {
-    size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size() && v >= 0 && v < 100) return v / 100;
-  } catch (const std::exception&) {
-  }
+  if (const std::optional<double> v = parse_decimal(text); v && *v >= 0 && *v < 100)
+    return *v / 100;
   throw UserError("--threshold '" + text + "' is not a percentage",
                   "a number from 0 to 100, e.g. 5", "pass --threshold 5 for a 5% minimum effect");
 }

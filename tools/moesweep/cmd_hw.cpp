@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "engine/engine_types.hpp"
 #include "hw/machine_report.hpp"
 #include "hw_noise.hpp"
 #include "hw_print.hpp"
@@ -50,8 +51,16 @@ int run_hw(const HwOptions& o) {
     if (!o.json)
       fmt::print("measuring the noise profile ({} samples a length, {:.0f} s of pauses) ...\n",
                  no.repetitions, noise_pause_seconds(no));
-    m.noise = measure_noise_profile(
-        no, [&](const std::string& line) { fmt::print(stderr, "[hw --noise] {}\n", line); });
+    try {
+      m.noise = measure_noise_profile(
+          no, [&](const std::string& line) { fmt::print(stderr, "[hw --noise] {}\n", line); });
+    } catch (const EngineError& e) {  // a crash or an impossible time: no profile, nothing cached
+      throw UserError(fmt::format("hw --noise: the engine failed on the twin: {}", e.what()),
+                      "an engine that runs the twin on this machine",
+                      "see the engine's log above; `moesweep sweep` on the twin shows it per "
+                      "point",
+                      exit_code::kPointsFailed);
+    }
     m.noise_problem.clear();
     save_cached_noise_profile(*m.noise);
   }

@@ -78,9 +78,8 @@ RunRequest request_from(const SweepOptions& opts, const CLI::App& cmd) {
   return req;
 }
 
-// Measures with Ctrl-C (and SIGTERM) turned into a clean stop.
-RunOutcome measure(RunSession& session) {
-  const StopOnSignal stop;
+// Measures; Ctrl-C (and SIGTERM) stop it cleanly through `stop`.
+RunOutcome measure(RunSession& session, const StopOnSignal& stop) {
   try {
     return session.run(stop.flag());
   } catch (const std::exception&) {
@@ -103,6 +102,10 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd, const std::string& 
     return exit_code::kOk;
   }
   SweepProgress progress(opts.quiet);  // outlives the session, which ends it
+  // Ctrl-C and SIGTERM stop the run cleanly from here on, so whatever the
+  // session holds is let go on that way out too (valgrind's temporary folder
+  // of --counters sim, made while the worker's hello may still be pending).
+  const StopOnSignal stop;
   RunSession session(std::move(request));
   if (opts.dry_run)
     return print_dry_run(session.plan(), session.origin(), session.sample_time().choice);
@@ -112,7 +115,7 @@ int run_sweep(const SweepOptions& opts, const CLI::App& cmd, const std::string& 
   fmt::print(stderr, "[sweep] run directory {}\n", session.dir().path().string());
   RunDirRoutingTraces traces(session.dir().path());
   if (opts.trace_routing) session.trace_routing_with(&traces);
-  const RunOutcome outcome = measure(session);
+  const RunOutcome outcome = measure(session, stop);
   return finish(session, outcome, opts.wide);
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "hw/noise_probe.hpp"
+#include "util/decimal_number.hpp"
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
 
@@ -25,17 +26,12 @@ std::vector<int> int_list(const std::string& text, const char* flag) {
 std::vector<double> number_list(const std::string& text, const char* flag) {
   std::vector<double> out;
   for (const std::string& word : split_list(text)) {
-    size_t used = 0;
-    double v = -1;
-    try {
-      v = std::stod(word, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != word.size() || !(v >= 0))
+    const std::optional<double> v = parse_decimal(word);
+    if (!v || !(*v >= 0))
       throw UserError(fmt::format("{} {}: '{}' is not a number of seconds", flag, text, word),
-                      "seconds >= 0, comma-separated, e.g. 0,1,4", fmt::format("fix {}", flag));
-    out.push_back(v);
+                      "seconds >= 0 as decimal numbers, comma-separated, e.g. 0,1,4",
+                      fmt::format("fix {}", flag));
+    out.push_back(*v);
   }
   return out;
 }
@@ -74,6 +70,7 @@ NoiseMeasureOptions noise_options(const NoiseFlags& f) {
   o.tg_tokens = int_list(f.tg, "--noise-tg");
   o.pp_ubatches = f.pp.empty() ? std::vector<int>{} : int_list(f.pp, "--noise-pp");
   o.gaps_s = f.gaps.empty() ? std::vector<double>{} : number_list(f.gaps, "--noise-gaps");
+  check_noise_options(o);  // before anything is said or started
   return o;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/l3_sim_experiment.hpp"
+#include "util/decimal_number.hpp"
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
 
@@ -15,12 +16,11 @@ L3SimOptions sim_options(const L3SimCli& s, const L3RunOptions& o) {
       s.sim_llc.empty() ? default_sim_llc_sizes() : parse_sim_llc(s.sim_llc, "--sim-llc");
   out.skews.clear();
   for (const std::string& w : split_list(s.skews, ',')) {
-    try {
-      out.skews.push_back(std::stod(w));
-    } catch (const std::exception&) {
-      throw UserError(fmt::format("--skews: '{}' is not a number", w), "e.g. 0,1.5",
-                      "give routing skews as a comma list");
-    }
+    const std::optional<double> v = parse_decimal(w);
+    if (!v)
+      throw UserError(fmt::format("--skews: '{}' is not a number", w),
+                      "decimal numbers, e.g. 0,1.5", "give routing skews as a comma list");
+    out.skews.push_back(*v);
   }
   out.dense = o.dense;
   out.pool_bytes = static_cast<uint64_t>(s.pool_mib * 1048576.0);

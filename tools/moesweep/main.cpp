@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "engine/engine.hpp"
 #include "hw/build_info.hpp"
@@ -120,6 +121,7 @@ int main(int argc, char** argv) {
   cli::add_serve_bench_command(app, run);
   cli::add_engine_command(app, run);
   cli::add_cotenant_command(app, run);
+  cli::require_decimal_numbers(app);
   try {
     std::vector<std::string> args = cli::translate_llama_style_flags(argc, argv);
     cli::check_subcommand_name(app, args);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "serve/arrival_schedule.hpp"
+#include "util/decimal_number.hpp"
 #include "util/error.hpp"
 #include "util/parse_list.hpp"
 
@@ -11,17 +12,14 @@ namespace moesweep::cli {
 std::vector<double> parse_rates(const std::string& text) {
   std::vector<double> out;
   for (const std::string& item : split_list(text)) {
-    size_t used = 0;
-    double v = 0;
-    try {
-      v = item == "inf" ? kInfiniteRate : std::stod(item, &used);
-    } catch (const std::exception&) {
-    }
-    if (item != "inf" && (used != item.size() || !(v > 0)))
+    const std::optional<double> v =
+        item == "inf" ? std::optional<double>(kInfiniteRate) : parse_decimal(item);
+    if (!v || !(*v > 0))
       throw UserError(fmt::format("--request-rate '{}' is not a rate", item),
-                      "requests per second, comma-separated: 0.5,1,2 (inf: all at once)",
+                      "requests per second as decimal numbers, comma-separated: 0.5,1,2 (inf: "
+                      "all at once)",
                       "pass e.g. --request-rate 0.5,1,2");
-    out.push_back(v);
+    out.push_back(*v);
   }
   return out;
 }
