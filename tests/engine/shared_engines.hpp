@@ -24,13 +24,22 @@ inline std::string with_registry(const std::string& command) {
   return "MOESWEEP_ENGINES=" + shell_quoted(shared_registry()) + " " + command;
 }
 
-// Registers `name` with `engine add` arguments `args` unless it is there already.
+// Registers `name` with `engine add` arguments `args` unless it is there already,
+// registered after this build's own worker was last built (an older registration's
+// worker may speak another protocol version: it is removed and added again).
 inline void ensure_engine(const std::string& name, const std::string& args) {
   std::filesystem::create_directories(shared_registry());
-  const std::string add = std::string(cli_path()) + " engine add " + name + " " + args;
-  const std::string registered = (shared_registry() / name / "engine.json").string();
+  const std::string cli = cli_path();
+  const std::string add = with_registry(cli + " engine add " + name + " " + args);
+  const std::string remove = with_registry(cli + " engine remove " + name);
+  const std::string registered = shell_quoted(shared_registry() / name / "engine.json");
+  const std::string own_worker =
+      shell_quoted(std::filesystem::path(cli).parent_path() / "moesweep-worker");
+  const std::string script = "if [ -f " + registered + " ] && [ " + registered + " -nt " +
+                             own_worker + " ]; then exit 0; fi; if [ -f " + registered +
+                             " ]; then " + remove + " || exit 1; fi; " + add;
   const auto r = run_shell("flock " + shell_quoted(shared_registry() / ".lock") + " sh -c " +
-                           shell_quoted("test -f " + registered + " || " + with_registry(add)));
+                           shell_quoted(script));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
