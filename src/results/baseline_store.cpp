@@ -104,8 +104,8 @@ fs::path require_baseline_class(const fs::path& store, const MachineClass& machi
                   store.string(), machine_class_id(machine), class_list(baseline_classes(store))),
       "a baseline recorded on this machine class (same CPU vendor/family/model, logical CPUs, "
       "L3, build CPU features and engine commit): speeds of another class are no reference",
-      fmt::format("record one on this machine: scripts/regress --update (run it 3 times for a set "
-                  "of 3), or moesweep baseline add RUN_DIR {}",
+      fmt::format("record one on this machine: moesweep gate --update --baseline {0} (run it 3 "
+                  "times for a set of 3), or moesweep baseline add RUN_DIR {0}",
                   store.string()));
 }
 

@@ -304,7 +304,7 @@ void check_same_machine_class(const Comparison& c) {
                   machine_class_id(c.new_machine), what),
       "runs of one machine class (CPU vendor/family/model, logical CPUs, L3, CPU features): a "
       "speed difference between classes is no regression of the code",
-      "compare with a baseline recorded on this machine class (scripts/regress --update records "
+      "compare with a baseline recorded on this machine class (moesweep gate --update records "
       "one), or pass --allow-environment-change to compare anyway");
 }
 

@@ -79,7 +79,7 @@ TEST(BaselineGate, StoreWithoutThisMachinesClassNamesTheRecordingCommand) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("has no baseline of machine class"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("other-1-1-1cpu-l3_0-00000000"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("scripts/regress --update"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("moesweep gate --update"), std::string::npos) << r.err;
 }
 
 }  // namespace

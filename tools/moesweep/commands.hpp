@@ -37,5 +37,6 @@ void add_serve_bench_command(CLI::App& app, CommandRunner& run);
 void add_engine_command(CLI::App& app, CommandRunner& run);  // cmd_engine.cpp (issue 19)
 void add_engine_releases_command(CLI::App& engine, CommandRunner& run);  // cmd_engine_releases.cpp
 void add_cotenant_command(CLI::App& app, CommandRunner& run);  // cmd_cotenant.cpp (hidden)
+void add_gate_command(CLI::App& app, CommandRunner& run);      // cmd_gate.cpp (issue 45)
 
 }  // namespace moesweep::cli
