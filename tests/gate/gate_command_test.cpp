@@ -118,6 +118,27 @@ TEST(GateCommand, CountsCatchPlantedWorkAndPassIdenticalBuilds) {
   EXPECT_EQ(cases_with(junit, "skipped"), 0) << junit;
 }
 
+// Without --base: --update files the run under this machine's class in the
+// store, and the next gate compares with it (two runs minutes apart, not
+// pairs: a verdict either way is the machine's; what is checked is the
+// plumbing: the class folder, the reports, never exit 2).
+TEST(GateCommand, StoredBaselinesAreRecordedAndGatedOn) {
+  const fs::path dir = test::scratch_dir();
+  const std::string args = "--baseline " + shell_quoted(dir / "store") + " --out-dir " +
+                           shell_quoted(dir / "runs") + " --profile " +
+                           shell_quoted(small_profile(dir)) + " --quiet";
+  auto r = test::run_cli("gate --update " + args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("filed "), std::string::npos) << r.err;
+  int filed = 0;
+  for (const auto& c : fs::directory_iterator(dir / "store"))
+    for (const auto& run : fs::directory_iterator(c.path())) filed += run.is_directory();
+  EXPECT_EQ(filed, 1);
+  r = test::run_cli("gate " + args);
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 4 || r.exit_code == 5) << r.out << r.err;
+  EXPECT_NE(r.out.find("### moesweep gate: **"), std::string::npos) << r.out;
+}
+
 // scripts/regress is a wrapper: the same gate, --out-dir $REGRESS_DIR, and
 // compare's options after a `--` as before.
 TEST(GateCommand, ScriptsRegressRunsTheGate) {

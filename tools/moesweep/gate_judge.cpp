@@ -62,6 +62,13 @@ int judge_gate(const GateSides& g, const std::pair<std::string, std::string>& la
     report = gate_report_of(c);
   }
   std::tie(report.base, report.fresh) = labels;
+  if (g.failed_points > 0 && report.exit_code == exit_code::kOk) {  // what failed was not seen
+    report.exit_code = exit_code::kInconclusive;
+    report.line = fmt::format(
+        "inconclusive: {} point(s) of the sweep failed and were not compared "
+        "(compare.md lists them); the rest: {}",
+        g.failed_points, report.line);
+  }
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   report.run_dir = run.string();

@@ -16,6 +16,7 @@ struct GateSides {
   bool counts = false;  // the exact gate: count metrics
   CompareChoice choice;
   CompareSides sides;
+  int failed_points = 0;  // points the sweep could not measure: a pass becomes inconclusive
 };
 
 // Compares, writes the reports into `run` and prints them; returns 0 pass, 4

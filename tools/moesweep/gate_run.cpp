@@ -59,7 +59,7 @@ int finish_sweep_or_stop(const EngineSweepRun& run) {
     return exit_code::kInterrupted;
   }
   if (run.status == RunStatus::kPointsFailed)
-    gate_say(fmt::format("{} point(s) failed: they are listed in compare.md and cannot pass",
+    gate_say(fmt::format("{} point(s) failed: listed in compare.md; the gate cannot pass",
                          run.failed_points));
   return -1;
 }
@@ -88,15 +88,17 @@ int ab_gate(const GateArgs& a, CompareChoice choice) {
     return exit_code::kOk;
   }
   const Clock::time_point started = Clock::now();
-  const auto progress = [](const std::string& s) { fmt::print(stderr, "[engine add] {}\n", s); };
-  for (const EngineSpec* s : {&base, &fresh}) ensure_registered(registry, *s, progress);
+  for (const EngineSpec* s : {&base, &fresh}) ensure_registered(registry, *s, [](const std::string& line) {
+    fmt::print(stderr, "[engine add] {}\n", line);
+  });
   gate_say(fmt::format("A/B: {} against {}, interleaved (profile {})", base.name, fresh.name,
                        sweep.profile));
   const EngineSweepRun run = run_engine_sweep(sweep);
   if (const int stop = finish_sweep_or_stop(run); stop >= 0) return stop;
   const CompareSides sides{
       run.dir.string(), "", base.name + "," + fresh.name, {}, choice.allow_environment_change};
-  return judge_gate({a.counts, choice, sides}, {base.name, fresh.name}, run.dir, started);
+  return judge_gate({a.counts, choice, sides, run.failed_points}, {base.name, fresh.name}, run.dir,
+                    started);
 }
 
 int stored_gate(const GateArgs& a, const CompareChoice& choice) {
@@ -120,8 +122,8 @@ int stored_gate(const GateArgs& a, const CompareChoice& choice) {
     return exit_code::kOk;
   }
   const CompareSides sides{a.baseline, run.dir.string(), "", {}, choice.allow_environment_change};
-  return judge_gate({a.counts, choice, sides}, {a.baseline, run.dir.filename().string()}, run.dir,
-                    started);
+  return judge_gate({a.counts, choice, sides, run.failed_points},
+                    {a.baseline, run.dir.filename().string()}, run.dir, started);
 }
 
 }  // namespace
