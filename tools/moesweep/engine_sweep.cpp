@@ -43,6 +43,10 @@ EngineSweepRun run_engine_sweep(const EngineSweep& sweep) {
   return {session.dir().path(), outcome.status, outcome.ok_points, outcome.failed_points};
 }
 
+void engine_add_progress(const std::string& line) {
+  fmt::print(stderr, "[engine add] {}\n", line);
+}
+
 std::string sweep_command_text(const EngineSweep& sweep) {
   std::string text = "moesweep sweep --profile " + sweep.profile;
   for (const auto& [key, value] : sweep.overrides)

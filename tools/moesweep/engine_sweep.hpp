@@ -31,6 +31,9 @@ struct EngineSweepRun {
 // interrupted). UserError for settings a sweep refuses.
 EngineSweepRun run_engine_sweep(const EngineSweep& sweep);
 
+// An engine build's progress line on stderr ("[engine add] ...").
+void engine_add_progress(const std::string& line);
+
 // `moesweep sweep ...` as it would be typed for the same run (for messages).
 std::string sweep_command_text(const EngineSweep& sweep);
 

@@ -88,9 +88,7 @@ int ab_gate(const GateArgs& a, CompareChoice choice) {
     return exit_code::kOk;
   }
   const Clock::time_point started = Clock::now();
-  for (const EngineSpec* s : {&base, &fresh}) ensure_registered(registry, *s, [](const std::string& line) {
-    fmt::print(stderr, "[engine add] {}\n", line);
-  });
+  for (const EngineSpec* s : {&base, &fresh}) ensure_registered(registry, *s, engine_add_progress);
   gate_say(fmt::format("A/B: {} against {}, interleaved (profile {})", base.name, fresh.name,
                        sweep.profile));
   const EngineSweepRun run = run_engine_sweep(sweep);
