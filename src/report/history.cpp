@@ -81,6 +81,55 @@ std::string number(double v) {
   return v >= 1000 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v);
 }
 
+// The entries none of whose points succeeded, with the first error.
+std::vector<UnmeasuredEntry> unmeasured_of(const std::vector<HistoryEntry>& entries) {
+  std::vector<UnmeasuredEntry> out;
+  for (size_t e = 0; e < entries.size(); ++e) {
+    std::string why;
+    bool measured = false;
+    for (const Record& r : entries[e].run.records) {
+      measured = measured || r.ok;
+      if (!r.ok && why.empty()) why = r.error;
+    }
+    if (!measured) out.push_back({e, why.empty() ? "no point was run" : why.substr(0, 300)});
+  }
+  return out;
+}
+
+bool is_unmeasured(const History& h, size_t e) {
+  for (const UnmeasuredEntry& u : h.unmeasured)
+    if (u.entry == e) return true;
+  return false;
+}
+
+std::string axis_label(const History& h, size_t e) {
+  std::string label = h.labels[e];
+  for (char& c : label) c = c == '\n' ? ' ' : c;
+  return label;
+}
+
+// One metric's table: a row per release, a column per cell.
+std::string metric_table(const History& h, const HistoryMetric& m) {
+  std::string out = fmt::format("### {} ({})\n\n| release |", m.name, m.unit);
+  for (const HistorySeries& s : m.series) out += fmt::format(" {} |", s.cell);
+  out += "\n|---|";
+  for (size_t i = 0; i < m.series.size(); ++i) out += "--:|";
+  out += "\n";
+  for (size_t e = 0; e < h.labels.size(); ++e) {
+    out += "| " + axis_label(h, e) + " |";
+    for (const HistorySeries& s : m.series) {
+      std::string v = is_unmeasured(h, e) ? "failed to measure" : "-";
+      for (size_t i = 0; i < s.entries.size(); ++i)
+        if (s.entries[i] == e)
+          v = s.hi[i] > s.value[i] ? number(s.value[i]) + " ± " + number(s.hi[i] - s.value[i])
+                                   : number(s.value[i]);
+      out += " " + v + " |";
+    }
+    out += "\n";
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 History history_of(const std::vector<HistoryEntry>& entries, const HistoryOptions& o) {
@@ -98,6 +147,7 @@ History history_of(const std::vector<HistoryEntry>& entries, const HistoryOption
                             "on log speeds, split at release boundaries, each split "
                             "kept at p <= {:g} ({} permutations within repetitions)",
                             o.wall.alpha, o.wall.permutations);
+  h.unmeasured = unmeasured_of(entries);
   std::vector<std::map<std::string, const Record*>> by_key(entries.size());
   // Cells by threads, then depth, then key: the tables' columns in that order.
   std::map<std::tuple<int, int, std::string>, std::string> cells;
@@ -128,26 +178,14 @@ History history_of(const std::vector<HistoryEntry>& entries, const HistoryOption
 
 std::string history_markdown(const History& h) {
   std::string out;
-  for (const HistoryMetric& m : h.metrics) {
-    out += fmt::format("### {} ({})\n\n| release |", m.name, m.unit);
-    for (const HistorySeries& s : m.series) out += fmt::format(" {} |", s.cell);
-    out += "\n|---|";
-    for (size_t i = 0; i < m.series.size(); ++i) out += "--:|";
-    out += "\n";
-    for (size_t e = 0; e < h.labels.size(); ++e) {
-      std::string label = h.labels[e];
-      for (char& c : label) c = c == '\n' ? ' ' : c;
-      out += "| " + label + " |";
-      for (const HistorySeries& s : m.series) {
-        std::string v = "-";
-        for (size_t i = 0; i < s.entries.size(); ++i)
-          if (s.entries[i] == e)
-            v = s.hi[i] > s.value[i] ? number(s.value[i]) + " ± " + number(s.hi[i] - s.value[i])
-                                     : number(s.value[i]);
-        out += " " + v + " |";
-      }
-      out += "\n";
-    }
+  for (const HistoryMetric& m : h.metrics) out += metric_table(h, m);
+  if (!h.unmeasured.empty()) {
+    out +=
+        "### Failed to measure\n\nEvery point of these releases failed: no result, so no "
+        "regression either; the series and their change points skip them (a change point "
+        "next to one spans it).\n\n";
+    for (const UnmeasuredEntry& u : h.unmeasured)
+      out += fmt::format("- {}: {}\n", axis_label(h, u.entry), u.why);
     out += "\n";
   }
   out += fmt::format("### Change points\n\nMethod: {}.\n\n", h.method);

@@ -40,9 +40,18 @@ struct HistoryMetric {
   std::vector<HistorySeries> series;
 };
 
+// A release that was run but gave no result: every point failed (a worker
+// that aborts, as llama.cpp b5590 and b5640 do in ggml's repack code at
+// decode). It is no regression: its series skip it, and it is said.
+struct UnmeasuredEntry {
+  size_t entry = 0;
+  std::string why;  // the first failed point's error
+};
+
 struct History {
   std::vector<std::string> labels;  // the axis: label and tag of each entry
   std::vector<HistoryMetric> metrics;
+  std::vector<UnmeasuredEntry> unmeasured;
   std::string method;  // how its change points were found, in words
 };
 

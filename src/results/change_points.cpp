@@ -167,7 +167,10 @@ std::vector<ChangePoint> count_change_points(const std::vector<SeriesPoint>& ser
   for (size_t i = 1; i < series.size(); ++i) {
     const double before = series[i - 1].samples[0], after = series[i].samples[0];
     const double ratio = after / before;
-    if (std::fabs(ratio - 1) <= o.tolerance) continue;
+    // Within the tolerance, or within what another build of the same source
+    // would show (-0.74% in LL misses from 3.21.1 to 3.22.1, measured: a
+    // spread of 1%): no change point.
+    if (std::fabs(ratio - 1) <= std::max(o.tolerance, o.build_spread)) continue;
     ChangePoint c;
     c.index = i;
     c.before = series[i - 1].label;

@@ -5,7 +5,8 @@
 //
 // Exact counts (--counters sim, one value per release; two runs of one build
 // agree to 1e-8): every step between neighbouring releases beyond a stated
-// tolerance (default 0.5%) is a change point. Its interval is the step widened
+// tolerance (default 0.5%) and beyond the identical-build spread is a change
+// point. Its interval is the step widened
 // by the spread two builds of the same source show (count_compare.hpp's
 // default tolerance of that count): the count is exact, the build is not.
 //

@@ -86,12 +86,42 @@ TEST(History, CountsStepBeyondTheTolerance) {
   EXPECT_TRUE(history_of(releases(1, 1.004), o).metrics[0].series[0].changes.empty());  // 0.4%
 }
 
+// A release whose every point failed (3.9.0 and 3.10.0 abort in ggml's
+// repack code at decode) is said to have failed, is no point of any series,
+// and the change point is found between its measured neighbours.
+TEST(History, AReleaseThatFailedToMeasureIsNoRegression) {
+  std::vector<HistoryEntry> entries = releases(1, 1.02);
+  for (Record& r : entries[3].run.records) {
+    r.ok = false;
+    r.error = "worker exited with signal 6 (SIGABRT)";
+    r.tg.tokens_per_s.clear();
+    r.tg.counters = nlohmann::json::object();
+  }
+  HistoryOptions o;
+  o.counts = true;
+  const History h = history_of(entries, o);
+  ASSERT_EQ(h.unmeasured.size(), 1u);
+  EXPECT_EQ(h.unmeasured[0].entry, 3u);
+  EXPECT_EQ(h.unmeasured[0].why, "worker exited with signal 6 (SIGABRT)");
+  for (const HistorySeries& s : h.metrics.at(0).series) {
+    EXPECT_EQ(s.entries, (std::vector<size_t>{0, 1, 2, 4, 5, 6, 7}));
+    ASSERT_EQ(s.changes.size(), 1u);
+    EXPECT_EQ(s.changes[0].before, "3.2.0");  // the step at 3.3.0 seen across it
+    EXPECT_EQ(s.changes[0].after, "3.4.0");
+  }
+  const std::string md = history_markdown(h);
+  EXPECT_NE(md.find("| 3.3.0 | failed to measure | failed to measure |"), std::string::npos) << md;
+  EXPECT_NE(md.find("### Failed to measure"), std::string::npos) << md;
+  EXPECT_NE(md.find("- 3.3.0: worker exited with signal 6"), std::string::npos) << md;
+}
+
 TEST(History, RefusesTooShortAHistory) {
   EXPECT_THROW(history_of({releases(1, 1)[0]}, {}), UserError);
   HistoryOptions o;
   o.counts = true;
   std::mt19937 rng(1);
-  std::vector<HistoryEntry> no_counts = {{"a", "", run_of(1, 1, rng)}, {"b", "", run_of(1, 1, rng)}};
+  std::vector<HistoryEntry> no_counts = {{"a", "", run_of(1, 1, rng)},
+                                         {"b", "", run_of(1, 1, rng)}};
   for (HistoryEntry& e : no_counts)
     for (Record& r : e.run.records) r.tg.counters = nlohmann::json::object();
   EXPECT_THROW(history_of(no_counts, o), UserError);
@@ -100,7 +130,8 @@ TEST(History, RefusesTooShortAHistory) {
 // The committed baselines of one class: three runs of the ci profile.
 TEST(HistoryCli, StoredBaselinesOfAClassAreAHistory) {
   fs::path cls;
-  for (const auto& e : fs::directory_iterator(fs::path(test::source_dir()) / "results/baselines/ci"))
+  for (const auto& e :
+       fs::directory_iterator(fs::path(test::source_dir()) / "results/baselines/ci"))
     cls = e.path();
   const fs::path out = test::scratch_dir();
   const auto r = test::run_cli("history --baselines " + test::shell_quoted(cls) + " --out-dir " +
@@ -116,12 +147,33 @@ TEST(HistoryCli, StoredBaselinesOfAClassAreAHistory) {
   EXPECT_TRUE(fs::is_regular_file(dir / "history.md"));
 }
 
+// --releases takes the pinned releases (release_pins.hpp) in version order:
+// all 33, 3.9.0 before 3.10.0; nothing is run with --dry-run.
+TEST(HistoryCli, AReleaseRangeIsEveryPinnedReleaseInVersionOrder) {
+  const auto r = test::run_cli("history --releases 3.1.1..3.22.1 --counts --dry-run");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t run = r.err.find("would run:");
+  ASSERT_NE(run, std::string::npos) << r.err;
+  size_t registrations = 0;
+  for (size_t at = r.err.find("would register: moesweep engine add release-");
+       at != std::string::npos && at < run;
+       at = r.err.find("would register: moesweep engine add release-", at + 1))
+    ++registrations;
+  size_t sweeps = 0;
+  for (size_t at = run; at != std::string::npos; at = r.err.find("would run:", at + 1)) ++sweeps;
+  EXPECT_EQ(sweeps, 33u) << r.err;  // --counts: one sweep per release
+  EXPECT_LE(registrations, 33u);
+  EXPECT_LT(r.err.find("--engine release-3.9.0"), r.err.find("--engine release-3.10.0")) << r.err;
+  EXPECT_LT(r.err.find("--engine release-3.7.0"), r.err.find("--engine release-3.9.0")) << r.err;
+}
+
 TEST(HistoryCli, RefusesWhatIsNoHistory) {
   for (const auto& [args, said] : std::vector<std::pair<std::string, std::string>>{
            {"", "exactly one of --engines, --releases and --baselines"},
            {"--engines a --releases 3.21.1..3.22.1", "exactly one of"},
            {"--releases 3.21.1", "is no release range"},
-           {"--releases 3.21.1..9.0.0", "release 9.0.0 is not pinned"},
+           {"--releases 3.21.1..9.0.0", "no pinned llama.cpp release for npm version '9.0.0'"},
+           {"--releases 3.22.1..3.21.1", "runs backwards"},
            {"--engines default,default", "names 'default' twice"},
            {"--engines default,a/b", "is no folder, release version"},
            {"--engines default --alpha 0.9", "--alpha"}}) {

@@ -5,7 +5,7 @@
 #include "engine/engine.hpp"
 #include "engine/engine_registry.hpp"
 #include "engine/engine_spec.hpp"
-#include "engine/release_range.hpp"
+#include "engine/release_pins.hpp"
 #include "engine_sweep.hpp"
 #include "report/history.hpp"
 #include "report/plots.hpp"
@@ -29,8 +29,12 @@ void history_say(const std::string& line) {
 std::vector<EngineSpec> specs_of(const HistoryArgs& a) {
   std::vector<EngineSpec> out;
   if (!a.releases.empty())
-    for (const PinnedVersion& p : parse_release_range(a.releases))
-      out.push_back(resolve_engine_spec(p.version, "--releases"));
+    for (const PinnedRelease& p : releases_in_range(a.releases)) {
+      if (p.unsupported.empty())
+        out.push_back(resolve_engine_spec(p.version, "--releases"));
+      else
+        history_say(fmt::format("left out {} ({}): {}", p.version, p.release, p.unsupported));
+    }
   else
     for (const std::string& e : split_list(a.engines))
       out.push_back(resolve_engine_spec(e, "--engines"));
@@ -44,7 +48,7 @@ std::vector<EngineSpec> specs_of(const HistoryArgs& a) {
 
 // The axis label and llama.cpp tag of an engine.
 std::pair<std::string, std::string> label_of(const fs::path& registry, const EngineSpec& s) {
-  if (s.build && !s.build->release.empty()) return {s.typed, release_tag_of(s.typed)};
+  if (s.build && !s.build->release.empty()) return {s.typed, supported_release(s.typed).release};
   if (s.name == kDefaultEngineName) return {s.name, engine_facts().release};
   return {s.name, find_engine(registry, s.name).release};
 }
