@@ -57,7 +57,7 @@ int bisect_releases(const BisectArgs& a, const BisectMetric& m, double threshold
     if (!seen.count(i)) {
       const EngineSpec spec = resolve_engine_spec(all[i].version, "--good/--bad");
       ensure_registered(registry, spec, engine_add_progress);
-      bisect_say(fmt::format("measuring {} ({})", all[i].version, all[i].release));
+      bisect_say("measuring " + release_text(all[i]));
       seen[i] = measure_counts(spec.name, a.profile, m, fs::path(a.out_dir) / "runs");
     }
     return seen[i];
@@ -74,8 +74,10 @@ int bisect_releases(const BisectArgs& a, const BisectMetric& m, double threshold
       return worst_growth(measure(0), measure(i)) > threshold;
     } catch (const UserError& e) {
       if (e.exit_code() == exit_code::kInterrupted) throw;
-      bisect_say(fmt::format("{} ({}) failed to measure, skipped: {}", all[i].version,
-                             all[i].release, e.problem()));
+      const std::string known =
+          all[i].known_issue.empty() ? "" : " (known issue: " + all[i].known_issue + ")";
+      bisect_say(fmt::format("{} failed to measure, skipped: {}{}", release_text(all[i]),
+                             e.problem(), known));
       failed.push_back(all[i].version);
       return std::nullopt;
     }

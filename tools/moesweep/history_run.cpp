@@ -30,6 +30,8 @@ std::vector<EngineSpec> specs_of(const HistoryArgs& a) {
   std::vector<EngineSpec> out;
   if (!a.releases.empty())
     for (const PinnedRelease& p : releases_in_range(a.releases)) {
+      if (!p.known_issue.empty())  // measured anyway: a failure is said, not a regression
+        history_say(fmt::format("{} ({}): known issue: {}", p.version, p.release, p.known_issue));
       if (p.unsupported.empty())
         out.push_back(resolve_engine_spec(p.version, "--releases"));
       else
