@@ -108,12 +108,13 @@ fs::path engine_registry_dir() {
   return fs::temp_directory_path() / "moesweep-engines";
 }
 
+bool is_engine_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+}
+
 void check_engine_name(const std::string& name, const std::string& origin) {
-  const bool ok =
-      !name.empty() && name.size() <= 64 && name[0] != '.' &&
-      std::all_of(name.begin(), name.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-      });
+  const bool ok = !name.empty() && name.size() <= kEngineNameMax && name[0] != '.' &&
+                  std::all_of(name.begin(), name.end(), is_engine_name_char);
   if (ok) return;
   throw UserError(fmt::format("{}: {} is not an engine name", origin, json_excerpt(name)),
                   "letters, digits, '.', '_' and '-', at most 64, not starting with '.'",

@@ -7,6 +7,7 @@
 //
 // engine.json is read like every file of ours: typed, bounded, and a broken
 // one is a UserError naming the file and the field (exit 2).
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -43,8 +44,11 @@ std::filesystem::path engine_registry_dir();
 // /dev. `make`: create it when missing (UserError when that fails).
 bool check_engine_registry(const std::filesystem::path& registry, bool make);
 
-// UserError (exit 2) unless `name` is a usable engine name: letters, digits,
-// '.', '_' and '-', at most 64 bytes, not starting with '.'.
+// The engine-name rule, in one place: letters, digits, '.', '_' and '-', at
+// most kEngineNameMax bytes, not starting with '.'.
+inline constexpr size_t kEngineNameMax = 64;
+bool is_engine_name_char(char c);
+// UserError (exit 2) unless `name` is a usable engine name.
 void check_engine_name(const std::string& name, const std::string& origin);
 
 // Every registered engine, by name, after "default". A folder whose

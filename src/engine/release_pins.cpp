@@ -151,4 +151,12 @@ std::vector<PinnedRelease> releases_between(const std::string& first, const std:
   return out;
 }
 
+std::vector<PinnedRelease> releases_in_range(const std::string& range) {
+  const size_t dots = range.find("..");
+  if (dots == std::string::npos)
+    throw UserError(fmt::format("'{}' is no release range", range.substr(0, 80)),
+                    "FIRST..LAST, e.g. 3.21.1..3.22.1", "write the two versions with '..'");
+  return releases_between(range.substr(0, dots), range.substr(dots + 2), false);
+}
+
 }  // namespace moesweep

@@ -46,5 +46,9 @@ PinnedRelease supported_release(const std::string& version);
 // oldest first; `supported_only` leaves out those the worker cannot use.
 std::vector<PinnedRelease> releases_between(const std::string& first, const std::string& last,
                                             bool supported_only = true);
+// "FIRST..LAST" (moesweep history --releases): releases_between of the two,
+// every pinned release, the unsupported ones included (the caller says why
+// it leaves them out). UserError for text that is no range.
+std::vector<PinnedRelease> releases_in_range(const std::string& range);
 
 }  // namespace moesweep

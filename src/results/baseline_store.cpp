@@ -105,10 +105,10 @@ fs::path require_baseline_class(const fs::path& store, const MachineClass& machi
       fmt::format("runs recorded on this machine class ({}): speeds of another class are no "
                   "reference",
                   kMachineClassFacts),
-      fmt::format("record one on a machine of that class: `moesweep sweep --profile ci`, then "
-                  "`moesweep baseline add RUN_DIR {}` (scripts/regress --update does both; 3 runs "
-                  "make a set); or gate without a baseline, against a second engine on the same "
-                  "machine: scripts/regress --base 3.21.1",
+      fmt::format("record one on this machine: moesweep gate --update --baseline {0} (run it 3 "
+                  "times for a set of 3), or moesweep baseline add RUN_DIR {0}; or gate without "
+                  "a baseline, against a second engine on this machine: moesweep gate --base "
+                  "3.21.1",
                   store.string()));
 }
 

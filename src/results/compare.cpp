@@ -354,7 +354,7 @@ void check_same_machine_class(const Comparison& c) {
       fmt::format("runs of one machine class ({}): a speed difference between classes is no "
                   "regression of the code",
                   kMachineClassFacts),
-      "compare with a baseline recorded on this machine class (scripts/regress --update records "
+      "compare with a baseline recorded on this machine class (moesweep gate --update records "
       "one), or pass --allow-environment-change to compare anyway");
 }
 

@@ -186,7 +186,7 @@ std::string dir_label(const std::filesystem::path& dir) {
   return clean.filename().string();
 }
 
-// A baseline set: run directories side by side (scripts/regress --update
+// A baseline set: run directories side by side (moesweep gate --update
 // keeps the last few), pooled; false when `dir` holds none.
 bool load_baseline_set(const std::filesystem::path& dir, LoadedRun& run) {
   std::error_code ec;

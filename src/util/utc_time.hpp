@@ -7,5 +7,7 @@
 namespace moesweep {
 
 std::string utc_now_iso8601();
+// The same without separators, for a folder's name: "20261203T092114Z".
+std::string utc_now_compact();
 
 }  // namespace moesweep

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/engine_registry.hpp"
 #include "support/run_records.hpp"
 #include "support/test_support.hpp"
 
@@ -41,6 +42,18 @@ inline void ensure_engine(const std::string& name, const std::string& args) {
   const auto r = run_shell("flock " + shell_quoted(shared_registry() / ".lock") + " sh -c " +
                            shell_quoted(script));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+// This build's own worker registered by hand under `name`: a second real
+// worker of the same build (the A/A side of a gate), nothing compiled.
+inline void ensure_same_build(const std::string& name) {
+  RegisteredEngine same;
+  same.name = name;
+  same.source = "this build's worker, registered by hand (test)";
+  same.worker = std::filesystem::absolute(std::filesystem::path(cli_path()).parent_path() /
+                                          "moesweep-worker");
+  std::filesystem::create_directories(shared_registry() / name);
+  write_engine_file(shared_registry() / name / "engine.json", same);
 }
 
 // What `scripts/ik-snapshot ARGS` prints (the snapshot's checkout, or with

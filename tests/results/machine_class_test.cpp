@@ -222,7 +222,7 @@ TEST(BaselineStore, CompareUsesTheBaselineOfTheNewRunsClass) {
   EXPECT_NE(r.err.find("no baseline of machine class intel-6-167-2cpu-l3_480m-"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find(zen3_id), std::string::npos) << "the classes it has are listed: " << r.err;
-  EXPECT_NE(r.err.find("scripts/regress --update"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("moesweep gate --update"), std::string::npos) << r.err;
   // Crossing classes needs one class to cross to: with two, it stays refused.
   r = test::run_cli("compare " + q(store) + " " + q(fresh) + db + " --allow-environment-change");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;

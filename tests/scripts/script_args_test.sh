@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The bash scripts' arguments, hostile (issue 35, D14 and D24): an option
-# without its value is a clear message and exit 2 (never bash's "unbound
-# variable", exit 1); a checkout folder whose name has a space is registered
-# under a valid engine name derived from it; scripts/bench/vs-llama-bench
+# The bash scripts' arguments, hostile (issue 35, D14 and D24; issue 44, items
+# 10-12): an option without its value is a clear message and exit 2 (never
+# bash's "unbound variable", exit 1); a checkout folder whose name has a space
+# is registered under a valid engine name derived from it (by moesweep gate,
+# which scripts/regress runs); scripts/bench/vs-llama-bench
 # refuses an engine that is not the same build as a llama-bench it can make.
 # Nothing is built or measured: --dry-run, and refusals before any work.
 #   script_args_test.sh MOESWEEP WORKDIR
@@ -28,32 +29,48 @@ expect() {
 }
 
 regress=$root/scripts/regress
-expect 2 "--base needs a value" "$regress" --base
-expect 2 "--new needs a value" "$regress" --new
-expect 2 "--baseline needs a value" "$regress" --baseline
-expect 2 "--profile needs a value" "$regress" --profile
-expect 2 "--base needs a value (got '--new', another option)" "$regress" --base --new pr
-expect 2 "--base needs a value" "$regress" --base ""
-expect 2 "unknown argument '--bse'" "$regress" --bse 3.21.1
-# regress-ab, called without its five values (or an empty one).
-expect 2 "needs MOESWEEP BASE_SPEC NEW_ENGINE PROFILE WORK" "$root/scripts/regress-ab" a b
-expect 2 "(got 5 argument(s))" "$root/scripts/regress-ab" "$MOESWEEP" "" default ci-ab "$WORK"
+expect 2 "--base: 1 required" "$regress" --base
+expect 2 "--new: 1 required" "$regress" --new
+expect 2 "--baseline: 1 required" "$regress" --baseline
+expect 2 "--profile: 1 required" "$regress" --profile
+expect 2 "--base: '--new' is another option, not this one's value" "$regress" --base --new
+expect 2 "--base: '--new' is another option, not this one's value" "$regress" --base --new pr
+expect 2 "--base: an empty value" "$regress" --base ""
+expect 2 "--bse" "$regress" --bse 3.21.1
 
 # D24: a folder with a space (and other characters no engine name holds).
 checkout="$WORK/my llama.cpp (pr 12)"
 mkdir -p "$checkout"
-expect 0 "would register the base engine: $MOESWEEP engine add checkout-my-llama.cpp--pr-12--nogit --llama-cpp $checkout" \
+expect 0 "would register: moesweep engine add checkout-my-llama.cpp--pr-12--nogit --llama-cpp $checkout" \
   "$regress" --base "$checkout" --dry-run
 name=checkout-my-llama.cpp--pr-12--nogit
 # moesweep's own check takes the derived name (no "is not an engine name").
 expect 2 "no engine folder" "$MOESWEEP" engine remove "$name"
-expect 0 "would register the base engine: $MOESWEEP engine add release-3.21.1 --release 3.21.1" \
+expect 0 "would register: moesweep engine add release-3.21.1 --release 3.21.1" \
   "$regress" --base 3.21.1 --dry-run
 expect 2 "is no folder, release version (3.21.1) or registered engine name" \
   "$regress" --base "$WORK/no such folder" --dry-run
-expect 0 "would run: $MOESWEEP sweep --profile ci-ab --engine pr,default" \
+expect 0 "would run: moesweep sweep --profile ci-ab --engine pr,default" \
   "$regress" --base pr --dry-run
 expect 2 "base and new are the same engine" "$regress" --base pr --new pr --dry-run
+
+# Issue 44, items 10-12: engine-gate and count-gate check every option's value
+# at once (nothing is registered or measured before a refusal).
+for script in engine-gate count-gate; do
+  bench=$root/scripts/bench/$script
+  expect 2 "$script: --tries needs a value" "$bench" --tries
+  expect 2 "$script: --profile needs a value" "$bench" --profile
+  expect 2 "$script: --tries needs a value (got '--profile', another option)" "$bench" --tries --profile x
+  expect 2 "$script: --tries '0' is not a whole number of 1 or more" "$bench" --tries 0
+  expect 2 "$script: --tries 'abc' is not a whole number of 1 or more" "$bench" --tries abc
+  expect 2 "$script: unknown option '--bogus'" "$bench" --bogus
+done
+expect 2 "engine-gate: --out needs a value" "$root/scripts/bench/engine-gate" --out
+expect 2 "engine-gate: --co-runner needs a value" "$root/scripts/bench/engine-gate" --co-runner
+expect 2 "count-gate: --work 'abc' is not a whole number of 1 or more" \
+  "$root/scripts/bench/count-gate" --work abc
+expect 2 "count-gate: --work needs a value" "$root/scripts/bench/count-gate" --work
+[[ ! -d $MOESWEEP_ENGINES/aa ]] || fail "a refused bench script registered an engine"
 
 # vs-llama-bench: like with like, or not at all; never a build in build/.
 vs=$root/scripts/bench/vs-llama-bench

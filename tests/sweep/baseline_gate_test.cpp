@@ -82,8 +82,8 @@ TEST(BaselineGate, StoreWithoutThisMachinesClassNamesTheRecordingCommand) {
   // How to make one, or how to gate without one (issue 48); the class is the
   // hardware, never the engine build (results/machine_class.hpp).
   EXPECT_NE(r.err.find("moesweep baseline add RUN_DIR"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("scripts/regress --update"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("scripts/regress --base"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("moesweep gate --update"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("moesweep gate --base"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("engine commit"), std::string::npos) << r.err;
 }
 

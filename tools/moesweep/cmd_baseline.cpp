@@ -1,7 +1,7 @@
 // `moesweep baseline add RUN_DIR STORE` files a run as a CI baseline under
 // STORE/<machine class>/<run id>/ (machine paths stripped, newest --keep
 // kept); `moesweep baseline find STORE` prints the class folder of this
-// machine, or exits 2 with the command that records one. scripts/regress
+// machine, or exits 2 with the command that records one. moesweep gate
 // uses both.
 #include <fmt/format.h>
 

@@ -109,6 +109,9 @@ int main(int argc, char** argv) {
   cli::add_predict_command(app, run);
   cli::add_compare_command(app, run);
   cli::add_baseline_command(app, run);
+  cli::add_gate_command(app, run);
+  cli::add_history_command(app, run);
+  cli::add_bisect_command(app, run);
   cli::add_report_command(app, run);
   cli::add_export_command(app, run);
   cli::add_counters_command(app, run);

@@ -95,7 +95,7 @@ int64_t nanoseconds(Clock::duration d) {
   return std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
 }
 
-// A planted regression for testing the count gate (scripts/regress --base
+// A planted regression for testing the count gate (moesweep gate --base
 // SPEC --counts): N iterations of a loop over a 32 KiB buffer after every
 // generated token, inside the timed region: 6 instructions and one L1-resident
 // read per iteration (measured: docs/counters.md), so instructions grow and LL
@@ -139,7 +139,7 @@ int ggml_type_from_name(const std::string& name, const std::string& flag) {
                   "f16, bf16, q8_0, q4_0, ...", fmt::format("fix {}", flag));
 }
 
-// A planted regression for testing the A/B gate (scripts/regress --base,
+// A planted regression for testing the A/B gate (moesweep gate --base,
 // scripts/bench/engine-gate), inside the timed region, never set otherwise:
 // a worker built with -DMOESWEEP_PLANTED_TG_DELAY_US=N (`engine add ...
 // --cmake-flag -DMOESWEEP_PLANTED_TG_DELAY_US=N`) spins N microseconds after

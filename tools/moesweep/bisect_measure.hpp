@@ -1,0 +1,43 @@
+#pragma once
+// What `moesweep bisect` measures of one engine build: a count per token
+// (--counters sim, deterministic at one thread: each build is measured once)
+// in every cell of the profile, and whether it is worse than the good
+// build's beyond the threshold.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace moesweep::cli {
+
+// "tg_instructions_per_token": the phase and the --counters sim field.
+struct BisectMetric {
+  std::string text;   // as given
+  bool tg = true;     // TG, else PP
+  std::string field;  // instructions_per_token, ll_misses_per_token, ...
+};
+// UserError (exit 2) naming the metrics there are.
+BisectMetric parse_bisect_metric(const std::string& text);
+
+using CellValues = std::map<std::string, double>;  // point key -> count per token
+
+// One sweep of `engine` alone (registered in $MOESWEEP_ENGINES) under
+// valgrind; UserError when it has no value of the metric in any cell.
+CellValues measure_counts(const std::string& engine, const std::string& profile,
+                          const BisectMetric& metric, const std::filesystem::path& out_dir);
+
+// The largest relative growth of any cell common to both (new / good - 1);
+// UserError when they share none.
+double worst_growth(const CellValues& good, const CellValues& fresh);
+
+// Reference values in a file (bisect hands them to each judge).
+void write_cell_values(const std::filesystem::path& file, const CellValues& v);
+CellValues read_cell_values(const std::filesystem::path& file);
+
+// git in `dir`; its first line of output. UserError (exit 2) when git fails.
+std::string git_in(const std::filesystem::path& dir, const std::vector<std::string>& args);
+// "+1.203%"
+std::string growth_text(double growth);
+void bisect_say(const std::string& line);  // "[bisect] ..." on stderr
+
+}  // namespace moesweep::cli

@@ -1,0 +1,149 @@
+#include "history_run.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/engine.hpp"
+#include "engine/engine_registry.hpp"
+#include "engine/engine_spec.hpp"
+#include "engine/release_pins.hpp"
+#include "engine_sweep.hpp"
+#include "report/history.hpp"
+#include "report/plots.hpp"
+#include "results/baseline_store.hpp"
+#include "results/engine_sides.hpp"
+#include "sweep/this_machine.hpp"
+#include "util/error.hpp"
+#include "util/json_file.hpp"
+#include "util/parse_list.hpp"
+#include "util/utc_time.hpp"
+
+namespace moesweep::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+void history_say(const std::string& line) {
+  fmt::print(stderr, "[history] {}\n", line);
+}
+
+std::vector<EngineSpec> specs_of(const HistoryArgs& a) {
+  std::vector<EngineSpec> out;
+  if (!a.releases.empty())
+    for (const PinnedRelease& p : releases_in_range(a.releases)) {
+      if (!p.known_issue.empty())  // measured anyway: a failure is said, not a regression
+        history_say(fmt::format("{} ({}): known issue: {}", p.version, p.release, p.known_issue));
+      if (p.unsupported.empty())
+        out.push_back(resolve_engine_spec(p.version, "--releases"));
+      else
+        history_say(fmt::format("left out {} ({}): {}", p.version, p.release, p.unsupported));
+    }
+  else
+    for (const std::string& e : split_list(a.engines))
+      out.push_back(resolve_engine_spec(e, "--engines"));
+  for (size_t i = 0; i < out.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (out[i].name == out[j].name)
+        throw UserError(fmt::format("--engines names '{}' twice", out[i].name),
+                        "each release once, in release order", "drop the second one");
+  return out;
+}
+
+// The axis label and llama.cpp tag of an engine.
+std::pair<std::string, std::string> label_of(const fs::path& registry, const EngineSpec& s) {
+  if (s.build && !s.build->release.empty()) return {s.typed, supported_release(s.typed).release};
+  if (s.name == kDefaultEngineName) return {s.name, engine_facts().release};
+  return {s.name, find_engine(registry, s.name).release};
+}
+
+// Wall time: one sweep, the engines taking turns repetition by repetition.
+// Counts: one sweep per engine (each point once; one valgrind at a time).
+std::vector<HistoryEntry> measured_entries(const HistoryArgs& a, fs::path& dir) {
+  const std::vector<EngineSpec> specs = specs_of(a);
+  dir = fs::path(a.out_dir) / ("history-" + utc_now_compact());
+  EngineSweep sweep{
+      a.profile.empty() ? (a.counts ? "ci-counts" : "ci-ab") : a.profile, {}, dir, {}, a.quiet};
+  if (a.counts) sweep.overrides["counters"] = "sim";
+  std::vector<std::string> groups;  // the --engine value of each sweep
+  for (const EngineSpec& s : specs)
+    if (a.counts || groups.empty())
+      groups.push_back(s.name);
+    else
+      groups.back() += "," + s.name;
+  const fs::path registry = engine_registry_dir();
+  for (const EngineSpec& s : specs)
+    if (a.dry_run && !is_registered(registry, s.name))
+      history_say(fmt::format("would register: moesweep engine add {} {}", s.name,
+                              s.build ? s.add_arguments : "(not registered: exit 2)"));
+  for (const std::string& g : groups) {
+    sweep.overrides["engine"] = g;
+    if (a.dry_run) history_say("would run: " + sweep_command_text(sweep));
+  }
+  if (a.dry_run) return {};
+  for (const EngineSpec& s : specs) ensure_registered(registry, s, engine_add_progress);
+  std::vector<LoadedRun> runs;
+  for (const std::string& g : groups) {
+    sweep.overrides["engine"] = g;
+    const EngineSweepRun run = run_engine_sweep(sweep);
+    if (run.status == RunStatus::kInterrupted)
+      throw UserError("the history's sweep was interrupted", "a finished sweep", "run it again",
+                      exit_code::kInterrupted);
+    runs.push_back(load_run(run.dir.string(), {}));
+  }
+  std::vector<HistoryEntry> entries;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const auto [label, tag] = label_of(registry, specs[i]);
+    entries.push_back({label, tag, engine_side(runs[a.counts ? i : 0], specs[i].name)});
+  }
+  return entries;
+}
+
+// The runs of one machine class, oldest first: a store's class of this
+// machine, or a class folder itself.
+std::vector<HistoryEntry> stored_entries(const HistoryArgs& a, fs::path& dir) {
+  dir = a.baselines;
+  if (is_baseline_store(dir)) dir = require_baseline_class(dir, this_machine_class());
+  std::vector<fs::path> runs;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_directory() && fs::is_regular_file(e.path() / "records.jsonl"))
+      runs.push_back(e.path());
+  std::sort(runs.begin(), runs.end());  // run ids begin with their UTC start time
+  std::vector<HistoryEntry> entries;
+  for (const fs::path& r : runs) {
+    LoadedRun run = load_run(r.string(), {});
+    const std::string tag = run.meta && run.meta->build ? run.meta->build->engine.release : "";
+    entries.push_back({r.filename().string(), tag, std::move(run)});
+  }
+  return entries;
+}
+
+}  // namespace
+
+int run_history(const HistoryArgs& a) {
+  if ((!a.engines.empty()) + (!a.releases.empty()) + (!a.baselines.empty()) != 1)
+    throw UserError("say which history", "exactly one of --engines, --releases and --baselines",
+                    "e.g. moesweep history --releases 3.21.1..3.22.1");
+  if (!(a.tolerance > 0 && a.tolerance < 100) || !(a.alpha > 0 && a.alpha < 1))
+    throw UserError("--tolerance or --alpha out of range", "0 < tolerance < 100, 0 < alpha < 1",
+                    "leave them at their defaults (0.5 and 0.01)");
+  fs::path dir;
+  const std::vector<HistoryEntry> entries =
+      a.baselines.empty() ? measured_entries(a, dir) : stored_entries(a, dir);
+  if (a.dry_run) return exit_code::kOk;
+  const History h = history_of(entries, {a.counts, a.tolerance / 100, {a.alpha, a.permutations}});
+  const fs::path out =
+      a.baselines.empty() ? dir : fs::path(a.out_dir) / ("history-" + utc_now_compact());
+  fs::create_directories(out);
+  const std::string md = fmt::format("## History of {} release(s): {}\n\n{}", entries.size(),
+                                     dir.string(), history_markdown(h));
+  write_file_atomically(out / "history.md", md);
+  const nlohmann::json plot = {{"title", "history"}, {"history", history_plot_data(h)}};
+  write_file_atomically(out / "history.json", plot.dump(2) + "\n");
+  const PlotOutcome drawn = draw_plots(plot, out);
+  fmt::print("{}", md);
+  for (const fs::path& png : drawn.pngs) history_say("plot " + png.string());
+  if (drawn.pngs.empty()) history_say("no plots: " + drawn.problem);
+  history_say("written: " + (out / "history.md").string());
+  return exit_code::kOk;
+}
+
+}  // namespace moesweep::cli

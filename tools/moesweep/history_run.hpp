@@ -1,0 +1,26 @@
+#pragma once
+// `moesweep history`: a metric's path across releases and where it changed
+// (report/history.hpp). The releases come as engines (--engines, each a
+// registered name, a release version or a checkout, registered on first
+// use), as a range of pinned releases (--releases A..B), or as the stored
+// runs of one machine class (--baselines). Engines are measured in one sweep
+// that interleaves them (--counts: one run per engine under valgrind).
+// Writes history.md, history.json and one PNG per metric beside the run.
+#include <string>
+
+namespace moesweep::cli {
+
+struct HistoryArgs {
+  std::string engines, releases, baselines;
+  bool counts = false;
+  std::string profile;  // "" = ci-ab, ci-counts with --counts
+  std::string out_dir = "results/history";
+  double tolerance = 0.5;  // percent
+  double alpha = 0.01;
+  int permutations = 999;
+  bool dry_run = false, quiet = false;
+};
+
+int run_history(const HistoryArgs& args);
+
+}  // namespace moesweep::cli
