@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "report/markdown_table.hpp"
+#include "util/markdown_table.hpp"
 #include "results/token_file.hpp"
 #include "results/token_times.hpp"
 
