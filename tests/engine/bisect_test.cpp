@@ -46,9 +46,10 @@ TEST(Bisect, NamesThePlantedCommitOfACheckoutsHistory) {
   in(repo, "echo 'a note' >> README.md");
   commit(repo, "docs: a note");
   // The plant: about a million instructions more in every llama_decode call.
-  in(repo, "sed -i 's|^    const int ret = ctx->decode(batch);$|    for (volatile int i = 0; i < "
-           "200000; i = i + 1) {}\\n&|' src/llama-context.cpp && grep -q 'i < 200000' "
-           "src/llama-context.cpp");
+  in(repo,
+     "sed -i 's|^    const int ret = ctx->decode(batch);$|    for (volatile int i = 0; i < "
+     "200000; i = i + 1) {}\\n&|' src/llama-context.cpp && grep -q 'i < 200000' "
+     "src/llama-context.cpp");
   const std::string planted = commit(repo, "planted: a busy loop in llama_decode");
   in(repo, "echo 'another note' >> README.md");
   commit(repo, "docs: another note");
@@ -58,9 +59,8 @@ TEST(Bisect, NamesThePlantedCommitOfACheckoutsHistory) {
     "scale": "tiny", "threads": "1", "depths": "0", "n-prompt": "32", "n-gen": "8",
     "repetitions": "1", "ctx-size": 512})";
   const auto r = test::run_cli("bisect --checkout " + shell_quoted(repo) + " --good " + good +
-                               " --bad " + bad + " --profile " +
-                               shell_quoted(dir / "counts.json") + " --out-dir " +
-                               shell_quoted(dir / "out"));
+                               " --bad " + bad + " --profile " + shell_quoted(dir / "counts.json") +
+                               " --out-dir " + shell_quoted(dir / "out"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("first bad commit: " + planted.substr(0, 7)), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("planted: a busy loop in llama_decode"), std::string::npos) << r.out;
@@ -81,7 +81,7 @@ TEST(Bisect, RefusesWhatItCannotBisect) {
   for (const auto& [args, said] : std::vector<std::pair<std::string, std::string>>{
            {"--good 3.21.1 --bad 3.22.1 --metric tg_cycles", "is no count per token"},
            {"--good 3.22.1 --bad 3.21.1", "runs backwards"},
-           {"--good 3.21.1 --bad 9.9.9", "release 9.9.9 is not pinned"},
+           {"--good 3.21.1 --bad 9.9.9", "no pinned llama.cpp release for npm version '9.9.9'"},
            {"--good 3.21.1 --bad 3.22.1 --threshold x", "--threshold 'x' is not a percentage"},
            {"--good a --bad b --checkout " + shell_quoted(dir), "git rev-parse in"}}) {
     SCOPED_TRACE(args);

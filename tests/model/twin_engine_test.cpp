@@ -138,7 +138,15 @@ TEST(SynthSummary, NamesTheTensorsThatFellBackWithoutTheEnginesWarnings) {
   const size_t at = r.out.find("fallback   ");
   ASSERT_NE(at, std::string::npos) << "the tiny twin has tensors narrower than a K-quant block:\n"
                                    << r.out;
-  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  // The line, its continuations (indented where a terminal's width wrapped it) joined.
+  std::string line;
+  for (size_t from = at;;) {
+    const size_t end = r.out.find('\n', from);
+    line += r.out.substr(from, end - from);
+    if (end == std::string::npos || end + 1 >= r.out.size() || r.out[end + 1] != ' ') break;
+    from = r.out.find_first_not_of(' ', end + 1);
+    line += ' ';
+  }
   EXPECT_NE(line.find(" tensors: blk.*."), std::string::npos) << line;
   EXPECT_NE(line.find("q4_K -> "), std::string::npos) << line;
   // The log the line names holds the engine's own words.
