@@ -77,6 +77,11 @@ class Context {
   llama_context* ctx_ = nullptr;
   ggml_threadpool* pool_ = nullptr;
   ggml_threadpool* pool_batch_ = nullptr;
+  // Threadpools replaced by a thread switch, freed with the context: ggml's CPU
+  // backend keeps the last pool it computed with and pauses it when the next
+  // one arrives, so freeing it at the switch was a use after free (b4234
+  // aborted in glibc's mutex code, b4435 hung; newer releases got away with it).
+  std::vector<ggml_threadpool*> retired_pools_;
   RoutingObserver* routing_ = nullptr;
 };
 

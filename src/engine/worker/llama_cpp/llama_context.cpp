@@ -42,6 +42,7 @@ Context::~Context() {
   }
   if (pool_batch_ && pool_batch_ != pool_) threadpool_api().destroy(pool_batch_);
   if (pool_) threadpool_api().destroy(pool_);
+  for (ggml_threadpool* pool : retired_pools_) threadpool_api().destroy(pool);
 }
 
 void Context::set_threads(const ThreadSettings& t) {
@@ -63,8 +64,9 @@ void Context::set_threads(const ThreadSettings& t) {
     return pool;
   };
   llama_detach_threadpool(ctx_);
-  if (pool_batch_ && pool_batch_ != pool_) threadpool_api().destroy(pool_batch_);
-  if (pool_) threadpool_api().destroy(pool_);
+  // Kept until the context is freed: the CPU backend still holds the last one it used.
+  if (pool_batch_ && pool_batch_ != pool_) retired_pools_.push_back(pool_batch_);
+  if (pool_) retired_pools_.push_back(pool_);
   pool_ = pool_batch_ = nullptr;
   pool_ = make_pool(t.n_threads);
   pool_batch_ = t.n_threads_batch == t.n_threads ? pool_ : make_pool(t.n_threads_batch);
