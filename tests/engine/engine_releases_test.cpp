@@ -135,10 +135,15 @@ TEST(EngineReleases, EveryPinnedVersionIsListed) {
   EXPECT_EQ(list.back().at("version"), "3.22.1");
   for (const auto& e : list) {
     EXPECT_EQ(e.at("source_date").get<std::string>().size(), 10u) << e;
-    // b5590 and b5640 abort in the repacked MUL_MAT_ID (measured here): said, with the way out.
-    const bool repack_defect = e.at("version") == "3.9.0" || e.at("version") == "3.10.0";
-    EXPECT_EQ(e.at("known_issue").get<std::string>().find("-ot exps=CPU") != std::string::npos,
+    // b4980, b5590 and b5640 abort in the repacked MUL_MAT_ID on some CPUs (measured): said,
+    // with the way out.
+    const std::string v = e.at("version");
+    const bool repack_defect = v == "3.7.0" || v == "3.9.0" || v == "3.10.0";
+    EXPECT_EQ(e.at("known_issue").get<std::string>().find("PR #14292") != std::string::npos,
               repack_defect)
+        << e;
+    EXPECT_EQ(e.at("known_issue").get<std::string>().find("-ot exps=CPU") != std::string::npos,
+              v == "3.9.0" || v == "3.10.0")
         << e;
   }
 }
