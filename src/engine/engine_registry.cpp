@@ -45,9 +45,9 @@ bool under_kernel_fs(const fs::path& path) {
 constexpr int kEngineFileSchema = 1;
 constexpr uint64_t kMaxEngineFileBytes = 1 << 20;
 
-const std::vector<FieldRow<RegisteredEngine>>& engine_rows() {
+const FieldRows<RegisteredEngine>& engine_rows() {
   using E = RegisteredEngine;
-  static const std::vector<FieldRow<E>> rows = {
+  static const FieldRows<E> rows = {
       {"name", &E::name},
       {"kind", &E::kind},
       {"source", &E::source},

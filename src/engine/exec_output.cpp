@@ -45,8 +45,8 @@ std::optional<nlohmann::json> json_line(ExecTool tool, const std::string& line,
 }
 
 // What the tool says it ran, where its row says it (absent: 0 or "").
-const std::vector<FieldRow<ExecRow>>& ran_fields() {
-  static const std::vector<FieldRow<ExecRow>> rows = {
+const FieldRows<ExecRow>& ran_fields() {
+  static const FieldRows<ExecRow> rows = {
       {"n_threads", &ExecRow::n_threads, 0, 1 << 20},
       {"n_threads_batch", &ExecRow::n_threads_batch, 0, 1 << 20},
       {"n_batch", &ExecRow::n_batch, 0, kMaxTokens},
@@ -88,7 +88,7 @@ std::vector<double> sample_seconds(const JsonFields& f) {
 
 // The rows by depth, each depth's (and phase's) first line kept to tell a
 // repeated row from a conflicting one.
-struct Rows {
+struct RowsByDepth {
   std::map<int, ExecRow> by_depth;
   std::map<std::pair<int, int>, std::pair<nlohmann::json, size_t>> first;  // (depth, phase)
 
@@ -108,7 +108,7 @@ struct Rows {
 
 // llama-bench: one row per test; a PP test (n_gen 0) and a TG test
 // (n_prompt 0) at each depth, each with every repetition's time.
-void llama_bench_row(const JsonFields& f, size_t line, Rows& rows) {
+void llama_bench_row(const JsonFields& f, size_t line, RowsByDepth& rows) {
   if (!f.has("samples_ns")) return;
   const int64_t n_prompt = f.integer("n_prompt", 0, kMaxTokens, 0);
   const int64_t n_gen = f.integer("n_gen", 0, kMaxTokens, 0);
@@ -146,7 +146,7 @@ void llama_bench_row(const JsonFields& f, size_t line, Rows& rows) {
 
 std::vector<ExecRow> parse_exec_output(ExecTool tool, const std::string& output,
                                        const std::string& origin) {
-  Rows rows;
+  RowsByDepth rows;
   std::istringstream in(output);
   size_t line_no = 0;
   for (std::string line; std::getline(in, line);) {

@@ -1,10 +1,10 @@
 #pragma once
 // The worker protocol's field tables: one row per field of a message (its
 // key, the member it fills, its range, whether an older peer may leave it
-// out), and both directions generated from them, as FieldRow tables drive
-// our files (util/json_fields.hpp). A message's rows are spelled once, in
-// engine/worker_protocol.cpp; moesweep and the worker both write and read
-// through them, so no field name is spelled twice.
+// out) in a Rows table (util/rows.hpp), and both directions generated from
+// them, as FieldRow tables drive our files (util/json_fields.hpp). A message's rows are spelled
+// once, in engine/worker_protocol.cpp; moesweep and the worker both write and read through them, so
+// no field name is spelled twice.
 //
 // Reading checks every field's type, range and size through JsonFields and
 // raises a ProtocolError naming the message, the field and what it should
@@ -49,7 +49,7 @@ struct WireRow {
 };
 
 template <typename S>
-using WireRows = std::vector<WireRow<S>>;
+using WireRows = Rows<WireRow<S>>;
 
 // `t` written through its rows into `j`.
 template <typename T>
@@ -171,11 +171,11 @@ WireRow<S> object_row(const char* key, T S::*m, const WireRows<T>& (*rows)(),
 // shape in its request).
 template <typename S, typename T>
 WireRows<S> lifted_rows(T S::*m, const WireRows<T>& rows) {
-  WireRows<S> out;
+  std::vector<WireRow<S>> out;
   for (const WireRow<T>& row : rows)
     out.push_back({row.key, [m, w = row.write](const S& s, nlohmann::json& j) { w(s.*m, j); },
                    [m, r = row.read](const JsonFields& f, S& s) { r(f, s.*m); }, row.presence});
-  return out;
+  return WireRows<S>(std::move(out));
 }
 
 // A field that holds one fixed value: a message's "op", "event" or "ok".

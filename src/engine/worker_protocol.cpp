@@ -149,9 +149,8 @@ WireRow<S> ctx_row(int S::*m) {
   return int_row("ctx", m, 1, kMaxContextId);
 }
 template <typename S>
-WireRows<S> joined(WireRows<S> head, const WireRows<S>& tail) {
-  head.insert(head.end(), tail.begin(), tail.end());
-  return head;
+WireRows<S> joined(const WireRows<S>& head, const WireRows<S>& tail) {
+  return head.joined(tail);
 }
 
 JsonFields message_fields(const nlohmann::json& j, const char* what) {

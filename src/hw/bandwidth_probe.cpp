@@ -265,8 +265,8 @@ void save_cached_bandwidth(const BandwidthMeasurement& m) {
 
 namespace {
 
-const std::vector<FieldRow<BandwidthPoint>>& point_rows() {
-  static const std::vector<FieldRow<BandwidthPoint>> rows = {
+const FieldRows<BandwidthPoint>& point_rows() {
+  static const FieldRows<BandwidthPoint> rows = {
       {"threads", &BandwidthPoint::threads, 1, 1 << 16},
       {"gbps", &BandwidthPoint::gbps, 0, 1 << 20},
       {"peak_gbps", &BandwidthPoint::peak_gbps, 0, 1 << 20},
@@ -276,8 +276,8 @@ const std::vector<FieldRow<BandwidthPoint>>& point_rows() {
   return rows;
 }
 
-const std::vector<FieldRow<BandwidthMeasurement>>& measurement_rows() {
-  static const std::vector<FieldRow<BandwidthMeasurement>> rows = {
+const FieldRows<BandwidthMeasurement>& measurement_rows() {
+  static const FieldRows<BandwidthMeasurement> rows = {
       {"machine_key", &BandwidthMeasurement::machine_key},
       {"cpu_model", &BandwidthMeasurement::cpu_model},
       {"measured_at", &BandwidthMeasurement::measured_at},

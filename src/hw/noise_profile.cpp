@@ -19,9 +19,9 @@ constexpr const char* kMeasureAgain =
     "run `moesweep hw --noise` again (it measures anew and replaces the file)";
 
 // One table drives the reader and the writer of a curve point (json_fields.hpp).
-const std::vector<FieldRow<NoiseCurvePoint>>& noise_point_rows() {
+const FieldRows<NoiseCurvePoint>& noise_point_rows() {
   using P = NoiseCurvePoint;
-  static const std::vector<FieldRow<P>> rows = {
+  static const FieldRows<P> rows = {
       {"tokens", &P::tokens, 1, 1 << 24},
       {"calls", &P::calls, 1, 1 << 20},
       {"gap_s", &P::gap_s, 0, 3600},
@@ -33,9 +33,9 @@ const std::vector<FieldRow<NoiseCurvePoint>>& noise_point_rows() {
   return rows;
 }
 
-const std::vector<FieldRow<NoiseProfile>>& profile_rows() {
+const FieldRows<NoiseProfile>& profile_rows() {
   using N = NoiseProfile;
-  static const std::vector<FieldRow<N>> rows = {
+  static const FieldRows<N> rows = {
       {"version", &N::version, 0, 1 << 20},
       {"machine_key", &N::machine_key},
       {"cpu_model", &N::cpu_model},

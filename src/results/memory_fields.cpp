@@ -4,10 +4,10 @@
 
 namespace moesweep {
 
-const std::vector<MemoryField>& memory_fields() {
+const Rows<MemoryField>& memory_fields() {
   using M = MemoryFacts;
   // clang-format off
-  static const std::vector<MemoryField> table = {
+  static const Rows<MemoryField> table = {
       {&M::model_mapped, "model_mapped_bytes", "mem_model_mapped", "model mapped MiB",
        "bytes of the model file mapped into the engine's process (/proc/PID/smaps Size)", false},
       {&M::model_resident, "model_resident_bytes", "mem_model_resident", "model resident MiB",

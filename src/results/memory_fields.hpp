@@ -7,9 +7,9 @@
 
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "results/record.hpp"
+#include "util/rows.hpp"
 
 namespace moesweep {
 
@@ -22,7 +22,12 @@ struct MemoryField {
   bool terminal;       // in the table a terminal gets (the figures a person decides on)
 };
 
-const std::vector<MemoryField>& memory_fields();
+// A row's key in Rows (util/rows.hpp): its JSONL name.
+inline const char* row_key(const MemoryField& f) {
+  return f.json;
+}
+
+const Rows<MemoryField>& memory_fields();
 
 // {"model_resident_bytes": N, ..., "unavailable": {"field": "why"}}; absent
 // figures are left out (their reason is under "unavailable").

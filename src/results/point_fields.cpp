@@ -19,10 +19,10 @@ std::string cotenant_field_label(const PointParams& p) {
 
 }  // namespace
 
-const std::vector<PointField>& point_fields() {
+const Rows<PointField>& point_fields() {
   // Designated initializers: a row names only what differs from "not there".
   // clang-format off
-  static const std::vector<PointField> table = {
+  static const Rows<PointField> table = {
       {.member = &P::model_name, .key = "model", .json = "model", .label = "model", .csv = true, .sql = true},
       // The engine build (sweep --engine, issue 19): compare joins two engines' points on the rest.
       {.member = &P::engine, .key = "engine", .json = "engine", .label = "engine", .csv = true,
@@ -84,7 +84,7 @@ const std::vector<PointField>& point_fields() {
 }
 
 std::string field_text(const PointField& f, const PointParams& p) {
-  return std::visit([&](auto m) { return fmt::format("{}", p.*m); }, f.member);
+  return visit_member(p, f.member, [](const auto& v) { return fmt::format("{}", v); });
 }
 
 std::string field_label(const PointField& f, const PointParams& p) {
@@ -94,37 +94,31 @@ std::string field_label(const PointField& f, const PointParams& p) {
 }
 
 bool field_is_blank(const PointField& f, const PointParams& p) {
-  return std::visit(
-      [&](auto m) {
-        using T = std::remove_reference_t<decltype(p.*m)>;
-        return p.*m == T{};
-      },
-      f.member);
+  return visit_member(p, f.member,
+                      [](const auto& v) { return v == std::remove_cvref_t<decltype(v)>{}; });
 }
 
 void blank_field(const PointField& f, PointParams& p) {
-  std::visit([&](auto m) { p.*m = {}; }, f.member);
+  visit_member(p, f.member, [](auto& v) { v = {}; });
 }
 
 void field_to_json(const PointField& f, const PointParams& p, nlohmann::ordered_json& j,
                    const char* name) {
-  std::visit([&](auto m) { j[name] = p.*m; }, f.member);
+  visit_member(p, f.member, [&](const auto& v) { j[name] = v; });
 }
 
 void field_from_json(const PointField& f, const nlohmann::json& j, PointParams& p) {
   const char* name = f.sweep_bench && j.contains(f.sweep_bench) ? f.sweep_bench : f.json;
   if (!name) name = f.sweep_bench;
-  std::visit(
-      [&](auto m) {
-        using T = std::remove_reference_t<decltype(p.*m)>;
-        const T absent = f.absent_is_blank ? T{} : PointParams{}.*m;
-        p.*m = j.value(name, absent);
-      },
-      f.member);
+  static const PointParams defaults;
+  visit_member(p, defaults, f.member, [&](auto& v, const auto& fallback) {
+    using T = std::remove_reference_t<decltype(v)>;
+    v = j.value(name, f.absent_is_blank ? T{} : fallback);
+  });
 }
 
 void bind_field(const PointField& f, const PointParams& p, SqliteStmt& st, int index) {
-  std::visit([&](auto m) { st.bind(index, p.*m); }, f.member);
+  visit_member(p, f.member, [&](const auto& v) { st.bind(index, v); });
 }
 
 const char* column_name(const PointField& f) {
@@ -132,10 +126,7 @@ const char* column_name(const PointField& f) {
 }
 
 const PointField* field_by_key(const std::string& key) {
-  for (const PointField& f : point_fields()) {
-    if (f.key && key == f.key) return &f;
-  }
-  return nullptr;
+  return point_fields().find(key);
 }
 
 }  // namespace moesweep

@@ -6,17 +6,15 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
-#include <variant>
-#include <vector>
 
 #include "results/record.hpp"
+#include "util/rows.hpp"
 
 namespace moesweep {
 
 class SqliteStmt;
 
-using FieldMember = std::variant<std::string PointParams::*, int PointParams::*,
-                                 bool PointParams::*, double PointParams::*>;
+using FieldMember = MemberOf<PointParams, std::string, int, bool, double>;
 
 struct PointField {
   FieldMember member;
@@ -40,7 +38,7 @@ struct PointField {
 };
 
 // In key_string() order; the CSV and SQLite columns follow this order too.
-const std::vector<PointField>& point_fields();
+const Rows<PointField>& point_fields();
 
 // Value as key_string() writes it (bool: true/false).
 std::string field_text(const PointField& f, const PointParams& p);

@@ -17,8 +17,8 @@ constexpr int64_t kMaxCpus = 1 << 20;
 
 // The field tables: one row per member. A new fact of the engine or the
 // build is a member in run_meta.hpp and one row here.
-const std::vector<FieldRow<RecordedEngine>>& engine_fields() {
-  static const std::vector<FieldRow<RecordedEngine>> rows = {
+const FieldRows<RecordedEngine>& engine_fields() {
+  static const FieldRows<RecordedEngine> rows = {
       {"name", &RecordedEngine::name},
       {"release", &RecordedEngine::release},
       {"commit", &RecordedEngine::commit},
@@ -28,8 +28,8 @@ const std::vector<FieldRow<RecordedEngine>>& engine_fields() {
   return rows;
 }
 
-const std::vector<FieldRow<CpuFacts>>& cpu_fields() {
-  static const std::vector<FieldRow<CpuFacts>> rows = {
+const FieldRows<CpuFacts>& cpu_fields() {
+  static const FieldRows<CpuFacts> rows = {
       {"model_name", &CpuFacts::model_name},
       {"vendor", &CpuFacts::vendor},
       {"family", &CpuFacts::family, 0, 0xffff},
@@ -40,8 +40,8 @@ const std::vector<FieldRow<CpuFacts>>& cpu_fields() {
   return rows;
 }
 
-const std::vector<FieldRow<BuildFacts>>& build_fields() {
-  static const std::vector<FieldRow<BuildFacts>> rows = {
+const FieldRows<BuildFacts>& build_fields() {
+  static const FieldRows<BuildFacts> rows = {
       {"moesweep_version", &BuildFacts::moesweep_version},
       {"build_type", &BuildFacts::build_type},
       {"engine_target", &BuildFacts::engine_target},
@@ -52,14 +52,14 @@ const std::vector<FieldRow<BuildFacts>>& build_fields() {
   return rows;
 }
 
-const std::vector<FieldRow<RunModelFacts>>& model_fields() {
-  static const std::vector<FieldRow<RunModelFacts>> rows = {{"path", &RunModelFacts::path},
-                                                            {"sha256", &RunModelFacts::sha256}};
+const FieldRows<RunModelFacts>& model_fields() {
+  static const FieldRows<RunModelFacts> rows = {{"path", &RunModelFacts::path},
+                                                {"sha256", &RunModelFacts::sha256}};
   return rows;
 }
 
-const std::vector<FieldRow<NodeFacts>>& node_fields() {
-  static const std::vector<FieldRow<NodeFacts>> rows = {
+const FieldRows<NodeFacts>& node_fields() {
+  static const FieldRows<NodeFacts> rows = {
       {"host", &NodeFacts::host},
       {"cpu_model", &NodeFacts::cpu_model},
       {"hardware_profile", &NodeFacts::hardware_profile},
@@ -68,16 +68,16 @@ const std::vector<FieldRow<NodeFacts>>& node_fields() {
   return rows;
 }
 
-const std::vector<FieldRow<BandwidthFacts>>& bandwidth_fields() {
-  static const std::vector<FieldRow<BandwidthFacts>> rows = {
+const FieldRows<BandwidthFacts>& bandwidth_fields() {
+  static const FieldRows<BandwidthFacts> rows = {
       {"gbps", &BandwidthFacts::gbps, 0, 1 << 30},
       {"source", &BandwidthFacts::source},
   };
   return rows;
 }
 
-const std::vector<FieldRow<ShardRef>>& shard_fields() {
-  static const std::vector<FieldRow<ShardRef>> rows = {
+const FieldRows<ShardRef>& shard_fields() {
+  static const FieldRows<ShardRef> rows = {
       {"plan_id", &ShardRef::plan_id},
       {"index", &ShardRef::index, 0, kMaxShardCount - 1},
       {"count", &ShardRef::count, 1, kMaxShardCount},
@@ -87,8 +87,8 @@ const std::vector<FieldRow<ShardRef>>& shard_fields() {
   return rows;
 }
 
-const std::vector<FieldRow<MergeSource>>& source_fields() {
-  static const std::vector<FieldRow<MergeSource>> rows = {
+const FieldRows<MergeSource>& source_fields() {
+  static const FieldRows<MergeSource> rows = {
       {"dir", &MergeSource::dir},
       {"run_id", &MergeSource::run_id},
       {"shard", &MergeSource::shard, 0, kMaxShardCount - 1},
@@ -98,8 +98,8 @@ const std::vector<FieldRow<MergeSource>>& source_fields() {
   return rows;
 }
 
-const std::vector<FieldRow<MergeFacts>>& merge_fields() {
-  static const std::vector<FieldRow<MergeFacts>> rows = {
+const FieldRows<MergeFacts>& merge_fields() {
+  static const FieldRows<MergeFacts> rows = {
       {"plan_id", &MergeFacts::plan_id},
       {"shard_count", &MergeFacts::shard_count, 1, kMaxShardCount},
       {"planned_points", &MergeFacts::planned_points, 0, kMaxCount},
@@ -111,8 +111,8 @@ const std::vector<FieldRow<MergeFacts>>& merge_fields() {
   return rows;
 }
 
-const std::vector<FieldRow<RunMeta>>& meta_fields() {
-  static const std::vector<FieldRow<RunMeta>> rows = {
+const FieldRows<RunMeta>& meta_fields() {
+  static const FieldRows<RunMeta> rows = {
       {"schema_version", &RunMeta::schema_version, 1, kRunMetaSchema},
       {"run_id", &RunMeta::run_id},
       {"name", &RunMeta::name},
@@ -128,16 +128,16 @@ const std::vector<FieldRow<RunMeta>>& meta_fields() {
 
 // Reads the rows of a struct and keeps every other key in its `untyped`.
 template <typename S>
-S read_struct(const JsonFields& f, const std::vector<FieldRow<S>>& rows,
+S read_struct(const JsonFields& f, const FieldRows<S>& rows,
               std::initializer_list<const char*> typed_elsewhere = {}) {
   S s;
   read_rows(f, s, rows);
-  s.untyped = f.rest(row_keys(rows, typed_elsewhere));
+  s.untyped = f.rest(rows.keys(typed_elsewhere));
   return s;
 }
 
 template <typename S>
-nlohmann::json write_struct(const S& s, const std::vector<FieldRow<S>>& rows) {
+nlohmann::json write_struct(const S& s, const FieldRows<S>& rows) {
   nlohmann::json j = s.untyped;
   write_rows(s, rows, j);
   return j;
@@ -217,8 +217,8 @@ void read_database(const JsonFields& f, RunMeta& m) {
 // The typed keys; everything else stays in `kind_facts`.
 const std::vector<std::string>& meta_keys() {
   static const std::vector<std::string> keys =
-      row_keys(meta_fields(), {"kind", "status", "database", "settings", "build", "machine_class",
-                               "models", "shard", "node", "bandwidth", "merge"});
+      meta_fields().keys({"kind", "status", "database", "settings", "build", "machine_class",
+                          "models", "shard", "node", "bandwidth", "merge"});
   return keys;
 }
 

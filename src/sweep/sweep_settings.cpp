@@ -1,6 +1,7 @@
 #include "sweep/sweep_settings.hpp"
 
 #include <string_view>
+#include <utility>
 
 #include "model/shape_flags.hpp"
 #include "sweep/spec_parsers.hpp"
@@ -13,9 +14,9 @@ namespace {
 // list synth, trace and serve-bench use too: each an override of the twin's
 // shape, one value), then `after`. A flag that is an axis of the sweep (a list
 // of twins) takes its row in `axes` in place of the override's.
-std::vector<SweepSetting> around_shape_flags(std::vector<SweepSetting> before,
-                                             const std::vector<SweepSetting>& axes,
-                                             const std::vector<SweepSetting>& after) {
+Rows<SweepSetting> around_shape_flags(std::vector<SweepSetting> before,
+                                      const std::vector<SweepSetting>& axes,
+                                      const std::vector<SweepSetting>& after) {
   for (const ShapeFlag& f : twin_shape_flags()) {
     SweepSetting row{.key = f.key,
                      .cli_names = f.flag,
@@ -33,19 +34,19 @@ std::vector<SweepSetting> around_shape_flags(std::vector<SweepSetting> before,
     before.push_back(row);
   }
   before.insert(before.end(), after.begin(), after.end());
-  return before;
+  return Rows<SweepSetting>(std::move(before));
 }
 
 }  // namespace
 
-const std::vector<SweepSetting>& sweep_settings() {
+const Rows<SweepSetting>& sweep_settings() {
   using K = SettingKind;
   using L = SettingLevel;
   using S = SweepSpec;
   namespace p = spec_parsers;
   // Designated initializers: a row names only what differs from "not there".
   // clang-format off
-  static const std::vector<SweepSetting> table = around_shape_flags({
+  static const Rows<SweepSetting> table = around_shape_flags({
       {.key = "name", .cli_names = "--name", .help = "run name (default: the profile's or 'adhoc')",
        .member = &S::name, .json = "name"},
       {.key = "description", .help = "what the profile is for (profiles only)", .kind = K::kProfileOnly},
@@ -240,9 +241,7 @@ const std::vector<SweepSetting>& sweep_settings() {
 }
 
 const SweepSetting* find_sweep_setting(const std::string& key) {
-  for (const SweepSetting& s : sweep_settings())
-    if (key == s.key) return &s;
-  return nullptr;
+  return sweep_settings().find(key);
 }
 
 const char* setting_level_name(SettingLevel level) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/model_profile.hpp"
+#include "util/rows.hpp"
 
 namespace moesweep {
 
@@ -74,7 +75,7 @@ struct SweepSetting {
 };
 
 // In the order `moesweep sweep --help` lists them.
-const std::vector<SweepSetting>& sweep_settings();
+const Rows<SweepSetting>& sweep_settings();
 // The setting with profile key `key`, or nullptr.
 const SweepSetting* find_sweep_setting(const std::string& key);
 const char* setting_level_name(SettingLevel level);

@@ -29,67 +29,61 @@ void check_known_settings(const std::map<std::string, nlohmann::json>& settings,
   }
 }
 
+// f(spec.*m, defaults.*m) for the member a row sets (a twin shape override:
+// in twin_overrides); nothing for a row without one (set by its `parse`).
+template <typename Spec, typename F>
+void visit_setting(const SweepSetting& row, Spec& spec, const SweepSpec& defaults, F&& f) {
+  std::visit(
+      [&](auto m) {
+        using M = decltype(m);
+        if constexpr (std::is_same_v<M, int64_t ShapeOverrides::*>)
+          f(spec.twin_overrides.*m, defaults.twin_overrides.*m);
+        else if constexpr (!std::is_same_v<M, std::monostate>)
+          f(spec.*m, defaults.*m);
+      },
+      row.member);
+}
+
 // A row's value into its member, as the member's type says; not given: the
 // member keeps its default.
 void read_member(const SweepSetting& row, const SettingsReader& s, SweepSpec& spec) {
   const std::string key = row.key;
-  std::visit(
-      [&](auto m) {
-        using M = decltype(m);
-        if constexpr (std::is_same_v<M, std::monostate>) {
-        } else if constexpr (std::is_same_v<M, int64_t ShapeOverrides::*>) {
-          spec.twin_overrides.*m = s.one_int(key, 0, row.min);
-        } else {
-          using T = std::remove_reference_t<decltype(spec.*m)>;
-          if constexpr (std::is_same_v<T, std::string>) {
-            if (s.has(key)) spec.*m = s.text(key);
-          } else if constexpr (std::is_same_v<T, int>) {
-            spec.*m = s.one_int(key, spec.*m, row.min);
-          } else if constexpr (std::is_same_v<T, uint64_t>) {
-            spec.*m = static_cast<uint64_t>(s.one_int(key, static_cast<int>(spec.*m), row.min));
-          } else if constexpr (std::is_same_v<T, double>) {
-            spec.*m = s.one_number(key, spec.*m, row.min);
-          } else if constexpr (std::is_same_v<T, bool>) {
-            spec.*m = s.boolean(key, spec.*m);
-          } else if constexpr (std::is_same_v<T, std::vector<int>>) {
-            spec.*m = s.ints(key, spec.*m, row.min);
-          } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-            spec.*m = s.words(key, spec.*m, row.separator);
-          } else {
-            static_assert(std::is_same_v<T, std::vector<double>>, "a member type without a reader");
-            spec.*m = s.numbers(key, row.min, std::numeric_limits<double>::max());
-          }
-        }
-      },
-      row.member);
+  visit_setting(row, spec, spec, [&](auto& v, const auto&) {
+    using T = std::remove_reference_t<decltype(v)>;
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (s.has(key)) v = s.text(key);
+    } else if constexpr (std::is_same_v<T, int>) {
+      v = s.one_int(key, v, row.min);
+    } else if constexpr (std::is_same_v<T, uint64_t> || std::is_same_v<T, int64_t>) {
+      v = static_cast<T>(s.one_int(key, static_cast<int>(v), row.min));
+    } else if constexpr (std::is_same_v<T, double>) {
+      v = s.one_number(key, v, row.min);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      v = s.boolean(key, v);
+    } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+      v = s.ints(key, v, row.min);
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      v = s.words(key, v, row.separator);
+    } else {
+      static_assert(std::is_same_v<T, std::vector<double>>, "a member type without a reader");
+      v = s.numbers(key, row.min, std::numeric_limits<double>::max());
+    }
+  });
 }
 
 // A row's member into the spec's JSON under its name (with json_when_set,
 // only when it is not the default).
 void write_member(const SweepSetting& row, const SweepSpec& spec, nlohmann::json& j) {
   static const SweepSpec defaults;
-  std::visit(
-      [&](auto m) {
-        using M = decltype(m);
-        if constexpr (std::is_same_v<M, std::monostate>) {
-        } else if constexpr (std::is_same_v<M, int64_t ShapeOverrides::*>) {
-          if (!row.json_when_set || spec.twin_overrides.*m != defaults.twin_overrides.*m)
-            j[row.json] = spec.twin_overrides.*m;
-        } else {
-          if (!row.json_when_set || spec.*m != defaults.*m) j[row.json] = spec.*m;
-        }
-      },
-      row.member);
+  visit_setting(row, spec, defaults, [&](const auto& v, const auto& fallback) {
+    if (!row.json_when_set || v != fallback) j[row.json] = v;
+  });
 }
 
 }  // namespace
 
 const std::vector<std::string>& known_sweep_keys() {
-  static const std::vector<std::string> keys = [] {
-    std::vector<std::string> out;
-    for (const SweepSetting& s : sweep_settings()) out.push_back(s.key);
-    return out;
-  }();
+  static const std::vector<std::string> keys = sweep_settings().keys();
   return keys;
 }
 

@@ -4,18 +4,19 @@
 // the field's path ("build.cpu.family") and what was expected; nothing is
 // narrowed (an int field holding 2^32 + 1 is refused, not wrapped).
 //
-// FieldRow tables: one row per member (key, member, range) drive both the
-// reader and the writer of a struct, so a new fact is one member plus one row.
+// FieldRow tables (a Rows<FieldRow<S>>, util/rows.hpp): one row per member
+// (key, member, range) drive both the reader and the writer of a struct, so a
+// new fact is one member plus one row.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <initializer_list>
 #include <limits>
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <variant>
 #include <vector>
+
+#include "util/rows.hpp"
 
 namespace moesweep {
 
@@ -73,8 +74,8 @@ std::string json_excerpt(const nlohmann::json& v);
 
 template <typename S>
 struct FieldRow {
-  using Member = std::variant<std::string S::*, int S::*, int64_t S::*, uint64_t S::*, bool S::*,
-                              double S::*, std::vector<std::string> S::*>;
+  using Member =
+      MemberOf<S, std::string, int, int64_t, uint64_t, bool, double, std::vector<std::string>>;
   const char* key;
   Member member;
   int64_t lo = 0;  // integers: the range the code uses
@@ -82,51 +83,40 @@ struct FieldRow {
 };
 
 template <typename S>
-void read_rows(const JsonFields& f, S& s, const std::vector<FieldRow<S>>& rows) {
+using FieldRows = Rows<FieldRow<S>>;
+
+template <typename S>
+void read_rows(const JsonFields& f, S& s, const FieldRows<S>& rows) {
   for (const FieldRow<S>& row : rows) {
-    std::visit(
-        [&](auto m) {
-          using T = std::remove_reference_t<decltype(s.*m)>;
-          if constexpr (std::is_same_v<T, std::string>)
-            s.*m = f.text(row.key, s.*m);
-          else if constexpr (std::is_same_v<T, bool>)
-            s.*m = f.flag(row.key, s.*m);
-          else if constexpr (std::is_same_v<T, double>)
-            s.*m =
-                f.number(row.key, static_cast<double>(row.lo), static_cast<double>(row.hi), s.*m);
-          else if constexpr (std::is_same_v<T, uint64_t>)
-            s.*m = f.unsigned_integer(row.key, static_cast<uint64_t>(row.hi), s.*m);
-          else if constexpr (std::is_integral_v<T>)
-            s.*m = static_cast<T>(f.integer(row.key, row.lo, row.hi, s.*m));
-          else
-            s.*m = f.has(row.key) ? f.texts(row.key) : s.*m;
-        },
-        row.member);
+    visit_member(s, row.member, [&](auto& v) {
+      using T = std::remove_reference_t<decltype(v)>;
+      if constexpr (std::is_same_v<T, std::string>)
+        v = f.text(row.key, v);
+      else if constexpr (std::is_same_v<T, bool>)
+        v = f.flag(row.key, v);
+      else if constexpr (std::is_same_v<T, double>)
+        v = f.number(row.key, static_cast<double>(row.lo), static_cast<double>(row.hi), v);
+      else if constexpr (std::is_same_v<T, uint64_t>)
+        v = f.unsigned_integer(row.key, static_cast<uint64_t>(row.hi), v);
+      else if constexpr (std::is_integral_v<T>)
+        v = static_cast<T>(f.integer(row.key, row.lo, row.hi, v));
+      else
+        v = f.has(row.key) ? f.texts(row.key) : v;
+    });
   }
 }
 
 // Empty texts and lists are left out (a reader gets the same default back).
 template <typename S>
-void write_rows(const S& s, const std::vector<FieldRow<S>>& rows, nlohmann::json& j) {
+void write_rows(const S& s, const FieldRows<S>& rows, nlohmann::json& j) {
   for (const FieldRow<S>& row : rows)
-    std::visit(
-        [&](auto m) {
-          using T = std::remove_cvref_t<decltype(s.*m)>;
-          if constexpr (std::is_same_v<T, std::string> ||
-                        std::is_same_v<T, std::vector<std::string>>) {
-            if ((s.*m).empty()) return;
-          }
-          j[row.key] = s.*m;
-        },
-        row.member);
-}
-
-template <typename S>
-std::vector<std::string> row_keys(const std::vector<FieldRow<S>>& rows,
-                                  std::initializer_list<const char*> more = {}) {
-  std::vector<std::string> keys(more.begin(), more.end());
-  for (const FieldRow<S>& row : rows) keys.push_back(row.key);
-  return keys;
+    visit_member(s, row.member, [&](const auto& v) {
+      using T = std::remove_cvref_t<decltype(v)>;
+      if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::vector<std::string>>) {
+        if (v.empty()) return;
+      }
+      j[row.key] = v;
+    });
 }
 
 }  // namespace moesweep

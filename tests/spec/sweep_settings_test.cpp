@@ -84,7 +84,7 @@ TEST(SweepSettingsTable, LlamaStyleAliasesComeFromTheTable) {
 // rows are those rows, in their order, and each flag sets a member of its own.
 TEST(TwinShapeFlags, TheSweepsTwinRowsAreTheShapeTable) {
   const std::vector<ShapeFlag>& flags = twin_shape_flags();
-  const std::vector<SweepSetting>& rows = sweep_settings();
+  const Rows<SweepSetting>& rows = sweep_settings();
   const auto first = std::find_if(rows.begin(), rows.end(), [&](const SweepSetting& r) {
     return std::string(r.key) == flags.front().key;
   });
