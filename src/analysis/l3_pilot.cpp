@@ -6,13 +6,6 @@
 #include "report/working_set.hpp"
 
 namespace moesweep {
-namespace {
-
-double number(const nlohmann::json& j, const char* key) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0;
-}
-
-}  // namespace
 
 nlohmann::json to_json(const PilotResult& p) {
   return {{"shape", p.shape.text()},
@@ -47,11 +40,11 @@ PilotResult plan_pilot(const L3Shape& shape, const Plan& plan) {
 }
 
 void take_pilot_figures(const Record& point, PilotResult& p) {
-  if (!point.ok || !point.extra.contains("roofline")) return;
-  const nlohmann::json& roof = point.extra["roofline"];
+  if (!point.ok || !point.extra.roofline) return;
+  const PointRoofline& roof = *point.extra.roofline;
   p.s_tg = point.tg.speed.mean;
-  p.routed_bytes_per_token = number(roof, "routed_bytes_per_token");
-  p.kernel_gbps = number(roof, "kernel_gemv_out_of_cache_gbps");
+  p.routed_bytes_per_token = or_value(roof.routed_bytes_per_token, 0);
+  p.kernel_gbps = roof.kernel_gemv_out_of_cache_gbps.value_or(0);
   p.memory_bound_share = memory_bound_share(p.s_tg, p.routed_bytes_per_token, p.kernel_gbps);
 }
 

@@ -11,10 +11,6 @@
 namespace moesweep {
 namespace {
 
-double num(const nlohmann::json& j, const char* key) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0;
-}
-
 // The routing trace the sweep wrote for a model (the first block's).
 std::filesystem::path trace_for(const std::filesystem::path& run, const PointParams& p) {
   const std::string stem =
@@ -38,37 +34,36 @@ ValidationRun inputs_of(const std::filesystem::path& run) {
   ValidationRun in;
   int depth = -1;
   for (const Record& r : records) {
-    if (!r.ok || !r.extra.contains("roofline") ||
-        num(r.extra["roofline"], "routed_expert_bytes_total") <= 0)
+    if (!r.ok || !r.extra.roofline || r.extra.roofline->routed_expert_bytes_total.value_or(0) == 0)
       continue;
     if (in.threads == 0) in.threads = r.params.n_threads, depth = r.params.n_kv;
     if (r.params.n_threads == in.threads && r.params.n_kv == depth)
       by_model[r.params.model_name].push_back(&r);
   }
   for (const auto& [model, recs] : by_model) {
-    const nlohmann::json& roof = recs.front()->extra["roofline"];
+    const PointRoofline& roof = *recs.front()->extra.roofline;
     ValidationPoint p;
     p.model = model;
-    p.pool_bytes = num(roof, "routed_expert_bytes_total");
+    p.pool_bytes = or_value(roof.routed_expert_bytes_total, 0);
     std::vector<double> ys;
     for (const Record* r : recs)
       ys.insert(ys.end(), r->tg.tokens_per_s.begin(), r->tg.tokens_per_s.end());
     const Stats s = Stats::of(ys);
     p.measured_tps = s.mean, p.measured_ci95 = s.ci95;
-    p.routed_bytes_per_token = num(roof, "routed_bytes_per_token");
-    p.hot_bytes_per_token = num(roof, "hot_bytes_per_token");
-    p.kv_bytes_per_token = num(roof, "kv_bytes_read_per_token");
+    p.routed_bytes_per_token = or_value(roof.routed_bytes_per_token, 0);
+    p.hot_bytes_per_token = or_value(roof.hot_bytes_per_token, 0);
+    p.kv_bytes_per_token = or_value(roof.kv_bytes_read_per_token, 0);
     const std::filesystem::path trace = trace_for(run, recs.front()->params);
     if (trace.empty()) continue;
     p.trace = read_routing_trace(trace);
     in.points.push_back(std::move(p));
-    in.nominal = static_cast<uint64_t>(num(roof, "l3_bytes"));
-    in.effective = static_cast<uint64_t>(num(roof, "l3_effective_bytes"));
-    const double bw = num(roof, "bandwidth_gbps_at_threads") > 0
-                          ? num(roof, "bandwidth_gbps_at_threads")
-                          : num(roof, "bandwidth_gbps");
-    in.rates = {num(roof, "kernel_gemv_out_of_cache_gbps"), num(roof, "kernel_gemv_in_cache_gbps"),
-                bw};
+    in.nominal = roof.l3_bytes.value_or(0);
+    in.effective = roof.l3_effective_bytes.value_or(0);
+    const double bw = roof.bandwidth_gbps_at_threads.value_or(0) > 0
+                          ? *roof.bandwidth_gbps_at_threads
+                          : roof.bandwidth_gbps.value_or(0);
+    in.rates = {roof.kernel_gemv_out_of_cache_gbps.value_or(0),
+                roof.kernel_gemv_in_cache_gbps.value_or(0), bw};
   }
   return in;
 }

@@ -44,17 +44,4 @@ RecordRoofline roofline_for_record(const RooflineInputs& in, double speed_pp, do
   return r;
 }
 
-nlohmann::json to_json(const RecordRoofline& r) {
-  nlohmann::json j = {{"active_bytes_per_token", r.active_bytes_per_token}};
-  if (r.bandwidth_gbps > 0) {
-    j["bandwidth_gbps"] = r.bandwidth_gbps;
-    j["bandwidth_source"] = r.bandwidth_source;
-  }
-  if (r.tg_bound_tps) j["roofline_tg"] = *r.tg_bound_tps;
-  if (r.efficiency_tg) j["efficiency_tg"] = *r.efficiency_tg;
-  if (r.pp_bound_tps) j["roofline_pp"] = *r.pp_bound_tps;
-  if (r.efficiency_pp) j["efficiency_pp"] = *r.efficiency_pp;
-  return j;
-}
-
 }  // namespace moesweep

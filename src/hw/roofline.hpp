@@ -5,8 +5,6 @@
 // peak FLOP/s / FLOP per token. Pure arithmetic over plain numbers, so the
 // sweep runner, the tables and `predict` share one definition (here in hw,
 // below src/sweep and src/report).
-#include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 
@@ -35,7 +33,8 @@ double implied_bandwidth_gbps(double tokens_per_s, double active_bytes_per_token
 double required_bandwidth_gbps(double target_tps, double active_bytes_per_token,
                                double efficiency_fraction = 1.0);
 
-// What each sweep record carries (Record::extra): call once per record with
+// What each sweep record carries (its extra.roofline, results/point_extras.hpp):
+// call once per record with
 // the record's depth-specific active bytes and the machine's bandwidth.
 struct RecordRoofline {
   double active_bytes_per_token = 0;
@@ -46,8 +45,5 @@ struct RecordRoofline {
 };
 RecordRoofline roofline_for_record(const RooflineInputs& in, double speed_pp, double speed_tg,
                                    std::string bandwidth_source = "measured");
-// Keys: active_bytes_per_token, bandwidth_gbps, bandwidth_source, roofline_tg,
-// efficiency_tg, roofline_pp, efficiency_pp (absent when unknown).
-nlohmann::json to_json(const RecordRoofline& r);
 
 }  // namespace moesweep

@@ -66,10 +66,10 @@ std::vector<double> measured_efficiencies(const std::string& runs_dir, double mi
     try {
       for (const Record& r : read_records_jsonl(e.path())) {
         // The sweep runner nests these under extra.roofline; accept them flat too.
-        const nlohmann::json& f = r.extra.contains("roofline") ? r.extra["roofline"] : r.extra;
-        if (r.ok && f.contains("efficiency_tg") && f.value("bandwidth_source", "") == "measured" &&
-            f.value("active_bytes_per_token", 0.0) > min_active_bytes)
-          out.push_back(f["efficiency_tg"].get<double>());
+        const std::optional<PointRoofline> f = roofline_or_flat(r.extra);
+        if (r.ok && f && f->efficiency_tg && f->bandwidth_source == "measured" &&
+            f->active_bytes_per_token.value_or(0.0) > min_active_bytes)
+          out.push_back(*f->efficiency_tg);
       }
     } catch (const std::exception&) {
       // a file we cannot read is not a calibration source

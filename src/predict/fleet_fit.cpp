@@ -45,10 +45,7 @@ std::optional<FleetBandwidth> measured_bandwidth(const RunMeta& meta, int thread
 }
 
 double recorded_bytes(const Record& r) {
-  const nlohmann::json::json_pointer p("/roofline/active_bytes_per_token");
-  return r.extra.is_object() && r.extra.contains(p) && r.extra.at(p).is_number()
-             ? r.extra.at(p).get<double>()
-             : 0.0;
+  return r.extra.roofline ? r.extra.roofline->active_bytes_per_token.value_or(0.0) : 0.0;
 }
 
 FleetHost host_of(const FleetMember& m, int n_kv) {

@@ -18,9 +18,8 @@ namespace {
 // The decode roofline (tokens/s the measured bandwidth allows) a sweep wrote
 // into the record, or null.
 nlohmann::json roofline_tg(const Record& r) {
-  const nlohmann::json::json_pointer p("/roofline/roofline_tg");
-  return r.extra.is_object() && r.extra.contains(p) && r.extra.at(p).is_number() ? r.extra.at(p)
-                                                                                 : nullptr;
+  if (r.extra.roofline && r.extra.roofline->roofline_tg) return *r.extra.roofline->roofline_tg;
+  return nullptr;
 }
 
 // Error bars are the 95% confidence half-width of the mean (0 with one sample).

@@ -144,12 +144,7 @@ void references_section(std::string& out, const std::vector<LoadedRun>& refs) {
   if (refs.empty()) return;
   out += "## Published tables drawn beside this run\n\n";
   for (const LoadedRun& ref : refs) {
-    out += fmt::format("- `{}` ({} points)", ref.label, ref.records.size());
-    if (!ref.records.empty() && ref.records.front().extra.contains("reference")) {
-      const auto& info = ref.records.front().extra["reference"];
-      out += fmt::format(": {} on {}", info.value("table", ""), info.value("hardware", ""));
-    }
-    out += "\n";
+    out += fmt::format("- `{}` ({} points)\n", ref.label, ref.records.size());
   }
   out += "\n";
 }

@@ -75,12 +75,10 @@ std::vector<std::string> threads_row(const ThreadRow& row, const std::set<std::s
     cells.push_back(it == row.beside.end() ? "-" : mean_sd(it->second->tg.speed));
     if (wide) cells.push_back(it == row.beside.end() ? "-" : cotenant_throughput_cell(*it->second));
   }
-  const nlohmann::json roof = r.extra.value("roofline", nlohmann::json::object());
-  const bool has_roof = roof.contains("roofline_tg") && roof.contains("efficiency_tg");
-  if (wide)
-    cells.push_back(has_roof ? fmt::format("{:.1f}", roof["roofline_tg"].get<double>()) : "n/a");
-  cells.push_back(has_roof ? fmt::format("{:.0f}%", 100 * roof["efficiency_tg"].get<double>())
-                           : "n/a");
+  const std::optional<PointRoofline>& roof = r.extra.roofline;
+  const bool has_roof = roof && roof->roofline_tg && roof->efficiency_tg;
+  if (wide) cells.push_back(has_roof ? fmt::format("{:.1f}", *roof->roofline_tg) : "n/a");
+  cells.push_back(has_roof ? fmt::format("{:.0f}%", 100 * *roof->efficiency_tg) : "n/a");
   if (wide)
     cells.insert(cells.end(), {others_cell(r), steal_cell(r)});
   else

@@ -40,7 +40,7 @@ std::string effect_text(const nlohmann::json& e) {
 }
 
 void add_row(MarkdownTable& t, const Record& r, bool models) {
-  const nlohmann::json& s = r.extra["token_times"];
+  const nlohmann::json& s = r.extra.token_times;
   std::string slope = "-";
   if (s.contains("slope_ci95_us") && s["slope_ci95_us"].is_array())
     slope = fmt::format("{:+.2f} [{:+.2f}, {:+.2f}]", field(s, "slope_us_per_position"),
@@ -53,10 +53,10 @@ void add_row(MarkdownTable& t, const Record& r, bool models) {
                                   fmt::format("{:.3f}", field(s, "max_ms")),
                                   slope};
   row.push_back(s.contains("ab") ? effect_text(s["ab"]) : "");
-  const bool traced = r.extra.contains("routing_pass") && r.extra["routing_pass"].is_object();
-  row.push_back(traced ? effect_text(r.extra["routing_pass"].value("tap_speed", nlohmann::json()))
-                       : "");
-  if (traced && !r.extra["routing_pass"].value("same_tokens_and_positions", false))
+  const nlohmann::json& pass = r.extra.routing_pass;
+  const bool traced = pass.is_object();
+  row.push_back(traced ? effect_text(pass.value("tap_speed", nlohmann::json())) : "");
+  if (traced && !pass.value("same_tokens_and_positions", false))
     row.back() += " (passes of other tokens!)";
   t.add_row(std::move(row));
 }
@@ -69,8 +69,7 @@ std::string token_times_markdown(const LoadedRun& run) {
                    "slope us/position [95%]", "whole-only vs per-token timing",
                    "routing tap: traced pass vs sample"});
   for (const Record& r : run.records)
-    if (r.ok && r.extra.contains("token_times") && r.extra["token_times"].is_object())
-      add_row(t, r, models);
+    if (r.ok && r.extra.token_times.is_object()) add_row(t, r, models);
   if (t.rows() == 0) return "";
   return "## Per-token decode times\n\n"
          "Each generated token's time in the TG samples (tokens.jsonl; `moesweep export RUN "

@@ -11,19 +11,14 @@
 namespace moesweep {
 namespace {
 
-const nlohmann::json* roofline_of(const Record& r) {
-  if (!r.ok || !r.extra.is_object() || !r.extra.contains("roofline")) return nullptr;
-  const nlohmann::json& j = r.extra["roofline"];
-  return j.is_object() && j.contains("routed_expert_bytes_per_layer") ? &j : nullptr;
-}
-
-double number(const nlohmann::json& j, const char* key, double fallback = 0) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
+const PointRoofline* roofline_of(const Record& r) {
+  const std::optional<PointRoofline>& roof = r.extra.roofline;
+  return r.ok && roof && roof->routed_expert_bytes_per_layer ? &*roof : nullptr;
 }
 
 // The pool: every routed expert of every MoE layer (older records: one layer's).
-double pool_of(const nlohmann::json& roof) {
-  return number(roof, "routed_expert_bytes_total", number(roof, "routed_expert_bytes_per_layer"));
+double pool_of(const PointRoofline& roof) {
+  return or_value(roof.routed_expert_bytes_total, or_value(roof.routed_expert_bytes_per_layer, 0));
 }
 
 // One curve: the MoE twins of one skew, depth, thread count, quant and expert size.
@@ -39,10 +34,10 @@ struct Grouped {
 Grouped group(const std::vector<Record>& records) {
   Grouped g;
   for (const Record& r : records) {
-    const nlohmann::json* roof = roofline_of(r);
+    const PointRoofline* roof = roofline_of(r);
     if (!roof) continue;
-    g.l3_nominal = number(*roof, "l3_bytes", g.l3_nominal);
-    g.l3_effective = number(*roof, "l3_effective_bytes", g.l3_effective);
+    g.l3_nominal = or_value(roof->l3_bytes, g.l3_nominal);
+    g.l3_effective = or_value(roof->l3_effective_bytes, g.l3_effective);
     const double pool = pool_of(*roof);
     const PointParams& p = r.params;
     if (pool == 0) {
@@ -93,12 +88,12 @@ WorkingSetCurve curve_of(const CurveKey& key,
     for (const Record* r : recs) {
       ys.insert(ys.end(), r->tg.tokens_per_s.begin(), r->tg.tokens_per_s.end());
       blocks.insert(r->params.block);
-      const nlohmann::json& roof = r->extra["roofline"];
-      c.routed_bytes_per_token = number(roof, "routed_bytes_per_token", c.routed_bytes_per_token);
-      c.hot_bytes_per_token = number(roof, "hot_bytes_per_token", c.hot_bytes_per_token);
-      c.kernel_out_gbps = number(roof, "kernel_gemv_out_of_cache_gbps", c.kernel_out_gbps);
-      c.kernel_in_gbps = number(roof, "kernel_gemv_in_cache_gbps", c.kernel_in_gbps);
-      p.efficiency = number(roof, "efficiency_tg", p.efficiency);
+      const PointRoofline& roof = *r->extra.roofline;
+      c.routed_bytes_per_token = or_value(roof.routed_bytes_per_token, c.routed_bytes_per_token);
+      c.hot_bytes_per_token = or_value(roof.hot_bytes_per_token, c.hot_bytes_per_token);
+      c.kernel_out_gbps = or_value(roof.kernel_gemv_out_of_cache_gbps, c.kernel_out_gbps);
+      c.kernel_in_gbps = or_value(roof.kernel_gemv_in_cache_gbps, c.kernel_in_gbps);
+      p.efficiency = or_value(roof.efficiency_tg, p.efficiency);
     }
     for (double y : ys) c.samples.push_back({pool, y});
     const Stats s = Stats::of(ys);

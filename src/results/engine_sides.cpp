@@ -11,30 +11,21 @@ namespace moesweep {
 
 namespace {
 
-std::string text_of(const nlohmann::json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 // One record's engine build in a few words.
 std::string engine_words(const Record& r) {
-  const auto it = r.extra.find("engine");
-  if (it == r.extra.end() || !it->is_object()) return "";
-  const std::string commit = text_of(*it, "commit");
-  std::string out = text_of(*it, "release");
+  if (!r.extra.engine) return "";
+  const EngineStamp& e = *r.extra.engine;
+  const std::string commit = e.commit.value_or("");
+  std::string out = e.release.value_or("");
   if (out == "unknown") out.clear();  // a checkout without a release name: its commit says it
   if (!commit.empty()) out += (out.empty() ? "" : " ") + commit.substr(0, 10);
-  const std::string variant = text_of(*it, "cpu_variant");
-  if (!variant.empty()) out += fmt::format(" ({})", variant);
-  const std::string build = text_of(*it, "build");
-  if (build.find("planted") != std::string::npos) out += " [" + build + "]";
-  const std::string tool = text_of(*it, "tool");  // engine add --exec: another program's output
-  if (!tool.empty()) out += fmt::format("{}{} (ingested)", out.empty() ? "" : " ", tool);
-  const std::string opts = text_of(*it, "opts");  // ik_llama.cpp's switches (engine_side)
-  if (!opts.empty()) out += " " + opts;
+  if (!e.cpu_variant.value_or("").empty()) out += fmt::format(" ({})", *e.cpu_variant);
+  if (e.build.value_or("").find("planted") != std::string::npos) out += " [" + *e.build + "]";
+  if (!e.tool.value_or("").empty())  // engine add --exec: another program's output
+    out += fmt::format("{}{} (ingested)", out.empty() ? "" : " ", *e.tool);
+  if (!e.opts.value_or("").empty()) out += " " + *e.opts;  // ik_llama.cpp's switches (engine_side)
   // The name from extra.engine: engine_side() leaves it out of the key.
-  const std::string name = text_of(*it, "name");
-  if (!name.empty()) out = name + ": " + out;
+  if (!e.name.value_or("").empty()) out = *e.name + ": " + out;
   return out;
 }
 
@@ -74,17 +65,14 @@ LoadedRun engine_side(const LoadedRun& run, const std::string& name) {
   side.interleaved = true;
   for (const Record& r : run.records) {
     if (r.params.engine != name) continue;
-    const auto engine = r.extra.find("engine");
-    if (engine != r.extra.end() && engine->is_object() && engine->contains("tool"))
-      side.interleaved = false;
+    if (r.extra.engine && r.extra.engine->tool) side.interleaved = false;
     side.records.push_back(r);
     // Joined on every other field. The engine's own switches (engine_opts) are
     // part of what is compared, like the build: kept in the header's words.
     Record& kept = side.records.back();
     kept.params.engine.clear();
-    if (!kept.params.engine_opts.empty() && kept.extra.contains("engine") &&
-        kept.extra["engine"].is_object())
-      kept.extra["engine"]["opts"] = kept.params.engine_opts;
+    if (!kept.params.engine_opts.empty() && kept.extra.engine)
+      kept.extra.engine->opts = kept.params.engine_opts;
     kept.params.engine_opts.clear();
   }
   if (side.records.empty()) {

@@ -106,7 +106,7 @@ nlohmann::ordered_json record_to_json(const Record& r) {
   j["noise"] = r.noise;
   j["memory"] = memory_to_json(r.memory);
   if (!r.cotenant.empty()) j["cotenant_run"] = r.cotenant;  // "cotenant" is the axis' value
-  j["extra"] = r.extra;
+  j["extra"] = extras_to_json(r.extra);
   return j;
 }
 
@@ -151,7 +151,7 @@ Record record_from_json(const nlohmann::json& j) {
   if (j.contains("noise") && j["noise"].is_object()) r.noise = j["noise"];
   if (j.contains("memory")) r.memory = memory_from_json(j["memory"]);
   if (j.contains("cotenant_run") && j["cotenant_run"].is_object()) r.cotenant = j["cotenant_run"];
-  r.extra = j.value("extra", nlohmann::json::object());
+  if (j.contains("extra")) r.extra = extras_from_json(j["extra"]);
   return r;
 }
 

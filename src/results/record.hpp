@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "results/point_extras.hpp"
 #include "results/stats.hpp"
 
 namespace moesweep {
@@ -135,7 +136,7 @@ struct Record {
   // The point's planned co-tenant (sweep/cotenant.hpp): kind, CPUs, its own
   // throughput; empty when the point ran alone. JSONL key "cotenant_run".
   nlohmann::json cotenant = nlohmann::json::object();
-  nlohmann::json extra = nlohmann::json::object();  // roofline, bytes/token, ...
+  PointExtras extra;  // JSONL key "extra": engine, applied settings, roofline, ...
 };
 
 // sweep-bench's keys first (n_kv_max, n_batch, ..., speed_tg), then ours.

@@ -97,9 +97,9 @@ Record ingested(const PlannedPoint& p, const ExecRow& row, const ExecRequest& r)
   rec.repetitions.done = static_cast<int>(std::max(row.pp.seconds.size(), row.tg.seconds.size()));
   const nlohmann::json blank = exec_blanks(r.tool);
   for (const MemoryField& f : memory_fields()) rec.memory.unavailable[f.json] = blank["memory"];
-  rec.extra["ingested"] = {{"tool", exec_tool_name(r.tool)},
-                           {"command", fmt::format("{}", fmt::join(exec_argv(r), " "))},
-                           {"blank", blank}};
+  rec.extra.ingested = {{"tool", exec_tool_name(r.tool)},
+                        {"command", fmt::format("{}", fmt::join(exec_argv(r), " "))},
+                        {"blank", blank}};
   return rec;
 }
 

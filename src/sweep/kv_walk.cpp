@@ -261,8 +261,8 @@ AppliedCheck KvWalk::begin_point(size_t i) {
     in_.counters.threads_changed(in_.ctx.pid());
   }
   current_ = start_point(in_, point, i, pp_is_next_fill && last_at_depth);
-  current_->rec.extra["applied"] = check.applied;
-  if (!check.notes.empty()) current_->rec.extra["applied_notes"] = check.notes;
+  current_->rec.extra.applied = applied_from_json(check.applied);
+  current_->rec.extra.applied_notes = check.notes;
   return check;
 }
 
@@ -275,7 +275,7 @@ Record KvWalk::refused_point(size_t i, const AppliedCheck& check) {
   rec.params = point.params;
   rec.ok = false;
   rec.error = fmt::format("{}", fmt::join(check.failures, "; "));
-  rec.extra["applied"] = check.applied;
+  rec.extra.applied = applied_from_json(check.applied);
   if (in_.in_progress) *in_.in_progress = nullptr;
   next_ = i + 1;
   return rec;

@@ -30,14 +30,23 @@ void add_cache_probe(const CacheProbeResult& probe, BandwidthFigure& f) {
 
 // The figures for a run at `threads`: 1 thread's, else all threads' (the
 // probe measures those two; a count in between gets the all-threads figure).
-void add_kernel_figures(const BandwidthFigure& f, int threads, nlohmann::json& j) {
+void add_kernel_figures(const BandwidthFigure& f, int threads, PointRoofline& roof) {
   for (const auto& [t, gbps] : f.by_threads)
-    if (t == threads) j["bandwidth_gbps_at_threads"] = gbps;
+    if (t == threads) roof.bandwidth_gbps_at_threads = gbps;
   const bool one = threads <= 1 || f.gemv_threads <= 1;
   const double out = one ? f.gemv_out_gbps : f.gemv_out_gbps_all;
   const double in = one ? f.gemv_in_gbps : f.gemv_in_gbps_all;
-  if (out > 0) j["kernel_gemv_out_of_cache_gbps"] = out;
-  if (in > 0) j["kernel_gemv_in_cache_gbps"] = in;
+  if (out > 0) roof.kernel_gemv_out_of_cache_gbps = out;
+  if (in > 0) roof.kernel_gemv_in_cache_gbps = in;
+}
+
+// The ceilings of hw/roofline.hpp as the record keeps them.
+void add_bounds(const RecordRoofline& r, PointRoofline& roof) {
+  roof.active_bytes_per_token = r.active_bytes_per_token;
+  if (r.bandwidth_gbps > 0) roof.bandwidth_gbps = r.bandwidth_gbps;
+  if (r.bandwidth_gbps > 0) roof.bandwidth_source = r.bandwidth_source;
+  roof.roofline_tg = r.tg_bound_tps, roof.efficiency_tg = r.efficiency_tg;
+  roof.roofline_pp = r.pp_bound_tps, roof.efficiency_pp = r.efficiency_pp;
 }
 
 }  // namespace
@@ -102,7 +111,7 @@ void RooflineAnnotator::set_model(const std::string& path) {
 void RooflineAnnotator::annotate(Record& r) const {
   if (!r.ok) return;
   if (!model_) {
-    if (!model_error_.empty()) r.extra["roofline_error"] = model_error_;
+    r.extra.roofline_error = model_error_;
     return;
   }
   const ActiveBytes active = active_bytes_per_token(
@@ -112,21 +121,21 @@ void RooflineAnnotator::annotate(Record& r) const {
   in.bandwidth_gbps = bw_.gbps;
   in.flops_per_token = active.flops;
   in.peak_gflops = bw_.peak_gflops;
-  nlohmann::json j = to_json(roofline_for_record(in, r.pp.speed.mean, r.tg.speed.mean, bw_.source));
-  j["active_weight_bytes_per_token"] = active.weights();
-  j["kv_bytes_read_per_token"] = active.kv;
+  PointRoofline& roof = r.extra.roofline.emplace();
+  add_bounds(roofline_for_record(in, r.pp.speed.mean, r.tg.speed.mean, bw_.source), roof);
+  roof.active_weight_bytes_per_token = active.weights();
+  roof.kv_bytes_read_per_token = active.kv;
   // All routed experts of one MoE layer (0 for a dense model): the working set
   // a decode draws its experts from, against this machine's L3.
-  j["routed_expert_bytes_per_layer"] = model_->bytes_per_routed_expert() * model_->n_expert;
+  roof.routed_expert_bytes_per_layer = model_->bytes_per_routed_expert() * model_->n_expert;
   // The whole pool (every MoE layer), what a token reads of it, and the rest
   // of its weights: the working-set report's x axis and its memory-bound check.
-  j["routed_expert_bytes_total"] = model_->group(TensorGroup::kRoutedExperts).bytes;
-  j["routed_bytes_per_token"] = active.routed_active;
-  j["hot_bytes_per_token"] = active.non_expert + active.shared;
-  if (bw_.l3_bytes > 0) j["l3_bytes"] = bw_.l3_bytes;
-  if (bw_.l3_effective_bytes > 0) j["l3_effective_bytes"] = bw_.l3_effective_bytes;
-  add_kernel_figures(bw_, r.params.n_threads, j);
-  r.extra["roofline"] = j;
+  roof.routed_expert_bytes_total = model_->group(TensorGroup::kRoutedExperts).bytes;
+  roof.routed_bytes_per_token = active.routed_active;
+  roof.hot_bytes_per_token = active.non_expert + active.shared;
+  if (bw_.l3_bytes > 0) roof.l3_bytes = bw_.l3_bytes;
+  if (bw_.l3_effective_bytes > 0) roof.l3_effective_bytes = bw_.l3_effective_bytes;
+  add_kernel_figures(bw_, r.params.n_threads, roof);
 }
 
 }  // namespace moesweep

@@ -134,23 +134,17 @@ void SweepRunner::emit(Record&& rec, RunOutcome& out) {
   const EngineChoice* choice = &engines().front();
   for (const EngineChoice& e : engines())
     if (e.name == rec.params.engine) choice = &e;
+  EngineStamp& stamp = rec.extra.engine.emplace();
   if (choice->is_exec()) {  // another program: what `engine add` read from it, nothing more
-    rec.extra["engine"] = {{"kind", choice->kind},
-                           {"tool", choice->exec_tool},
-                           {"release", choice->release},
-                           {"commit", choice->commit}};
+    stamp.kind = choice->kind, stamp.tool = choice->exec_tool;
+    stamp.release = choice->release, stamp.commit = choice->commit;
   } else {
     const EngineFacts& engine = engine_facts(choice->worker);
-    rec.extra["engine"] = {{"kind", engine.kind.empty() ? "llama.cpp" : engine.kind},
-                           {"release", engine.release},
-                           {"commit", engine.commit},
-                           {"build", engine.build},
-                           {"cpu_variant", engine.cpu_variant}};
+    stamp.kind = engine.kind.empty() ? "llama.cpp" : engine.kind;
+    stamp.release = engine.release, stamp.commit = engine.commit;
+    stamp.build = engine.build, stamp.cpu_variant = engine.cpu_variant;
   }
-  if (!choice->name.empty()) {
-    rec.extra["engine"]["name"] = choice->name;
-    rec.extra["engine"]["build_flags"] = choice->build_flags;
-  }
+  if (!choice->name.empty()) stamp.name = choice->name, stamp.build_flags = choice->build_flags;
   if (annotator_) annotator_->annotate(rec);
   finished_.insert(rec.point_index);
   (rec.ok ? out.ok_points : out.failed_points)++;
@@ -217,7 +211,7 @@ void SweepRunner::fail_crashed(const PlannedPoint& p, const EngineCrash& e, RunO
   rec.params = p.params;
   rec.ok = false;
   rec.error = crash_text(e);
-  rec.extra["engine_failure"] = crash_json(e);
+  rec.extra.engine_failure = crash_json(e);
   emit(std::move(rec), out);
 }
 

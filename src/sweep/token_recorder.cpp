@@ -77,9 +77,8 @@ void TokenRecorder::sample_done(int rep, double tokens_per_s, const nlohmann::js
 }
 
 void TokenRecorder::finish(Record& rec) const {
-  if (!timed_ns_.empty()) rec.extra["token_times"] = to_json(summarize_token_times(timed_ns_));
-  if (mode_ == "ab")
-    rec.extra["token_times"]["ab"] = to_json(paired_effect(whole_only_, with_times_));
+  if (!timed_ns_.empty()) rec.extra.token_times = to_json(summarize_token_times(timed_ns_));
+  if (mode_ == "ab") rec.extra.token_times["ab"] = to_json(paired_effect(whole_only_, with_times_));
   if (!traced() || pass_inputs_.empty()) return;
   bool identical = pass_inputs_.size() == sample_inputs_.size();
   for (size_t i = 0; identical && i < pass_inputs_.size(); ++i)
@@ -87,7 +86,7 @@ void TokenRecorder::finish(Record& rec) const {
   nlohmann::json pass = {{"passes", pass_inputs_.size()},
                          {"same_tokens_and_positions", identical},
                          {"tap_speed", to_json(paired_effect(pass_tps_, sample_tps_))}};
-  rec.extra["routing_pass"] = std::move(pass);
+  rec.extra.routing_pass = std::move(pass);
 }
 
 }  // namespace moesweep

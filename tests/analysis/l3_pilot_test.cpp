@@ -57,8 +57,9 @@ Record point_with_roofline(bool ok, double s_tg, double routed, double gbps) {
   Record r;
   r.ok = ok;
   r.tg.speed.mean = s_tg;
-  r.extra["roofline"] = {{"routed_bytes_per_token", routed},
-                         {"kernel_gemv_out_of_cache_gbps", gbps}};
+  PointRoofline& roof = r.extra.roofline.emplace();
+  roof.routed_bytes_per_token = static_cast<uint64_t>(routed);
+  roof.kernel_gemv_out_of_cache_gbps = gbps;
   return r;
 }
 

@@ -53,7 +53,7 @@ TEST(PerToken, EveryTgSampleTimesEachOfItsTokens) {
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_EQ(timed[r.params.key_string()], kReps);   // one call per sample: no --min-sample-time
     EXPECT_EQ(passes[r.params.key_string()], kReps);  // and one traced pass beside each
-    const nlohmann::json& p = r.extra["routing_pass"];
+    const nlohmann::json& p = r.extra.routing_pass;
     EXPECT_EQ(p["passes"], kReps);
     EXPECT_TRUE(p["same_tokens_and_positions"].get<bool>());
   }
@@ -66,7 +66,7 @@ TEST(PerToken, TheRecordsSummaryIsTheSideFiles) {
     for (const TokenCall& c : f.calls)
       if (c.timed() && c.key == r.params.key_string()) calls.push_back(c.ns);
     const nlohmann::json want = to_json(summarize_token_times(calls));
-    const nlohmann::json& got = r.extra["token_times"];
+    const nlohmann::json& got = r.extra.token_times;
     EXPECT_EQ(got["tokens"], kGen * kReps);
     for (const char* k : {"p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms"})
       EXPECT_NEAR(got[k].get<double>(), want[k].get<double>(), 1e-9) << k;
@@ -202,7 +202,7 @@ TEST(PerToken, TokenTimesOffAndAb) {
   const auto off_dir = test::only_run_dir(off.out_dir);
   const std::vector<Record> off_records = read_records_jsonl(off_dir / "records.jsonl");
   ASSERT_EQ(off_records.size(), 1u);
-  EXPECT_FALSE(off_records[0].extra.contains("token_times"));
+  EXPECT_TRUE(off_records[0].extra.token_times.is_null());
   EXPECT_TRUE(!std::filesystem::exists(off_dir / kTokenFileName) ||
               read_token_file(off_dir / kTokenFileName).calls.empty());
 
@@ -215,7 +215,7 @@ TEST(PerToken, TokenTimesOffAndAb) {
   EXPECT_EQ(reps, (std::vector<int>{0, 3}));  // the whole-only calls have no line
   const std::vector<Record> records = read_records_jsonl(ab_dir / "records.jsonl");
   ASSERT_EQ(records.size(), 1u);
-  const nlohmann::json& t = records[0].extra.at("token_times");
+  const nlohmann::json& t = records[0].extra.token_times;
   EXPECT_EQ(t.at("tokens"), 2 * 8);
   EXPECT_EQ(t.at("ab").at("pairs"), 2);
   for (const char* k : {"faster_pct", "ci95_pct", "mde_pct", "p_value"})

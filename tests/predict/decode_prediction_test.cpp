@@ -168,8 +168,8 @@ TEST(PredictDecode, MeasuredEfficienciesKeepOnlyMeasuredBandwidthPastTheCache) {
       Record r;
       r.ok = ok;
       r.params.model_name = "m";
-      r.extra["roofline"] = {
-          {"efficiency_tg", eff}, {"bandwidth_source", source}, {"active_bytes_per_token", bytes}};
+      PointRoofline& roof = r.extra.roofline.emplace();
+      roof.efficiency_tg = eff, roof.bandwidth_source = source, roof.active_bytes_per_token = bytes;
       sink.point(r);
     };
     add(0.40, "measured", 2e9, true);     // kept

@@ -26,7 +26,7 @@ FleetMember member(const std::string& host, double gbps, const char* source, dou
   Record r;
   r.params.n_kv = 0;
   r.tg.speed.mean = s_tg;
-  r.extra = {{"roofline", {{"active_bytes_per_token", bytes}}}};
+  r.extra.roofline.emplace().active_bytes_per_token = bytes;
   m.records.push_back(r);
   return m;
 }
@@ -116,7 +116,7 @@ TEST(FleetCalibrations, PerThreadCountAndDepthBucketAgainstTheSingleFactor) {
         r.params.n_threads = threads;
         r.params.n_kv = n_kv;
         r.tg.speed.mean = (threads == 1 ? 0.3 : 0.5) * gbps;  // roofline = GB/s at 1 GB per token
-        r.extra = {{"roofline", {{"active_bytes_per_token", 1e9}}}};
+        r.extra.roofline.emplace().active_bytes_per_token = 1e9;
         m.records.push_back(r);
       }
     members.push_back(m);

@@ -37,7 +37,7 @@ FleetMember host(const std::string& name, double gbps, double s_tg, const std::s
     r.params.n_kv = n_kv;
     r.params.n_threads = 16;
     r.tg.speed.mean = speed;
-    r.extra = {{"roofline", {{"active_bytes_per_token", bytes}}}};
+    r.extra.roofline.emplace().active_bytes_per_token = bytes;
     m.records.push_back(r);
   }
   return m;

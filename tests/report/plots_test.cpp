@@ -25,7 +25,7 @@ LoadedRun run_with_roofline(bool roofline, double scale = 1) {
       Record r = test::make_record(run.label, index, threads, n_kv,
                                    test::normal_samples(index, 3, 100.0 * threads, 2),
                                    test::normal_samples(index + 50, 3, 10.0 * threads, 0.3));
-      if (roofline) r.extra["roofline"] = {{"roofline_tg", scale * (40.0 - n_kv / 100.0)}};
+      if (roofline) r.extra.roofline.emplace().roofline_tg = scale * (40.0 - n_kv / 100.0);
       run.records.push_back(r);
       ++index;
     }

@@ -17,9 +17,10 @@ Record record(uint64_t routed_bytes, double skew, int n_kv, double s_tg) {
   r.params.quant = "Q4_0";
   r.tg.tokens_per_s = {s_tg, s_tg};
   r.tg.summarize();
-  r.extra["roofline"] = {{"routed_expert_bytes_per_layer", routed_bytes},
-                         {"l3_bytes", 32u << 20},
-                         {"efficiency_tg", s_tg / 1000}};
+  PointRoofline& roof = r.extra.roofline.emplace();
+  roof.routed_expert_bytes_per_layer = routed_bytes;
+  roof.l3_bytes = 32u << 20;
+  roof.efficiency_tg = s_tg / 1000;
   return r;
 }
 
@@ -64,10 +65,11 @@ std::vector<Record> experiment(double hi, double lo, double cliff_mib, double ke
     const double y = mib < cliff_mib ? hi : lo;
     r.tg.tokens_per_s = {y * noise(), y * noise(), y * noise(), y * noise(), y * noise()};
     r.tg.summarize();
-    r.extra["roofline"]["routed_expert_bytes_total"] = static_cast<uint64_t>(mib * (1 << 20));
-    r.extra["roofline"]["routed_bytes_per_token"] = 1 << 20;  // 1 MiB of experts per token
-    r.extra["roofline"]["kernel_gemv_out_of_cache_gbps"] = kernel_gbps;
-    r.extra["roofline"]["l3_effective_bytes"] = 3u << 20;
+    PointRoofline& roof = *r.extra.roofline;
+    roof.routed_expert_bytes_total = static_cast<uint64_t>(mib * (1 << 20));
+    roof.routed_bytes_per_token = 1 << 20;  // 1 MiB of experts per token
+    roof.kernel_gemv_out_of_cache_gbps = kernel_gbps;
+    roof.l3_effective_bytes = 3u << 20;
     out.push_back(r);
   }
   return out;
@@ -101,7 +103,7 @@ TEST(WorkingSetVerdict, AFlatCurveOfAComputeBoundShapeIsNoVerdictNeverNoCliff) {
   EXPECT_EQ(bound->curves[0].verdict.rfind("no cliff", 0), 0u) << bound->curves[0].verdict;
   // Without a kernel figure there is no verdict either.
   auto records = experiment(600, 600, 3.3, 1.0);
-  for (Record& r : records) r.extra["roofline"].erase("kernel_gemv_out_of_cache_gbps");
+  for (Record& r : records) r.extra.roofline->kernel_gemv_out_of_cache_gbps.reset();
   EXPECT_NE(analyse_working_set(records, 100)->curves[0].verdict.find("no verdict"),
             std::string::npos);
 }

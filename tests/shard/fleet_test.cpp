@@ -41,7 +41,7 @@ std::vector<HostRun> run_two_hosts(const std::filesystem::path& root) {
     for (const Record& rec : read_records_jsonl(h.dir / "records.jsonl"))
       if (rec.params.n_kv == 0) {
         h.s_tg = rec.tg.speed.mean;
-        h.bytes = rec.extra["roofline"]["active_bytes_per_token"].get<double>();
+        h.bytes = rec.extra.roofline->active_bytes_per_token.value();
       }
     EXPECT_GT(h.s_tg, 0);
     EXPECT_GT(h.bytes, 0);
