@@ -111,6 +111,66 @@ const FieldRows<MergeFacts>& merge_fields() {
   return rows;
 }
 
+const FieldRows<PlanSummary>& plan_fields() {
+  using P = PlanSummary;
+  static const FieldRows<P> rows = {
+      {"points", &P::points, 0, kMaxInt},
+      {"model_loads", &P::model_loads, 0, kMaxCount},
+      {"contexts", &P::contexts, 0, kMaxCount},
+      {"thread_switches", &P::thread_switches, 0, kMaxCount},
+      {"timed_tokens", &P::timed_tokens, 0, kMaxCount},
+      {"fill_tokens", &P::fill_tokens, 0, kMaxCount},
+      {"engines", &P::engines},
+      {"engine_order", &P::engine_order},
+  };
+  return rows;
+}
+
+// A sweep's outcome skips, a merge's misses: each kind writes its own.
+const FieldRows<OutcomeFacts>& outcome_fields(RunKind kind) {
+  using O = OutcomeFacts;
+  static const FieldRows<O> sweep = {
+      {"ok_points", &O::ok_points, 0, kMaxCount},
+      {"failed_points", &O::failed_points, 0, kMaxCount},
+      {"skipped_points", &O::skipped_points, 0, kMaxCount},
+      {"planned_points", &O::planned_points, 0, kMaxCount},
+  };
+  static const FieldRows<O> merged = {
+      {"ok_points", &O::ok_points, 0, kMaxCount},
+      {"failed_points", &O::failed_points, 0, kMaxCount},
+      {"missing_points", &O::missing_points, 0, kMaxCount},
+      {"planned_points", &O::planned_points, 0, kMaxCount},
+  };
+  return kind == RunKind::kMerged ? merged : sweep;
+}
+
+const FieldRows<SweepFacts>& sweep_fields() {
+  using W = SweepFacts;
+  static const FieldRows<W> rows = {{"spec", &W::spec},
+                                    {"sample_length", &W::sample_length},
+                                    {"noise_profile", &W::noise_profile},
+                                    {"counters", &W::counters},
+                                    {"noise", &W::noise}};
+  return rows;
+}
+
+const FieldRows<ServeFacts>& serve_fields() {
+  using V = ServeFacts;
+  static const FieldRows<V> rows = {
+      {"model", &V::model},
+      {"url", &V::url, 0, kMaxInt, true},
+      {"server_configs", &V::server_configs, 0, kMaxInt, true},
+      {"servers", &V::servers},
+      {"server", &V::server},
+      {"workloads", &V::workloads},
+      {"cold_start", &V::cold_start},
+      {"api", &V::api},
+      {"prompt_tokens_exact", &V::prompt_tokens_exact},
+      {"steer_token", &V::steer_token, std::numeric_limits<int32_t>::min(), kMaxInt},
+  };
+  return rows;
+}
+
 const FieldRows<RunMeta>& meta_fields() {
   static const FieldRows<RunMeta> rows = {
       {"schema_version", &RunMeta::schema_version, 1, kRunMetaSchema},
@@ -214,11 +274,16 @@ void read_database(const JsonFields& f, RunMeta& m) {
   if (f.has("database")) m.database = f.text("database");
 }
 
-// The typed keys; everything else stays in `kind_facts`.
-const std::vector<std::string>& meta_keys() {
-  static const std::vector<std::string> keys =
+// The typed keys of a run of `kind`; everything else stays in `kind_facts`.
+std::vector<std::string> meta_keys(RunKind kind) {
+  std::vector<std::string> keys =
       meta_fields().keys({"kind", "status", "database", "settings", "build", "machine_class",
-                          "models", "shard", "node", "bandwidth", "merge"});
+                          "models", "shard", "node", "bandwidth", "merge", "plan", "outcome"});
+  const std::vector<std::string> facts = kind == RunKind::kServe ? serve_fields().keys()
+                                         : kind == RunKind::kSweep || kind == RunKind::kMerged
+                                             ? sweep_fields().keys()
+                                             : std::vector<std::string>{};
+  keys.insert(keys.end(), facts.begin(), facts.end());
   return keys;
 }
 
@@ -237,9 +302,12 @@ RunMeta meta_from(const JsonFields& f) {
   if (f.has("node")) m.node = read_struct(f.object("node"), node_fields());
   if (f.has("bandwidth")) m.bandwidth = bandwidth_from(f.object("bandwidth"));
   if (f.has("merge")) m.merge = merge_from(f.object("merge"));
-  m.kind_facts = f.rest(meta_keys());
-  // A sweep's plan summary: its point count is read (the progress line).
-  if (m.kind_facts.contains("plan")) f.object("plan").integer("points", 0, kMaxInt, 0);
+  if (f.has("plan")) m.plan = read_struct(f.object("plan"), plan_fields());
+  if (f.has("outcome")) m.outcome = read_struct(f.object("outcome"), outcome_fields(m.kind));
+  if (m.kind == RunKind::kSweep || m.kind == RunKind::kMerged)
+    read_rows(f, m.sweep.emplace(), sweep_fields());
+  if (m.kind == RunKind::kServe) read_rows(f, m.serve.emplace(), serve_fields());
+  m.kind_facts = f.rest(meta_keys(m.kind));
   return m;
 }
 
@@ -281,19 +349,6 @@ std::optional<RunKind> parse_run_kind(std::string_view name) {
 
 std::string run_kind_names() {
   return names_of(kRunKinds, run_kind_name);
-}
-
-int64_t RunMeta::planned_points() const {
-  const nlohmann::json& plan = kind_fact("plan");
-  return plan.is_object() && plan.contains("points") && plan["points"].is_number_integer()
-             ? plan["points"].get<int64_t>()
-             : 0;
-}
-
-const nlohmann::json& RunMeta::kind_fact(const std::string& key) const {
-  static const nlohmann::json null;
-  const auto it = kind_facts.find(key);
-  return it == kind_facts.end() ? null : *it;
 }
 
 BuildFacts build_facts_from_json(const nlohmann::json& j, const std::string& origin) {
@@ -358,6 +413,10 @@ nlohmann::json to_json(const MergeFacts& m) {
   return j;
 }
 
+nlohmann::json to_json(const PlanSummary& plan) {
+  return write_struct(plan, plan_fields());
+}
+
 nlohmann::json to_json(const RunMeta& m) {
   nlohmann::json j = m.kind_facts;
   write_rows(m, meta_fields(), j);
@@ -377,6 +436,10 @@ nlohmann::json to_json(const RunMeta& m) {
   if (m.node) j["node"] = to_json(*m.node);
   if (m.bandwidth) j["bandwidth"] = to_json(*m.bandwidth);
   if (m.merge) j["merge"] = to_json(*m.merge);
+  if (m.plan) j["plan"] = to_json(*m.plan);
+  if (m.outcome) j["outcome"] = write_struct(*m.outcome, outcome_fields(m.kind));
+  if (m.sweep) write_rows(*m.sweep, sweep_fields(), j);
+  if (m.serve) write_rows(*m.serve, serve_fields(), j);
   return j;
 }
 

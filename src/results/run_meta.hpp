@@ -140,6 +140,46 @@ struct MergeFacts {
   nlohmann::json untyped = nlohmann::json::object();  // keys no member holds, as read
 };
 
+// plan: what a sweep's plan costs (sweep/plan.hpp, Plan::summary()).
+struct PlanSummary {
+  int64_t points = 0, model_loads = 0, contexts = 0, thread_switches = 0;
+  int64_t timed_tokens = 0, fill_tokens = 0;
+  std::vector<std::string> engines;                   // sweep --engine with two or more
+  std::string engine_order;                           // how their repetitions take turns
+  nlohmann::json untyped = nlohmann::json::object();  // keys no member holds, as read
+};
+
+// outcome: how a sweep's or a merge's points ended (a sweep skips points a
+// resumed run had; a merge misses points no shard had).
+struct OutcomeFacts {
+  int64_t ok_points = 0, failed_points = 0, skipped_points = 0, missing_points = 0;
+  int64_t planned_points = 0;
+  nlohmann::json untyped = nlohmann::json::object();  // keys no member holds, as read
+};
+
+// A sweep's (and a merged run's) facts beyond its plan, at the top of
+// meta.json. Each object is owned by the part that makes it and reads it
+// back: the spec (sweep/sweep_spec.hpp), the sample length
+// (sweep/sample_time.hpp), the noise profile (hw/noise_profile.hpp), the
+// counters (counters/counter_backend.hpp), the steal-flagged points (the tables).
+struct SweepFacts {
+  nlohmann::json spec, sample_length, noise_profile, counters, noise;
+};
+
+// A serve-bench run's facts (serve/serve_bench.cpp), at the top of meta.json.
+struct ServeFacts {
+  std::string model, url;  // the GGUF served; --url ("" when serve-bench started the server)
+  std::vector<std::string> server_configs;  // each configuration's label
+  // Each server started, by configuration (the current one also as `server`):
+  // its binary, arguments, log, settings, when it started, got ready, stopped.
+  nlohmann::json servers, server;
+  nlohmann::json workloads;                 // each workload's summary (serve/workload_summary)
+  nlohmann::json cold_start;                // the cold-start workload's restarts
+  std::string api;                          // the HTTP API the requests used
+  std::optional<bool> prompt_tokens_exact;  // the server tokenized the prompts (/tokenize)
+  std::optional<int64_t> steer_token;       // the token a twin's prompts steer towards
+};
+
 struct RunMeta {
   int schema_version = kRunMetaSchema;
   RunKind kind = RunKind::kSweep;
@@ -157,17 +197,18 @@ struct RunMeta {
   std::optional<NodeFacts> node;
   std::optional<BandwidthFacts> bandwidth;
   std::optional<MergeFacts> merge;
-  // meta.json's keys of this kind of run that no member above holds (a
-  // sweep's "spec", "plan", "counters", "outcome", "noise"; a serve run's
-  // "workloads"; a newer moesweep's), written back as read.
+  std::optional<PlanSummary> plan;      // a sweep's
+  std::optional<OutcomeFacts> outcome;  // a finished sweep's or merge's
+  std::optional<SweepFacts> sweep;      // a sweep's or merged run's
+  std::optional<ServeFacts> serve;      // a serve-bench run's
+  // meta.json's keys that no member above holds (a routing trace's summary,
+  // a newer moesweep's), written back as read.
   nlohmann::json kind_facts = nlohmann::json::object();
 
   std::string run_dir;  // where it lives (not a meta.json key)
 
   // plan.points of a sweep (0 when not recorded).
-  int64_t planned_points() const;
-  // One of kind_facts; null when absent.
-  const nlohmann::json& kind_fact(const std::string& key) const;
+  int64_t planned_points() const { return plan ? plan->points : 0; }
 };
 
 // The meta.json of a run directory; UserError for a missing, unreadable,
@@ -195,6 +236,7 @@ BandwidthFacts bandwidth_facts_from_json(const nlohmann::json& j, const std::str
 NodeFacts node_facts_from_json(const nlohmann::json& j, const std::string& origin);
 nlohmann::json to_json(const ShardRef& shard);
 nlohmann::json to_json(const MergeFacts& merge);
+nlohmann::json to_json(const PlanSummary& plan);
 
 // Writes DIR/meta.json atomically (a reader never sees half a file).
 void write_run_meta(const std::filesystem::path& dir, const RunMeta& meta);

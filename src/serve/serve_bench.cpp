@@ -62,7 +62,7 @@ struct Session {
   const ServeBenchOptions& o;
   ServeBenchListener& out;
   RunLifecycle& run;  // the directory, its lock, meta.json and the listeners' endings
-  RunMeta& meta;      // run.meta(): "kind": "serve", the serve facts in meta.kind_facts
+  RunMeta& meta;      // run.meta(): "kind": "serve", the serve facts in meta.serve
   const RunDirectory& dir;
   ServerProcess server;
   std::vector<ServerConfig> configs;
@@ -95,17 +95,18 @@ ServerAddress start_server(Session& s, bool (*interrupted)()) {
   const int port = free_loopback_port();
   const auto args = llama_server_args(s.o, s.config(), port);
   s.settings = server_settings(args);
-  s.meta.kind_facts["server"] = {{"binary", bin.string()}, {"args", args},
-                            {"log", s.log_name()},    {"config", s.config().label()},
-                            {"settings", s.settings}, {"started_s", s.since_start()}};
+  ServeFacts& facts = *s.meta.serve;
+  facts.server = {{"binary", bin.string()}, {"args", args},
+                  {"log", s.log_name()},    {"config", s.config().label()},
+                  {"settings", s.settings}, {"started_s", s.since_start()}};
   s.server.start(bin, args, s.dir.file(s.log_name()));
   s.out.note(fmt::format("llama-server pid {} on 127.0.0.1:{} (log {})", s.server.pid(), port,
                          s.dir.file(s.log_name()).string()));
   const double ready =
       s.server.wait_ready(port, std::chrono::seconds(s.o.ready_timeout_s), interrupted);
-  s.meta.kind_facts["server"]["ready_s"] = ready;
-  s.meta.kind_facts["server"]["pid"] = s.server.pid();
-  s.meta.kind_facts["servers"][s.config_index] = s.meta.kind_facts["server"];
+  facts.server["ready_s"] = ready;
+  facts.server["pid"] = s.server.pid();
+  facts.servers[s.config_index] = facts.server;
   s.run.save_meta();  // the pid, for whoever must find the server
   s.out.note(fmt::format("ready in {:.1f} s", ready));
   return {"127.0.0.1", port};
@@ -139,7 +140,7 @@ void keep(Session& s, const WorkloadRun& run, const ServerAddress& addr, RunStat
   std::vector<nlohmann::json> rows;
   for (const auto& rec : run.requests) rows.push_back(s.tag(request_json(run.workload.name, rec)));
   const nlohmann::json summary = s.tag(workload_summary(run));
-  s.meta.kind_facts["workloads"].push_back(summary);
+  s.meta.serve->workloads.push_back(summary);
   if (std::count(s.o.formats.begin(), s.o.formats.end(), "vllm") && !run.rates.empty())
     write_vllm_files(s, run);
   if (!s.o.no_db)
@@ -179,7 +180,7 @@ WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
     note["resident_at_start"] = page_cache_fraction(parts);
     addr = start_server(s, interrupted);
     client = std::make_unique<ServeClient>(addr, s.o.request_timeout_s, s.api, interrupted);
-    const double ready = s.meta.kind_facts["server"]["ready_s"].get<double>();
+    const double ready = s.meta.serve->server["ready_s"].get<double>();
     note["ready_s"] = ready;
     const PromptPool pool(*client, w.seed, w.system_tokens + w.suffix_tokens);
     CompletionRequest req{fmt::format("{} start (ready {:.1f} s)", cold ? "cold" : "warm", ready),
@@ -187,7 +188,7 @@ WorkloadRun cold_start(Session& s, const Workload& w, ServerAddress& addr,
                           hooks.steer_token};
     run.requests.push_back({client->complete(req, interrupted), 1, {}});
     if (hooks.on_request) hooks.on_request(run.requests.back());
-    s.meta.kind_facts["cold_start"].push_back(note);
+    s.meta.serve->cold_start.push_back(note);
   }
   run.interrupted = interrupted();
   return run;
@@ -229,15 +230,15 @@ std::unique_ptr<ServeClient> connect(Session& s, const ServerAddress& addr, RunH
           "against it: a request past it fails on its own",
           addr.text()));
   }
-  s.meta.kind_facts["api"] = api_name(s.api);
-  s.meta.kind_facts["prompt_tokens_exact"] = client->exact_tokens();
+  s.meta.serve->api = api_name(s.api);
+  s.meta.serve->prompt_tokens_exact = client->exact_tokens();
   if (!client->exact_tokens())
     s.out.note(fmt::format(
         "--api {}: no /tokenize, so prompt lengths are approximate (prompt_tokens counts words; "
         "the server's usage.prompt_tokens is recorded)",
         api_name(s.api)));
   if (s.o.twin) hooks.steer_token = client->tokenize(" the").at(0);
-  s.meta.kind_facts["steer_token"] = hooks.steer_token;
+  s.meta.serve->steer_token = hooks.steer_token;
   return client;
 }
 
@@ -297,7 +298,7 @@ void run_config(Session& s, RunHooks& hooks, std::string& current, Totals& t,
   if (!t.gone.empty()) return;
   s.server.stop();
   if (s.o.url.empty()) {  // for the record: each server was gone before the next started
-    s.meta.kind_facts["servers"][s.config_index]["stopped_s"] = s.since_start();
+    s.meta.serve->servers[s.config_index]["stopped_s"] = s.since_start();
     s.run.save_meta();
   }
 }
@@ -321,13 +322,13 @@ void run_configs(Session& s, RunHooks& hooks, std::string& current, Totals& t,
 // The run's files, its final status and the exit code.
 int finish(Session& s, Totals& t, bool stopped) {
   const std::string capacities =
-      capacity_table(s.meta.kind_facts["workloads"].get<std::vector<nlohmann::json>>());
+      capacity_table(s.meta.serve->workloads.get<std::vector<nlohmann::json>>());
   if (!capacities.empty() && s.configs.size() > 1) {
     s.out.workload_done(capacities + "\n");
     t.tables += capacities + "\n";
   }
   write_file_atomically(s.dir.file("tables.md"), t.tables);
-  write_file_atomically(s.dir.file("summary.json"), s.meta.kind_facts["workloads"].dump(2) + "\n");
+  write_file_atomically(s.dir.file("summary.json"), s.meta.serve->workloads.dump(2) + "\n");
   s.run.end(stopped    ? RunStatus::kInterrupted
             : t.failed ? RunStatus::kPointsFailed
                        : RunStatus::kComplete);
@@ -429,15 +430,12 @@ int run_serve_bench(const ServeBenchOptions& o, bool (*interrupted)(),
   check_serve_bench_options(o);
   RunLifecycle run(RunDirectory::create(o.out_dir, o.name));
   Session s{o, listener, run, run.meta(), run.dir(), {}, server_configs(o.axes)};
-  nlohmann::json configs = nlohmann::json::array();
-  for (const ServerConfig& c : s.configs) configs.push_back(c.label());
   s.meta.kind = RunKind::kServe;
   s.meta.name = o.name;
-  s.meta.kind_facts = {{"model", o.gguf},
-                  {"url", o.url},
-                  {"server_configs", configs},
-                  {"servers", nlohmann::json::array()},
-                  {"workloads", nlohmann::json::array()}};
+  ServeFacts& facts = s.meta.serve.emplace();
+  facts.model = o.gguf, facts.url = o.url;
+  for (const ServerConfig& c : s.configs) facts.server_configs.push_back(c.label());
+  facts.servers = facts.workloads = nlohmann::json::array();
   // requests.jsonl, a line per request as it finishes (a kill keeps it),
   // then the caller's listener
   run.guarded([&] { run.listen(std::make_unique<RequestLog>(run.dir().file("requests.jsonl"))); });

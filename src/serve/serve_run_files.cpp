@@ -98,17 +98,12 @@ std::vector<nlohmann::json> read_serve_summary(const std::filesystem::path& file
 }
 
 ServeFacts serve_facts_of(const RunMeta& meta) {
-  const nlohmann::json j = to_json(meta);
+  ServeFacts s = meta.serve.value_or(ServeFacts{});
+  const nlohmann::json j = {{"workloads", s.workloads}};
   const JsonFields f(j, meta.run_dir.empty() ? meta.run_id : meta.run_dir + "/meta.json");
-  ServeFacts s;
-  s.model = f.text("model");
-  s.url = f.text("url");
-  s.server_configs = f.texts("server_configs");
   const nlohmann::json& workloads = f.array("workloads");
-  for (size_t i = 0; i < workloads.size(); ++i) {
+  for (size_t i = 0; i < workloads.size(); ++i)
     check_workload_summary(workloads[i], f.origin(), fmt::format("workloads[{}]", i));
-    s.workloads.push_back(workloads[i]);
-  }
   return s;
 }
 

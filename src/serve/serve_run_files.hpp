@@ -35,12 +35,8 @@ void check_workload_summary(const nlohmann::json& summary, const std::string& or
 // summary.json: a list of workload summaries.
 std::vector<nlohmann::json> read_serve_summary(const std::filesystem::path& file);
 
-// meta.json's serve facts ("kind": "serve").
-struct ServeFacts {
-  std::string model, url;
-  std::vector<std::string> server_configs;
-  std::vector<nlohmann::json> workloads;  // checked summaries
-};
+// meta.json's serve facts ("kind": "serve"), its workload summaries checked;
+// none (empty) for another kind of run.
 ServeFacts serve_facts_of(const RunMeta& meta);
 
 }  // namespace moesweep

@@ -124,11 +124,11 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
   meta.started_at.clear();  // begin() stamps the merge's own
   meta.hosts = group.hosts;
   meta.merge = merge_facts(check, group, runs);
-  meta.kind_facts["outcome"] = {
-      {"ok_points", static_cast<int>(group.records.size()) - group.failed},
-      {"failed_points", group.failed},
-      {"missing_points", group.missing.size()},
-      {"planned_points", check.planned}};
+  meta.outcome =
+      OutcomeFacts{.ok_points = static_cast<int64_t>(group.records.size()) - group.failed,
+                   .failed_points = group.failed,
+                   .missing_points = static_cast<int64_t>(group.missing.size()),
+                   .planned_points = static_cast<int64_t>(check.planned)};
   if (meta.name.empty()) meta.name = check.name;
   run.guarded([&] {
     for (auto& writer : point_file_writers(run.dir(), false)) run.listen(std::move(writer));
@@ -142,7 +142,8 @@ RunMeta write_merged_run(const MergeCheck& check, const MergeGroup& group,
       run.listeners().point(r);
     }
     copy_samples(group, runs, out);
-    meta.kind_facts["noise"] = tables.noise();  // as a sweep keeps it
+    (meta.sweep ? *meta.sweep : meta.sweep.emplace()).noise =
+        tables.noise();  // as a sweep keeps it
     run.end(group.complete() && group.failed == 0 ? RunStatus::kComplete
                                                   : RunStatus::kPointsFailed);
   });

@@ -417,7 +417,7 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
   return plan;
 }
 
-nlohmann::json Plan::summary() const {
+PlanSummary Plan::summary() const {
   int64_t timed_tokens = 0, fill_tokens = 0, contexts = 0, switches = 0;
   for (const ModelGroup& mg : models)
     for (const ContextGroup& cg : mg.contexts) {
@@ -433,22 +433,19 @@ nlohmann::json Plan::summary() const {
                       spec.repetitions * (cg.n_prompt + spec.n_gen);
     }
   const int64_t n_engines = static_cast<int64_t>(std::max<size_t>(1, engines.size()));
-  nlohmann::json j = {{"points", points.size()},
-                      {"model_loads", models.size() * n_engines},
-                      {"contexts", contexts * n_engines},
-                      {"thread_switches", switches * n_engines},
-                      {"timed_tokens", timed_tokens * n_engines},
-                      {"fill_tokens", fill_tokens * n_engines}};
+  PlanSummary s{.points = static_cast<int64_t>(points.size()),
+                .model_loads = static_cast<int64_t>(models.size()) * n_engines,
+                .contexts = contexts * n_engines,
+                .thread_switches = switches * n_engines,
+                .timed_tokens = timed_tokens * n_engines,
+                .fill_tokens = fill_tokens * n_engines};
   if (n_engines > 1) {
-    nlohmann::json names = nlohmann::json::array();
-    for (const EngineChoice& e : engines) names.push_back(e.name);
-    j["engines"] = names;
-    j["engine_order"] =
+    for (const EngineChoice& e : engines) s.engines.push_back(e.name);
+    s.engine_order =
         "interleaved repetition by repetition in ABBA order; every engine's worker holds the model "
-        "at once "
-        "(shared page cache with mmap)";
+        "at once (shared page cache with mmap)";
   }
-  return j;
+  return s;
 }
 
 }  // namespace moesweep

@@ -10,6 +10,7 @@
 #include "engine/engine_types.hpp"
 #include "model/twin_spec.hpp"
 #include "results/record.hpp"
+#include "results/run_meta.hpp"
 #include "sweep/sweep_spec.hpp"
 
 namespace moesweep {
@@ -78,7 +79,8 @@ struct Plan {
 
   // The cost of the plan in work, not seconds (for --dry-run): points, model
   // loads, contexts, thread switches, timed and untimed (fill) tokens.
-  nlohmann::json summary() const;
+  // meta.json's "plan" (RunMeta::plan).
+  PlanSummary summary() const;
 };
 
 // Validates and expands. Throws UserError for input that cannot run at all

@@ -49,7 +49,9 @@ RunSession::RunSession(RunRequest request) : request_(std::move(request)) {
   if (!request_.dry_run) engine_facts();
   if (request_.adjust_plan)
     request_.adjust_plan(plan_, resumed_ ? std::optional<RunMeta>(meta_) : std::nullopt);
-  sample_time_ = run_sample_time(plan_, resumed_ ? &meta_.kind_fact("sample_length") : nullptr);
+  static const nlohmann::json none;
+  sample_time_ = run_sample_time(
+      plan_, resumed_ ? (meta_.sweep ? &meta_.sweep->sample_length : &none) : nullptr);
   database_ = run_database(request_.database, resumed_ ? &meta_ : nullptr);
 }
 
@@ -65,20 +67,20 @@ void RunSession::start_meta(const counters::CounterBackend& counters) {
     meta_.name = plan_.spec.name;
     meta_.command_line = request_.command_line;
     meta_.settings = settings_;
-    meta_.kind_facts["spec"] = plan_.spec.to_json();
-    meta_.kind_facts["plan"] = plan_.summary();
+    meta_.sweep.emplace().spec = plan_.spec.to_json();
+    meta_.plan = plan_.summary();
     meta_.build = build_facts_from_json(build_info_json(engine_facts()), "this build's facts");
     meta_.machine_class = request_.machine_class;  // compare refuses across classes
     meta_.node = request_.node;
     meta_.shard = request_.shard;
   }
-  if (!meta_.kind_facts.count("sample_length"))
-    meta_.kind_facts["sample_length"] = sample_time_.to_json();
-  if (sample_time_.profile && !meta_.kind_facts.count("noise_profile"))
-    meta_.kind_facts["noise_profile"] = to_json(*sample_time_.profile);
+  SweepFacts& facts = meta_.sweep ? *meta_.sweep : meta_.sweep.emplace();
+  if (facts.sample_length.is_null()) facts.sample_length = sample_time_.to_json();
+  if (sample_time_.profile && facts.noise_profile.is_null())
+    facts.noise_profile = to_json(*sample_time_.profile);
   meta_.has_database = true;
   meta_.database = database_ ? std::optional<std::string>(database_->string()) : std::nullopt;
-  meta_.kind_facts["counters"] = counters.describe();
+  facts.counters = counters.describe();
   if (resumed_) meta_.resumed_at.push_back(run_timestamp_now());
   meta_.error.clear();  // a resumed failed run: that error is behind it
 }
@@ -123,7 +125,9 @@ void RunSession::open() {
   std::vector<Record>().swap(earlier_);  // the listeners keep what they need
   // What to do about counters this machine withholds (a sysctl, a
   // capability): said once per run to whoever listens, not once per point.
-  const nlohmann::json& advice = life_->meta().kind_facts["counters"]["advice"];
+  const nlohmann::json& counters = life_->meta().sweep->counters;
+  const nlohmann::json advice =
+      counters.is_object() ? counters.value("advice", nlohmann::json()) : nlohmann::json();
   if (advice.is_array())
     for (const nlohmann::json& line : advice)
       if (line.is_string()) life_->listeners().note("counters: " + line.get<std::string>());
@@ -149,11 +153,11 @@ RunOutcome RunSession::run(const std::atomic<bool>& stop) {
     if (resumed_) lengths.keep_decisions_of(load_records(life_->dir().file("records.jsonl")));
     runner.sample_lengths(lengths);
     outcome = runner.run(stop);
-    meta.kind_facts["outcome"] = {{"ok_points", outcome.ok_points},
-                                  {"failed_points", outcome.failed_points},
-                                  {"skipped_points", outcome.skipped_points},
-                                  {"planned_points", plan_.points.size()}};
-    meta.kind_facts["noise"] = tables_->noise();  // the points the tables flag for steal
+    meta.outcome = OutcomeFacts{.ok_points = outcome.ok_points,
+                                .failed_points = outcome.failed_points,
+                                .skipped_points = outcome.skipped_points,
+                                .planned_points = static_cast<int64_t>(plan_.points.size())};
+    meta.sweep->noise = tables_->noise();  // the points the tables flag for steal
     if (const std::string cost = fixed_length_cost(tables_->records()); !cost.empty())
       tables_->add_paragraph(cost);
     life_->end(outcome.status);
@@ -171,7 +175,7 @@ std::string RunSession::fixed_length_cost(const std::vector<Record>& records) {
       sample_length_cost(*sample_time_.profile, *sample_s, plan_.spec.repetitions,
                          plan_.engines.size() > 1, compared_cell_alpha(plan_));
   if (!cost) return "";
-  life_->meta().kind_facts["sample_length"]["fixed_length_cost"] = to_json(*cost);
+  life_->meta().sweep->sample_length["fixed_length_cost"] = to_json(*cost);
   return "Sample length: " + sample_length_cost_text(*cost, plan_.spec.n_gen) + ".";
 }
 

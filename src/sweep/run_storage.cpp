@@ -86,7 +86,7 @@ void check_resumable(const RunMeta& meta) {
   }
   // Its unset flags meant other defaults then (-fa off, -ngl 0, mmap, ctx 4096):
   // resumed now, no point would match what it measured.
-  if (meta.kind_fact("spec").is_object() && meta.kind_fact("spec").contains("use_mmap")) {
+  if (meta.sweep && meta.sweep->spec.is_object() && meta.sweep->spec.contains("use_mmap")) {
     throw UserError(
         fmt::format("run {} was made by an older moesweep whose defaults were not llama-bench's",
                     meta.run_id),

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -72,14 +73,19 @@ class JsonFields {
 // A checked text for a message: at most 80 characters of `v`'s JSON.
 std::string json_excerpt(const nlohmann::json& v);
 
+// A member's key, the member, and its checks. An optional member is absent
+// where the file has no such key; a JSON member is an object kept whole, read
+// and written by the part of the code that owns its type.
 template <typename S>
 struct FieldRow {
   using Member =
-      MemberOf<S, std::string, int, int64_t, uint64_t, bool, double, std::vector<std::string>>;
+      MemberOf<S, std::string, int, int64_t, uint64_t, bool, double, std::vector<std::string>,
+               std::optional<int64_t>, std::optional<bool>, nlohmann::json>;
   const char* key;
   Member member;
   int64_t lo = 0;  // integers: the range the code uses
   int64_t hi = std::numeric_limits<int32_t>::max();
+  bool keep_empty = false;  // an empty text or list is written too (files always had the key)
 };
 
 template <typename S>
@@ -90,7 +96,13 @@ void read_rows(const JsonFields& f, S& s, const FieldRows<S>& rows) {
   for (const FieldRow<S>& row : rows) {
     visit_member(s, row.member, [&](auto& v) {
       using T = std::remove_reference_t<decltype(v)>;
-      if constexpr (std::is_same_v<T, std::string>)
+      if constexpr (std::is_same_v<T, nlohmann::json>) {
+        if (f.has(row.key)) v = f.json().at(row.key);
+      } else if constexpr (std::is_same_v<T, std::optional<int64_t>>) {
+        if (f.has(row.key)) v = f.integer(row.key, row.lo, row.hi, 0);
+      } else if constexpr (std::is_same_v<T, std::optional<bool>>) {
+        if (f.has(row.key)) v = f.flag(row.key, false);
+      } else if constexpr (std::is_same_v<T, std::string>)
         v = f.text(row.key, v);
       else if constexpr (std::is_same_v<T, bool>)
         v = f.flag(row.key, v);
@@ -106,16 +118,24 @@ void read_rows(const JsonFields& f, S& s, const FieldRows<S>& rows) {
   }
 }
 
-// Empty texts and lists are left out (a reader gets the same default back).
+// Empty texts and lists (unless keep_empty), absent optionals and null JSON
+// are left out (a reader gets the same default back).
 template <typename S>
 void write_rows(const S& s, const FieldRows<S>& rows, nlohmann::json& j) {
   for (const FieldRow<S>& row : rows)
     visit_member(s, row.member, [&](const auto& v) {
       using T = std::remove_cvref_t<decltype(v)>;
       if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::vector<std::string>>) {
-        if (v.empty()) return;
+        if (v.empty() && !row.keep_empty) return;
+        j[row.key] = v;
+      } else if constexpr (std::is_same_v<T, nlohmann::json>) {
+        if (!v.is_null()) j[row.key] = v;
+      } else if constexpr (std::is_same_v<T, std::optional<int64_t>> ||
+                           std::is_same_v<T, std::optional<bool>>) {
+        if (v) j[row.key] = *v;
+      } else {
+        j[row.key] = v;
       }
-      j[row.key] = v;
     });
 }
 

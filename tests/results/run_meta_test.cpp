@@ -89,7 +89,34 @@ TEST(RunMetaMigration, Round2RunDirectoriesReadAsToday) {
   const RunMeta serve = read_run_meta(kRuns / "round2-serve");
   EXPECT_EQ(serve.kind, RunKind::kServe);
   EXPECT_EQ(serve.status, RunStatus::kComplete);
-  EXPECT_FALSE(serve.kind_fact("workloads").empty());
+  ASSERT_TRUE(serve.serve);
+  EXPECT_FALSE(serve.serve->workloads.empty());
+}
+
+// Each kind's facts are members (issue 47 item 2); a file of this schema
+// (written before they were) writes back as it was read.
+TEST(RunMeta, EachKindsFactsAreTypedAndWriteBackUnchanged) {
+  const RunMeta sweep = read_run_meta(kRuns / "round5-engines");
+  ASSERT_TRUE(sweep.plan);
+  EXPECT_EQ(sweep.plan->points, 4);
+  EXPECT_EQ(sweep.planned_points(), 4);
+  EXPECT_EQ(sweep.plan->engines, (std::vector<std::string>{"default", "release-3.22.1"}));
+  ASSERT_TRUE(sweep.outcome);
+  EXPECT_EQ(sweep.outcome->ok_points, 4);
+  EXPECT_EQ(sweep.outcome->planned_points, 4);
+  ASSERT_TRUE(sweep.sweep);
+  EXPECT_TRUE(sweep.sweep->spec.is_object());
+  EXPECT_TRUE(sweep.sweep->counters.is_object());
+  EXPECT_TRUE(sweep.kind_facts.empty()) << sweep.kind_facts.dump();
+  const RunMeta serve = read_run_meta(kRuns / "round2-serve");
+  ASSERT_TRUE(serve.serve);
+  EXPECT_FALSE(serve.serve->model.empty());
+  EXPECT_EQ(serve.serve->server_configs.size(), 1u);
+  EXPECT_TRUE(serve.serve->prompt_tokens_exact.has_value());
+  EXPECT_TRUE(serve.kind_facts.empty()) << serve.kind_facts.dump();
+  EXPECT_FALSE(serve.sweep);
+  const fs::path round5 = kRuns / "round5-engines";
+  EXPECT_EQ(to_json(read_run_meta(round5)), read_json_file(round5 / "meta.json", "test data"));
 }
 
 TEST(RunMeta, AnotherMoesweepsKeysSurviveARewrite) {

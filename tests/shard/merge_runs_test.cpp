@@ -221,8 +221,9 @@ TEST(MergeRuns, TheMergedRunKeepsTablesAndNoiseAsASweepDoes) {
   const std::vector<Record> records = read_records_jsonl(root / "merged" / "records.jsonl");
   const RunMeta meta = read_run_meta(root / "merged");
   EXPECT_EQ(meta.status, RunStatus::kComplete);
-  EXPECT_EQ(meta.kind_fact("noise"), noise_summary(records));
-  EXPECT_FALSE(meta.kind_fact("noise").contains("stale"));
+  ASSERT_TRUE(meta.sweep);
+  EXPECT_EQ(meta.sweep->noise, noise_summary(records));
+  EXPECT_FALSE(meta.sweep->noise.contains("stale"));
   std::ifstream in(root / "merged" / "tables.md");
   EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), {}),
             "# merged\n\n" + render_run_tables(records).markdown);

@@ -43,8 +43,8 @@ TEST(MakePlan, PointCountIsModelsTimesContextsTimesDepthsTimesThreads) {
   EXPECT_EQ(plan.points.size(), 2u * 4u * 3u * 3u);
   EXPECT_EQ(plan.models.size(), 2u);
   for (const ModelGroup& mg : plan.models) EXPECT_EQ(mg.contexts.size(), 4u);
-  EXPECT_EQ(plan.summary()["points"], plan.points.size());
-  EXPECT_EQ(plan.summary()["model_loads"], 2);
+  EXPECT_EQ(plan.summary().points, plan.points.size());
+  EXPECT_EQ(plan.summary().model_loads, 2);
 }
 
 TEST(MakePlan, ThreadsBatchIsItsOwnAxis) {
@@ -81,10 +81,10 @@ TEST(MakePlan, RunOrderIsModelThenContextThenDepthThenThreadsInASnake) {
 TEST(MakePlan, SummaryCountsTheSnakesSwitchesAndOnlyTheFillsNoTimedPpMakes) {
   const Plan plan = make_plan(
       spec_of({{"threads", "1,2,4"}, {"depths", "0,256,512,1024"}, {"ctx-size", 2048}}), 64);
-  const nlohmann::json s = plan.summary();
-  EXPECT_EQ(s["thread_switches"], 1 + 4 * 2);  // 3 settings at depth 0, then 2 more per depth
-  EXPECT_EQ(s["fill_tokens"], 512);            // 0->256->512 are the timed PPs; 512->1024 is not
-  EXPECT_EQ(s["timed_tokens"], 4 * 3 * 3 * (256 + 4));
+  const PlanSummary s = plan.summary();
+  EXPECT_EQ(s.thread_switches, 1 + 4 * 2);  // 3 settings at depth 0, then 2 more per depth
+  EXPECT_EQ(s.fill_tokens, 512);            // 0->256->512 are the timed PPs; 512->1024 is not
+  EXPECT_EQ(s.timed_tokens, 4 * 3 * 3 * (256 + 4));
 }
 
 TEST(MakePlan, PointsCarryEveryParameterAndUniqueKeys) {
@@ -161,7 +161,7 @@ TEST(MakePlan, QuantizedVWithoutFlashAttentionIsMarkedInvalid) {
   EXPECT_NE(contexts[1].invalid_reason.find("-ctv q8_0 needs flash attention"), std::string::npos)
       << contexts[1].invalid_reason;
   EXPECT_EQ(plan.points.size(), 6u);  // the invalid context's points stay, to be recorded failed
-  EXPECT_EQ(plan.summary()["contexts"], 1);
+  EXPECT_EQ(plan.summary().contexts, 1);
 }
 
 // llama_init_from_model turns flash attention on for a quantized V cache when

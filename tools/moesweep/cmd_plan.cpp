@@ -62,7 +62,7 @@ nlohmann::json plan_index(const Plan& plan, const std::string& id, const std::ve
           {"max_threads", max_threads(plan)},
           {"shard_count", shards.size()},
           {"cost", {{"total", cost.total}, {"unit", cost.in_seconds ? "seconds" : "work"}}},
-          {"summary", plan.summary()},
+          {"summary", to_json(plan.summary())},
           {"shards", list}};
 }
 

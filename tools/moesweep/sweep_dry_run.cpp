@@ -44,14 +44,11 @@ void print_twin_disk(const Plan& plan) {
 }  // namespace
 
 int print_dry_run(const Plan& plan, const std::string& origin, const SampleTimeChoice& samples) {
-  const nlohmann::json s = plan.summary();
+  const PlanSummary s = plan.summary();
   print_wrapped(
       fmt::format("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)",
-                  origin, s["points"].get<int>(), s["model_loads"].get<int>(),
-                  s["contexts"].get<int>(), s["thread_switches"].get<int>()));
-  if (s.contains("engines"))
-    fmt::print("engines {}: {}\n", fmt::join(s["engines"].get<std::vector<std::string>>(), ", "),
-               s["engine_order"].get<std::string>());
+                  origin, s.points, s.model_loads, s.contexts, s.thread_switches));
+  if (!s.engines.empty()) fmt::print("engines {}: {}\n", fmt::join(s.engines, ", "), s.engine_order);
   const uint64_t available = available_memory_bytes();
   for (const ModelGroup& mg : plan.models) {
     const std::optional<std::filesystem::path> cached = cached_twin(mg, plan.spec);
@@ -92,8 +89,7 @@ int print_dry_run(const Plan& plan, const std::string& origin, const SampleTimeC
   else
     print_wrapped("samples: " + samples.source);
   for (const std::string& w : plan.warnings) print_wrapped("warning: " + w);
-  fmt::print("cost: {} timed tokens + {} fill tokens", s["timed_tokens"].get<int64_t>(),
-             s["fill_tokens"].get<int64_t>());
+  fmt::print("cost: {} timed tokens + {} fill tokens", s.timed_tokens, s.fill_tokens);
   Plan timed = plan;  // the samples' length as this run chose it
   timed.spec.min_sample_time_s = samples.seconds;
   const auto estimate = estimate_seconds(timed);
