@@ -160,7 +160,7 @@ struct OutcomeFacts {
 // A sweep's (and a merged run's) facts beyond its plan, at the top of
 // meta.json. Each object is owned by the part that makes it and reads it
 // back: the spec (sweep/sweep_spec.hpp), the sample length
-// (sweep/sample_time.hpp), the noise profile (hw/noise_profile.hpp), the
+// (sweep/sample_length.hpp), the noise profile (hw/noise_profile.hpp), the
 // counters (counters/counter_backend.hpp), the steal-flagged points (the tables).
 struct SweepFacts {
   nlohmann::json spec, sample_length, noise_profile, counters, noise;

@@ -71,38 +71,51 @@ void peaks(const std::vector<const RequestRecord*>& ok, nlohmann::json& j) {
   j["rtfx"] = 0.0;  // vLLM's inverse real-time factor: audio only
 }
 
-}  // namespace
-
-nlohmann::json vllm_result(const std::vector<const RequestRecord*>& requests,
-                           const VllmRunInfo& info, const std::vector<Slo>& slos) {
+// vLLM's per-request lists (every request, failed ones with zeros) and the
+// completed requests' metrics.
+struct Columns {
   std::vector<const RequestRecord*> ok;
   std::vector<RequestSample> samples;
   std::vector<double> ttft, tpot, itl, e2e;
   nlohmann::json input_lens, output_lens, ttfts, itls, latencies, starts, errors;
   long total_in = 0, total_out = 0;
+};
+
+Columns columns_of(const std::vector<const RequestRecord*>& requests) {
+  Columns c;
   for (const RequestRecord* rec : requests) {
     const CompletionResult& r = rec->r;
-    samples.push_back(sample_of(r));
-    input_lens.push_back(r.prompt_tokens);
-    output_lens.push_back(r.ok ? r.generated : 0);
-    ttfts.push_back(r.ok ? r.ttft_ms / 1000 : 0.0);
+    c.samples.push_back(sample_of(r));
+    c.input_lens.push_back(r.prompt_tokens);
+    c.output_lens.push_back(r.ok ? r.generated : 0);
+    c.ttfts.push_back(r.ok ? r.ttft_ms / 1000 : 0.0);
     nlohmann::json gaps = nlohmann::json::array();
     for (double g : r.itl_ms) gaps.push_back(g / 1000);
-    itls.push_back(gaps);
-    latencies.push_back(r.ok ? r.e2e_ms / 1000 : 0.0);
-    starts.push_back(r.start_s);
-    errors.push_back(r.error);
+    c.itls.push_back(gaps);
+    c.latencies.push_back(r.ok ? r.e2e_ms / 1000 : 0.0);
+    c.starts.push_back(r.start_s);
+    c.errors.push_back(r.error);
     if (!r.ok) continue;
-    ok.push_back(rec);
-    total_in += r.prompt_tokens;
-    total_out += r.generated;
-    ttft.push_back(r.ttft_ms);
-    e2e.push_back(r.e2e_ms);
-    itl.insert(itl.end(), r.itl_ms.begin(), r.itl_ms.end());
-    if (samples.back().tpot_ms() >= 0) tpot.push_back(samples.back().tpot_ms());
+    c.ok.push_back(rec);
+    c.total_in += r.prompt_tokens;
+    c.total_out += r.generated;
+    c.ttft.push_back(r.ttft_ms);
+    c.e2e.push_back(r.e2e_ms);
+    c.itl.insert(c.itl.end(), r.itl_ms.begin(), r.itl_ms.end());
+    if (c.samples.back().tpot_ms() >= 0) c.tpot.push_back(c.samples.back().tpot_ms());
   }
+  return c;
+}
+
+}  // namespace
+
+nlohmann::json vllm_result(const std::vector<const RequestRecord*>& requests,
+                           const VllmRunInfo& info, const std::vector<Slo>& slos) {
+  const Columns c = columns_of(requests);
+  const std::vector<const RequestRecord*>& ok = c.ok;
+  const long total_in = c.total_in, total_out = c.total_out;
   const double d = info.duration_s > 0 ? info.duration_s : 1;
-  const RateStats stats = rate_stats(samples, slos);
+  const RateStats stats = rate_stats(c.samples, slos);
   nlohmann::json j = {
       {"date", info.date},
       {"endpoint_type", info.backend},
@@ -125,17 +138,17 @@ nlohmann::json vllm_result(const std::vector<const RequestRecord*>& requests,
       {"output_throughput", total_out / d},
       {"total_token_throughput", (total_in + total_out) / d}};
   peaks(ok, j);
-  add_metric(j, "ttft", ttft);
-  add_metric(j, "tpot", tpot);
-  add_metric(j, "itl", itl);
-  add_metric(j, "e2el", e2e);
-  j.update({{"input_lens", input_lens},
-            {"output_lens", output_lens},
-            {"ttfts", ttfts},
-            {"itls", itls},
-            {"latencies", latencies},
-            {"start_times", starts},
-            {"errors", errors}});
+  add_metric(j, "ttft", c.ttft);
+  add_metric(j, "tpot", c.tpot);
+  add_metric(j, "itl", c.itl);
+  add_metric(j, "e2el", c.e2e);
+  j.update({{"input_lens", c.input_lens},
+            {"output_lens", c.output_lens},
+            {"ttfts", c.ttfts},
+            {"itls", c.itls},
+            {"latencies", c.latencies},
+            {"start_times", c.starts},
+            {"errors", c.errors}});
   return j;
 }
 
