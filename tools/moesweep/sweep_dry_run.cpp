@@ -41,6 +41,44 @@ void print_twin_disk(const Plan& plan) {
   if (!c.problem.empty()) fmt::print("warning: DOES NOT FIT ON DISK: {}\n", c.problem);
 }
 
+// "1/1 2/2@0-3+stream": each thread setting of a context, its CPUs and co-tenant.
+std::string thread_settings_text(const ContextGroup& cg) {
+  std::vector<std::string> threads;
+  for (size_t i = 0; i < cg.threads.size(); ++i) {
+    const ThreadSettings& t = cg.threads[i];
+    const std::string cotenant = i < cg.cotenants.size() ? cg.cotenants[i] : "";
+    // piecewise: GCC 12 warns (-Wrestrict) on "+" + std::string inlined here
+    std::string text = fmt::format("{}/{}", t.n_threads, t.n_threads_batch);
+    if (!t.cpu_mask.empty()) (text += '@') += t.cpu_mask;
+    if (!cotenant.empty()) text += fmt::format("+{}", cotenant_label(cotenant));
+    threads.push_back(std::move(text));
+  }
+  return fmt::format("{}", fmt::join(threads, " "));
+}
+
+// One model group: its twin, and each context's settings, threads and memory.
+void print_model_group(const ModelGroup& mg, const Plan& plan, uint64_t available) {
+  const std::optional<std::filesystem::path> cached = cached_twin(mg, plan.spec);
+  fmt::print("model {}{}{}\n", model_display_name(mg, plan.spec), knobs_text(mg.knobs),
+             !mg.choice.file.empty() ? ""
+             : cached ? fmt::format(" (twin, cached: {})", cached->filename().string())
+                      : " (twin, built on first use)");
+  const MemoryShape shape = memory_shape_of(mg, plan.spec);
+  for (const ContextGroup& cg : mg.contexts) {
+    print_wrapped(fmt::format(
+        "  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}{}", cg.params.n_ctx,
+        cg.params.n_batch, cg.params.n_ubatch, cg.params.type_k, cg.params.type_v,
+        flash_attn_name(cg.params.flash_attn), fmt::join(cg.depths, ","), cg.n_prompt,
+        plan.spec.n_gen, plan.spec.repetitions, repetitions_text(plan.spec),
+        cg.invalid_reason.empty() ? "" : "  INVALID: " + cg.invalid_reason));
+    fmt::print("    threads (gen/batch): {}\n", thread_settings_text(cg));
+    const Footprint need = context_footprint(shape, cg.params, mg.load.load_mode);
+    const std::string problem = footprint_problem(need, available, false);
+    fmt::print("    memory ({}): {}{}\n", shape.model_source, footprint_text(need),
+               problem.empty() ? "" : "\n    DOES NOT FIT: " + problem);
+  }
+}
+
 }  // namespace
 
 int print_dry_run(const Plan& plan, const std::string& origin, const SampleTimeChoice& samples) {
@@ -48,39 +86,10 @@ int print_dry_run(const Plan& plan, const std::string& origin, const SampleTimeC
   print_wrapped(
       fmt::format("plan from {}: {} points, {} model load(s), {} context(s), {} thread switch(es)",
                   origin, s.points, s.model_loads, s.contexts, s.thread_switches));
-  if (!s.engines.empty()) fmt::print("engines {}: {}\n", fmt::join(s.engines, ", "), s.engine_order);
+  if (!s.engines.empty())
+    fmt::print("engines {}: {}\n", fmt::join(s.engines, ", "), s.engine_order);
   const uint64_t available = available_memory_bytes();
-  for (const ModelGroup& mg : plan.models) {
-    const std::optional<std::filesystem::path> cached = cached_twin(mg, plan.spec);
-    fmt::print("model {}{}{}\n", model_display_name(mg, plan.spec), knobs_text(mg.knobs),
-               !mg.choice.file.empty() ? ""
-               : cached ? fmt::format(" (twin, cached: {})", cached->filename().string())
-                        : " (twin, built on first use)");
-    const MemoryShape shape = memory_shape_of(mg, plan.spec);
-    for (const ContextGroup& cg : mg.contexts) {
-      print_wrapped(fmt::format(
-          "  ctx {} b {} ub {} K {} V {} fa {}: depths {} | PP {} TG {} x{}{}{}", cg.params.n_ctx,
-          cg.params.n_batch, cg.params.n_ubatch, cg.params.type_k, cg.params.type_v,
-          flash_attn_name(cg.params.flash_attn), fmt::join(cg.depths, ","), cg.n_prompt,
-          plan.spec.n_gen, plan.spec.repetitions, repetitions_text(plan.spec),
-          cg.invalid_reason.empty() ? "" : "  INVALID: " + cg.invalid_reason));
-      std::vector<std::string> threads;
-      for (size_t i = 0; i < cg.threads.size(); ++i) {
-        const ThreadSettings& t = cg.threads[i];
-        const std::string cotenant = i < cg.cotenants.size() ? cg.cotenants[i] : "";
-        // piecewise: GCC 12 warns (-Wrestrict) on "+" + std::string inlined here
-        std::string text = fmt::format("{}/{}", t.n_threads, t.n_threads_batch);
-        if (!t.cpu_mask.empty()) (text += '@') += t.cpu_mask;
-        if (!cotenant.empty()) text += fmt::format("+{}", cotenant_label(cotenant));
-        threads.push_back(std::move(text));
-      }
-      fmt::print("    threads (gen/batch): {}\n", fmt::join(threads, " "));
-      const Footprint need = context_footprint(shape, cg.params, mg.load.load_mode);
-      const std::string problem = footprint_problem(need, available, false);
-      fmt::print("    memory ({}): {}{}\n", shape.model_source, footprint_text(need),
-                 problem.empty() ? "" : "\n    DOES NOT FIT: " + problem);
-    }
-  }
+  for (const ModelGroup& mg : plan.models) print_model_group(mg, plan, available);
   print_twin_disk(plan);
   if (samples.seconds > 0)
     print_wrapped(fmt::format(
