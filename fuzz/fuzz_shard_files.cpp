@@ -1,9 +1,9 @@
-// A plan's files (sweep/shard_plan.hpp): shard-I.json and plan.json, both
+// A plan's files (cluster/shard_plan.hpp): shard-I.json and plan.json, both
 // from one input.
 #include <cstdint>
 
+#include "cluster/shard_plan.hpp"
 #include "fuzz_input.hpp"
-#include "sweep/shard_plan.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace moesweep;

@@ -90,7 +90,7 @@ struct RunModelFacts {
   nlohmann::json untyped = nlohmann::json::object();  // keys no member holds, as read
 };
 
-// shard: which shard of which plan a run measured (sweep/shard_plan.hpp).
+// shard: which shard of which plan a run measured (cluster/shard_plan.hpp).
 struct ShardRef {
   std::string plan_id, name, origin;
   int index = 0, count = 1;
@@ -128,7 +128,7 @@ struct MergeSource {
   nlohmann::json untyped = nlohmann::json::object();  // keys no member holds, as read
 };
 
-// merge: how a merged run was put together (sweep/merge_runs.hpp).
+// merge: how a merged run was put together (cluster/merge_runs.hpp).
 struct MergeFacts {
   std::string plan_id;
   int shard_count = 0;

@@ -11,6 +11,7 @@
 
 #include "results/file_sinks.hpp"
 #include "results/serve_store.hpp"
+#include "run/run_lifecycle.hpp"
 #include "serve/arrival_schedule.hpp"
 #include "serve/page_cache.hpp"
 #include "serve/prompt_pool.hpp"
@@ -20,7 +21,6 @@
 #include "serve/server_process.hpp"
 #include "serve/vllm_result.hpp"
 #include "serve/workload_runner.hpp"
-#include "sweep/run_lifecycle.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
 // sweep --trace-routing: hands out the observer that records one context's
 // routing, and is told when the context is done so the trace can be written
-// (analysis/run_dir_traces.hpp writes them into the run). The KV walk asks
+// (experiments/run_dir_traces.hpp writes them into the run). The KV walk asks
 // where the trace stands when a TG call begins, so each call's tokens line up
 // with their steps in the trace (issue 46: tokens.jsonl's "trace").
 #include <cstdint>

@@ -12,7 +12,7 @@
 //     (progress); every one ended on every way out, errors included, so the
 //     database row and meta.json never stay "running" once the session is
 //     gone. The lock, meta.json and the endings are RunLifecycle's
-//     (sweep/run_lifecycle.hpp), which serve-bench, trace and merge use too;
+//     (run/run_lifecycle.hpp), which serve-bench, trace and merge use too;
 //   - tables.md and sweep-bench/ (src/report's RunTablesWriter, one more
 //     listener, from the points it hears) and meta.json's noise summary.
 // It never prints: notes and progress go to the listeners.
@@ -32,9 +32,9 @@
 #include "engine/worker_launcher.hpp"
 #include "report/run_tables.hpp"
 #include "results/sink.hpp"
+#include "run/run_directory.hpp"
+#include "run/run_lifecycle.hpp"
 #include "sweep/plan.hpp"
-#include "sweep/run_directory.hpp"
-#include "sweep/run_lifecycle.hpp"
 #include "sweep/run_storage.hpp"
 #include "sweep/runner.hpp"
 #include "sweep/sample_length.hpp"

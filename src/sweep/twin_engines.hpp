@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/engine_registry.hpp"
 #include "sweep/plan.hpp"
 
 namespace moesweep {

@@ -9,7 +9,7 @@
 #include <map>
 #include <tuple>
 
-#include "analysis/l3_pilot.hpp"
+#include "experiments/l3_pilot.hpp"
 #include "sweep/sweep_spec.hpp"
 
 namespace moesweep {

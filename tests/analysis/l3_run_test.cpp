@@ -15,8 +15,8 @@
 #include "hw/bandwidth_probe.hpp"
 #include "hw/cache_probe.hpp"
 #include "results/run_source.hpp"
+#include "run/run_directory.hpp"
 #include "support/test_support.hpp"
-#include "sweep/run_directory.hpp"
 #include "util/json_file.hpp"
 
 namespace moesweep {

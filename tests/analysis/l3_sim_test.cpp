@@ -1,7 +1,7 @@
-// l3-run --simulate's pieces that need no valgrind (analysis/l3_sim.hpp): the
+// l3-run --simulate's pieces that need no valgrind (experiments/l3_sim.hpp): the
 // LL sizes it accepts, the sweeps it asks for, the model beside each point and
 // what it prints when a point has no simulated count.
-#include "analysis/l3_sim.hpp"
+#include "experiments/l3_sim.hpp"
 
 #include <gtest/gtest.h>
 

@@ -12,8 +12,8 @@
 #include <fstream>
 #include <map>
 
-#include "analysis/per_token_l3.hpp"
 #include "analysis/routing_trace.hpp"
+#include "experiments/per_token_l3.hpp"
 #include "results/run_source.hpp"
 #include "results/token_file.hpp"
 #include "results/token_times.hpp"

@@ -5,13 +5,13 @@
 
 #include <fstream>
 
+#include "cluster/merge_runs.hpp"
 #include "report/run_tables.hpp"
 #include "report/sweep_tables.hpp"
 #include "results/record.hpp"
 #include "results/run_source.hpp"
 #include "results/sqlite_store.hpp"
 #include "support/test_support.hpp"
-#include "sweep/merge_runs.hpp"
 #include "sweep/sweep_spec.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"

@@ -4,8 +4,8 @@
 
 #include <fstream>
 
+#include "cluster/slurm_script.hpp"
 #include "support/test_support.hpp"
-#include "sweep/slurm_script.hpp"
 #include "util/json_file.hpp"
 
 namespace moesweep {

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <set>
 
+#include "cluster/shard_plan.hpp"
 #include "support/test_support.hpp"
 #include "sweep/plan.hpp"
-#include "sweep/shard_plan.hpp"
 #include "sweep/sweep_spec.hpp"
 #include "util/error.hpp"
 

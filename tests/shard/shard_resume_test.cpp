@@ -1,4 +1,4 @@
-// Where a shard run starts (sweep/shard_resume.hpp), on run directories made
+// Where a shard run starts (cluster/shard_resume.hpp), on run directories made
 // here: the newest run of the same plan and shard on the same hardware is
 // continued, one on other hardware is named and left alone, a broken one is
 // passed over with its reason, and a run of another shard is ignored.
@@ -6,8 +6,8 @@
 
 #include <fstream>
 
+#include "cluster/shard_resume.hpp"
 #include "support/test_support.hpp"
-#include "sweep/shard_resume.hpp"
 
 namespace moesweep {
 namespace {

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "cluster/slurm_script.hpp"
 #include "support/test_support.hpp"
-#include "sweep/slurm_script.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {

@@ -6,8 +6,8 @@
 
 #include <stdexcept>
 
+#include "run/run_lifecycle.hpp"
 #include "support/test_support.hpp"
-#include "sweep/run_lifecycle.hpp"
 #include "util/error.hpp"
 
 namespace moesweep {

@@ -1,12 +1,12 @@
 // `moesweep l3-run`: the working-set experiment end to end
-// (analysis/l3_experiment.hpp): the usable cache, a memory-bound shape (or
+// (experiments/l3_experiment.hpp): the usable cache, a memory-bound shape (or
 // the verdict that this machine cannot show a cache effect, and why), every
 // pool in randomised blocks with the dense twin, the cliff with 95% CIs and
 // the cache models validated. Parses, runs it, prints what it found.
 #include <fmt/format.h>
 
-#include "analysis/l3_experiment.hpp"
 #include "commands.hpp"
+#include "experiments/l3_experiment.hpp"
 #include "l3_sim_run.hpp"
 #include "l3_validate.hpp"
 #include "sweep_progress.hpp"

@@ -1,14 +1,14 @@
 // `moesweep merge DIR... --out RUN`: the shard runs of one plan into one run
-// (sweep/merge_runs.hpp), with the check that every planned point is there
+// (cluster/merge_runs.hpp), with the check that every planned point is there
 // exactly once. Exit 0 complete; 3 when points are missing, duplicated or
 // failed (the merged run is written anyway, with the list in meta.json);
 // 2 for runs of different plans.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cluster/merge_runs.hpp"
 #include "commands.hpp"
 #include "results/sqlite_store.hpp"
-#include "sweep/merge_runs.hpp"
 #include "util/error.hpp"
 #include "util/terminal_text.hpp"
 

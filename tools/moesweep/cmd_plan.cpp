@@ -1,13 +1,13 @@
 // `moesweep plan --shards N --out DIR`: the sweep's plan split into N shard
-// files for a cluster (sweep/shard_plan.hpp), plus DIR/plan.json, the index
+// files for a cluster (cluster/shard_plan.hpp), plus DIR/plan.json, the index
 // that `moesweep slurm` reads. Takes every `moesweep sweep` flag.
 #include <fmt/format.h>
 
 #include <filesystem>
 
+#include "cluster/shard_plan.hpp"
 #include "commands.hpp"
 #include "hw/build_info.hpp"
-#include "sweep/shard_plan.hpp"
 #include "sweep_options.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"

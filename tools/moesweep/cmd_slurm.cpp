@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
+#include "cluster/slurm_script.hpp"
 #include "commands.hpp"
-#include "sweep/slurm_script.hpp"
 #include "util/error.hpp"
 
 namespace moesweep::cli {

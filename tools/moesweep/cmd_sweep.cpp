@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <set>
 
-#include "analysis/run_dir_traces.hpp"
+#include "cluster/shard_plan.hpp"
 #include "commands.hpp"
+#include "experiments/run_dir_traces.hpp"
 #include "hw/build_info.hpp"
 #include "sweep/run_session.hpp"
-#include "sweep/shard_plan.hpp"
 #include "sweep/this_machine.hpp"
 #include "sweep_dry_run.hpp"
 #include "sweep_options.hpp"

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "analysis/trace_run.hpp"
 #include "commands.hpp"
+#include "experiments/trace_run.hpp"
 #include "model/twin_builder.hpp"
 #include "twin_options.hpp"
 #include "util/stop_signal.hpp"

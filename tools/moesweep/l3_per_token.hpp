@@ -1,12 +1,12 @@
 #pragma once
 // `moesweep l3 RUN --per-token`: each timed token's decode time (or, with
 // --simulated, its simulated LL misses) against the byte-LRU model's
-// predicted miss bytes at every cache size (analysis/per_token_l3.hpp);
+// predicted miss bytes at every cache size (experiments/per_token_l3.hpp);
 // prints the profile, the best size with its interval, the slope and the
 // test against no cache term; writes RUN/l3_per_token/.
 #include <filesystem>
 
-#include "analysis/per_token_l3.hpp"
+#include "experiments/per_token_l3.hpp"
 
 namespace moesweep::cli {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/l3_sim_experiment.hpp"
+#include "experiments/l3_sim_experiment.hpp"
 #include "util/decimal_number.hpp"
 #include "util/error.hpp"
 #include "util/parse_list.hpp"

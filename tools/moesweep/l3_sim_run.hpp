@@ -1,11 +1,11 @@
 #pragma once
-// `moesweep l3-run --simulate` (analysis/l3_sim_experiment.hpp): its flags,
+// `moesweep l3-run --simulate` (experiments/l3_sim_experiment.hpp): its flags,
 // and what it prints.
 #include <CLI/CLI.hpp>
 
 #include <string>
 
-#include "analysis/l3_experiment.hpp"
+#include "experiments/l3_experiment.hpp"
 
 namespace moesweep::cli {
 

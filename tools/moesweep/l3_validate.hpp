@@ -1,11 +1,11 @@
 #pragma once
 // `moesweep l3 RUN`: the cache models validated against a working-set run
-// recorded with --trace-routing (analysis/l3_validation_run.hpp): predicted
+// recorded with --trace-routing (experiments/l3_validation_run.hpp): predicted
 // and measured S_TG per twin, each model's error, the best; the files
 // written (RUN/l3_validation/validation.json and l3_validation.png).
 #include <filesystem>
 
-#include "analysis/l3_validation_run.hpp"
+#include "experiments/l3_validation_run.hpp"
 
 namespace moesweep::cli {
 

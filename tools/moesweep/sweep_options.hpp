@@ -20,7 +20,7 @@ struct SweepOptions {
   bool quiet = false;
   bool wide = false;  // stdout's tables with every column (tables.md's), not a terminal's 120
   bool no_db = false;
-  // --trace-routing (cmd_sweep.cpp, analysis/run_dir_traces.hpp)
+  // --trace-routing (cmd_sweep.cpp, experiments/run_dir_traces.hpp)
   bool trace_routing = false;
   double keep_pp = 0.90;  // sweet spot: fraction of the best S_PP to keep
   double keep_tg = 0.90;

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "sweep/shard_resume.hpp"
+#include "cluster/shard_resume.hpp"
 #include "sweep/this_machine.hpp"
 #include "util/error.hpp"
 

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "results/sink.hpp"
-#include "sweep/run_directory.hpp"
+#include "run/run_directory.hpp"
 
 namespace moesweep {
 

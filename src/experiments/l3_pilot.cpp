@@ -1,4 +1,4 @@
-#include "analysis/l3_pilot.hpp"
+#include "experiments/l3_pilot.hpp"
 
 #include <algorithm>
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cluster/shard_plan.hpp"
 #include "results/run_meta.hpp"
-#include "sweep/shard_plan.hpp"
 
 namespace moesweep {
 

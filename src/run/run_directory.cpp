@@ -1,4 +1,4 @@
-#include "sweep/run_directory.hpp"
+#include "run/run_directory.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>

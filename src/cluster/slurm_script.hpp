@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "sweep/shard_plan.hpp"
+#include "cluster/shard_plan.hpp"
 
 namespace moesweep {
 

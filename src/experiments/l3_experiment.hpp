@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/l3_pilot.hpp"
-#include "analysis/l3_validation_run.hpp"
+#include "experiments/l3_pilot.hpp"
+#include "experiments/l3_validation_run.hpp"
 #include "hw/cache_probe.hpp"
 #include "report/working_set.hpp"
 #include "results/sink.hpp"

@@ -1,4 +1,4 @@
-#include "sweep/merge_runs.hpp"
+#include "cluster/merge_runs.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "analysis/run_dir_traces.hpp"
+#include "experiments/run_dir_traces.hpp"
 
 #include <fmt/format.h>
 

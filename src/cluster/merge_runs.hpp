@@ -1,5 +1,5 @@
 #pragma once
-// `moesweep merge`: shard runs of one plan (sweep/shard_plan.hpp) into one
+// `moesweep merge`: shard runs of one plan (cluster/shard_plan.hpp) into one
 // run, checked against the plan: every planned point present exactly once.
 // A fleet (the same plan run on several machine classes) stays apart: one
 // merged run per machine class, each checked on its own.
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "cluster/shard_plan.hpp"
 #include "results/record.hpp"
 #include "results/sink.hpp"
-#include "sweep/shard_plan.hpp"
 
 namespace moesweep {
 

@@ -1,4 +1,4 @@
-#include "analysis/l3_sim.hpp"
+#include "experiments/l3_sim.hpp"
 
 #include <fmt/format.h>
 

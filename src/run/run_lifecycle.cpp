@@ -1,4 +1,4 @@
-#include "sweep/run_lifecycle.hpp"
+#include "run/run_lifecycle.hpp"
 
 #include <ctime>
 

@@ -1,14 +1,14 @@
-// Writing a merged run (sweep/merge_runs.hpp).
+// Writing a merged run (cluster/merge_runs.hpp).
 #include <fmt/format.h>
 
 #include <ctime>
 #include <set>
 
+#include "cluster/merge_runs.hpp"
 #include "report/run_tables.hpp"
 #include "results/file_sinks.hpp"
 #include "results/token_file.hpp"
-#include "sweep/merge_runs.hpp"
-#include "sweep/run_lifecycle.hpp"
+#include "run/run_lifecycle.hpp"
 #include "util/error.hpp"
 #include "util/json_fields.hpp"
 #include "util/json_file.hpp"

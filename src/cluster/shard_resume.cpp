@@ -1,4 +1,4 @@
-#include "sweep/shard_resume.hpp"
+#include "cluster/shard_resume.hpp"
 
 #include <fmt/format.h>
 

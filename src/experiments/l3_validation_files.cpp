@@ -1,11 +1,11 @@
 // `moesweep l3 RUN` and l3-run's last step: the validation of the cache
-// models computed and written into the run (analysis/l3_validation_run.hpp).
+// models computed and written into the run (experiments/l3_validation_run.hpp).
 #include <algorithm>
 
 #include "analysis/l3_analysis.hpp"
-#include "analysis/l3_validation_run.hpp"
+#include "experiments/l3_validation_run.hpp"
 #include "hw/topology.hpp"
-#include "sweep/run_directory.hpp"
+#include "run/run_directory.hpp"
 #include "util/json_file.hpp"
 
 namespace moesweep {

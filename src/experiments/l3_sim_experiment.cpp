@@ -1,4 +1,4 @@
-#include "analysis/l3_sim_experiment.hpp"
+#include "experiments/l3_sim_experiment.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>

@@ -1,10 +1,10 @@
-// `moesweep merge` from its arguments to its merged runs (sweep/merge_runs.hpp).
+// `moesweep merge` from its arguments to its merged runs (cluster/merge_runs.hpp).
 #include <memory>
 
+#include "cluster/merge_runs.hpp"
 #include "report/fleet_files.hpp"
 #include "report/fleet_table.hpp"
 #include "results/sqlite_store.hpp"
-#include "sweep/merge_runs.hpp"
 #include "util/paths.hpp"
 
 namespace moesweep {

@@ -1,4 +1,4 @@
-#include "analysis/trace_run.hpp"
+#include "experiments/trace_run.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include "hw/topology.hpp"
 #include "model/gguf_inspect.hpp"
-#include "sweep/run_lifecycle.hpp"
+#include "run/run_lifecycle.hpp"
 #include "sweep/spec_limits.hpp"
 #include "util/error.hpp"
 

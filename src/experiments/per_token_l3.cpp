@@ -1,4 +1,4 @@
-#include "analysis/per_token_l3.hpp"
+#include "experiments/per_token_l3.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "counters/sim_cache.hpp"
 #include "results/run_source.hpp"
 #include "results/token_file.hpp"
-#include "sweep/run_directory.hpp"
+#include "run/run_directory.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 

@@ -1,11 +1,11 @@
-// Shard files and meta.json's "shard" object (sweep/shard_plan.hpp).
+// Shard files and meta.json's "shard" object (cluster/shard_plan.hpp).
 #include <fmt/format.h>
 
 #include <cstdlib>
 #include <set>
 
+#include "cluster/shard_plan.hpp"
 #include "engine/engine_limits.hpp"
-#include "sweep/shard_plan.hpp"
 #include "util/error.hpp"
 #include "util/json_fields.hpp"
 #include "util/json_file.hpp"

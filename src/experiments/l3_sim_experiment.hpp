@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/l3_experiment.hpp"
-#include "analysis/l3_sim.hpp"
+#include "experiments/l3_experiment.hpp"
+#include "experiments/l3_sim.hpp"
 #include "report/plots.hpp"
 
 namespace moesweep {

@@ -1,4 +1,4 @@
-#include "analysis/l3_validation_run.hpp"
+#include "experiments/l3_validation_run.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "sweep/shard_plan.hpp"
+#include "cluster/shard_plan.hpp"
 
 #include <fmt/format.h>
 

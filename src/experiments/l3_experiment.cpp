@@ -1,11 +1,11 @@
-#include "analysis/l3_experiment.hpp"
+#include "experiments/l3_experiment.hpp"
 
 #include <fmt/format.h>
 
 #include <atomic>
 #include <fstream>
 
-#include "analysis/run_dir_traces.hpp"
+#include "experiments/run_dir_traces.hpp"
 #include "hw/bandwidth_probe.hpp"
 #include "hw/build_info.hpp"
 #include "hw/topology.hpp"

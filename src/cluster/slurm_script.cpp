@@ -1,4 +1,4 @@
-#include "sweep/slurm_script.hpp"
+#include "cluster/slurm_script.hpp"
 
 #include <fmt/format.h>
 
