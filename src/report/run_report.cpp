@@ -144,7 +144,12 @@ void references_section(std::string& out, const std::vector<LoadedRun>& refs) {
   if (refs.empty()) return;
   out += "## Published tables drawn beside this run\n\n";
   for (const LoadedRun& ref : refs) {
-    out += fmt::format("- `{}` ({} points)\n", ref.label, ref.records.size());
+    out += fmt::format("- `{}` ({} points)", ref.label, ref.records.size());
+    if (!ref.records.empty() && ref.records.front().extra.reference) {
+      const PublishedReference& info = *ref.records.front().extra.reference;
+      out += fmt::format(": {} on {}", info.table.value_or(""), info.hardware.value_or(""));
+    }
+    out += "\n";
   }
   out += "\n";
 }

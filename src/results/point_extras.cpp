@@ -181,6 +181,17 @@ const ExtraRows<PointRoofline>& roofline_rows() {
   return rows;
 }
 
+const ExtraRows<PublishedReference>& reference_rows() {
+  using P = PublishedReference;
+  static const ExtraRows<P> rows = {
+      value_row("table", &P::table),       value_row("hardware", &P::hardware),
+      value_row("source", &P::source),     value_row("engine", &P::engine),
+      value_row("settings", &P::settings), value_row("note", &P::note),
+      value_row("lcp", &P::lcp),           value_row("n_kv_published", &P::n_kv_published),
+  };
+  return rows;
+}
+
 const ExtraRows<PointExtras>& extra_rows() {
   using X = PointExtras;
   static const ExtraRows<X> rows = {
@@ -189,6 +200,7 @@ const ExtraRows<PointExtras>& extra_rows() {
       value_row("applied_notes", &X::applied_notes),
       object_row("roofline", &X::roofline, roofline_rows),
       value_row("roofline_error", &X::roofline_error),
+      object_row("reference", &X::reference, reference_rows),
       whole_row("engine_failure", &X::engine_failure),
       whole_row("ingested", &X::ingested),
       whole_row("token_times", &X::token_times),

@@ -57,13 +57,23 @@ struct PointRoofline {
   nlohmann::json untyped = nlohmann::json::object();
 };
 
+// extra.reference: where a published table's point comes from
+// (results/reference/*.jsonl, written by hand): the table, the hardware, ...
+struct PublishedReference {
+  std::optional<std::string> table, hardware, source, engine, settings, note;
+  std::optional<double> lcp;
+  std::optional<int> n_kv_published;
+  nlohmann::json untyped = nlohmann::json::object();
+};
+
 // Each member absent (nullopt, empty) where the record has no such key.
 struct PointExtras {
   std::optional<EngineStamp> engine;
   std::optional<AppliedSettings> applied;  // a sweep since round 4
   std::vector<std::string> applied_notes;  // harmless differences, kept and shown
   std::optional<PointRoofline> roofline;
-  std::string roofline_error;  // why a sweep could not compute the roofline
+  std::string roofline_error;                   // why a sweep could not compute the roofline
+  std::optional<PublishedReference> reference;  // a published table's point
   // Shown or kept whole, never read field by field: the engine's crash
   // (engine/worker_crash) and what another program ran (sweep/exec_block.cpp).
   nlohmann::json engine_failure, ingested;
