@@ -261,7 +261,8 @@ SweetSpot find_sweet_spot(std::span<const ThreadPoint> points, const SweetSpotOp
 }
 
 std::string sweet_spot_text(const SweetSpot& s, const std::string& prefix, TableWidth width) {
-  if (width == TableWidth::kWide || s.headline.empty()) return prefix + s.summary + "\n";
+  if (width == TableWidth::kWide) return prefix + s.summary + "\n";
+  if (s.headline.empty()) return wrap_words(prefix + s.summary, kTerminalWidth, "  ") + "\n";
   return wrap_words(prefix + s.headline, kTerminalWidth, "  ") + "\n" +
          wrap_words("  " + s.uncertainty, kTerminalWidth, "  ") + "\n";
 }

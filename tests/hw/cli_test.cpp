@@ -42,8 +42,8 @@ TEST(HwCli, NanAndOutOfRangeProbeSizesAreRefusedBeforeMeasuring) {
   }
   const test::CommandResult r = test::run_cli("hw --bandwidth --seconds nan");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("value 'nan' is not a number > 0 and <= 604800"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("value 'nan' is not a number"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("> 0 and <= 604800"), std::string::npos) << r.err;
 }
 
 }  // namespace

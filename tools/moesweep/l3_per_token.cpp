@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/terminal_text.hpp"
+
 namespace moesweep::cli {
 namespace {
 
@@ -25,14 +27,14 @@ void print_profile(const CacheFit& f, bool simulated) {
 int run_l3_per_token(const std::filesystem::path& run, const PerTokenOptions& options, bool plot) {
   const PerTokenOutput out = write_per_token_l3(run, options, plot);
   const PerTokenL3& r = out.result;
-  fmt::print(
+  print_wrapped(fmt::format(
       "per-token fit of {} on predicted miss bytes (byte-LRU, hot set and routed experts), "
-      "an intercept per call, position as a covariate\n",
-      options.simulated ? "simulated LL-miss bytes" : "decode time");
-  fmt::print(
+      "an intercept per call, position as a covariate",
+      options.simulated ? "simulated LL-miss bytes" : "decode time"));
+  print_wrapped(fmt::format(
       "{} tokens in {} timed calls of {} (left out: {} without a traced pass, {} whose pass "
-      "decoded other tokens or positions)\n",
-      r.fit.tokens, r.fitted_calls, r.timed_calls, r.without_pass, r.mismatched);
+      "decoded other tokens or positions)",
+      r.fit.tokens, r.fitted_calls, r.timed_calls, r.without_pass, r.mismatched));
   if (r.interrupted > 0)
     fmt::print("{} tokens left out as interrupted (more than {:g}x their call's median)\n",
                r.interrupted, options.interrupted_factor);

@@ -151,6 +151,8 @@ const char* flash_attn_name(const llama_context_params& params) {
 
 void set_load_mode(llama_model_params& params, const std::string& mode) {
 #if defined(MOESWEEP_API_LOAD_MODE_load_mode)
+  // b10361 has no LLAMA_LOAD_MODE_AUTO (v0.4.0 added it): auto keeps the engine's default.
+  if (mode == "auto") return;
   params.load_mode = llama_load_mode_from_str(mode.c_str());
 #else
   // Before load_mode the loader had two switches; auto keeps their defaults.
