@@ -45,14 +45,15 @@ int run_l3_per_token(const std::filesystem::path& run, const PerTokenOptions& op
              r.points_repeatable, r.points);
   if (r.fit.best >= 0) print_profile(r.fit, options.simulated);
   if (r.sim)
-    fmt::print(
-        "\nat the simulated LL ({:.0f} MiB): measured {:.0f} B/token, predicted {:.0f} "
-        "B/token, bias {:+.0f} B/token ({:+.1f}%), correlation {:.3f} over {} tokens\n",
-        static_cast<double>(r.sim->ll_bytes) / (1 << 20), r.sim->mean_measured,
-        r.sim->mean_predicted, r.sim->bias,
-        r.sim->mean_measured > 0 ? 100 * r.sim->bias / r.sim->mean_measured : 0.0,
-        r.sim->correlation, r.sim->tokens);
-  fmt::print("\nanswer: {}\n", r.fit.verdict);
+    print_wrapped(
+        fmt::format("\nat the simulated LL ({:.0f} MiB): measured {:.0f} B/token, predicted {:.0f} "
+                    "B/token, bias {:+.0f} B/token ({:+.1f}%), correlation {:.3f} over {} tokens",
+                    static_cast<double>(r.sim->ll_bytes) / (1 << 20), r.sim->mean_measured,
+                    r.sim->mean_predicted, r.sim->bias,
+                    r.sim->mean_measured > 0 ? 100 * r.sim->bias / r.sim->mean_measured : 0.0,
+                    r.sim->correlation, r.sim->tokens));
+  fmt::print("\n");
+  print_wrapped("answer: " + r.fit.verdict);
   fmt::print("\nwrote {}\n", out.file.string());
   if (out.plot) {
     for (const auto& png : out.plot->pngs) fmt::print("wrote {}\n", png.string());
