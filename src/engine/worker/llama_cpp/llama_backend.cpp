@@ -158,7 +158,9 @@ void check_engine_library(const std::string& library, const std::string& release
   const std::filesystem::path path(library);
   const std::string name = path.filename().string();
   const std::string soname = soname_of(library);
-  const bool named = name == versioned && soname.rfind(versioned, 0) == 0;
+  // The loader may map it by its SONAME's file (libllama.b7324.so.0, 3.14.4 and 3.15.0).
+  const bool named =
+      (name == versioned || name.rfind(versioned + ".", 0) == 0) && soname.rfind(versioned, 0) == 0;
   std::error_code ec;
   const bool in_package =
       std::strlen(MOESWEEP_ENGINE_LIB_DIR) > 0 && name == "libllama.so" &&
