@@ -3,8 +3,9 @@
 // the lines between their ">>> moesweep gate" and "<<< moesweep gate" markers
 // and runs them as they are, in bash, with the environment a CI job would
 // give them, only smaller: the tiny twin's short profiles, and as the base
-// this build's own worker registered under a second name (an A/A gate:
-// never a regression). Their set-up steps (scripts/setup) are this build.
+// this build's own worker registered under a second name (an A/A gate at
+// alpha 0.001: pass or inconclusive, never a regression, so it may run beside
+// other tests). Their set-up steps (scripts/setup) are this build.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -57,7 +58,7 @@ void run_blocks(const fs::path& file) {
         "cd " + shell_quoted(dir) + " && " +
         test::with_registry("MOESWEEP=" + std::string(test::cli_path()) +
                             " GATE_BASE=same-build GATE_OUT=out GATE_ARGS='--max-time 30 "
-                            "--target-mde 5' GATE_PROFILE=" +
+                            "--target-mde 5 --alpha 0.001' GATE_PROFILE=" +
                             shell_quoted(dir / (counts ? "counts.json" : "wall.json")) +
                             " bash -eo pipefail job.sh"));
     if (counts)
