@@ -4,6 +4,7 @@
 
 #include <regex>
 
+#include "engine/engine.hpp"
 #include "engine/engine_registry.hpp"
 #include "util/error.hpp"
 #include "util/run_command.hpp"
@@ -76,6 +77,23 @@ EngineSpec resolve_engine_spec(const std::string& spec, const std::string& flag)
   return s;
 }
 
+namespace {
+
+// Why a registered engine's worker does not answer this moesweep's hello;
+// "" when it does.
+std::string worker_problem(const fs::path& registry, const std::string& name) {
+  try {
+    engine_facts(find_engine(registry, name).worker);
+    return "";
+  } catch (const UserError& e) {
+    return e.problem();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+}  // namespace
+
 bool is_registered(const fs::path& registry, const std::string& name) {
   if (name == kDefaultEngineName) return true;
   std::error_code ec;
@@ -84,7 +102,14 @@ bool is_registered(const fs::path& registry, const std::string& name) {
 
 bool ensure_registered(const fs::path& registry, const EngineSpec& spec,
                        const std::function<void(const std::string&)>& progress) {
-  if (is_registered(registry, spec.name)) return false;
+  if (is_registered(registry, spec.name)) {
+    // One this moesweep can build again but whose worker does not answer it
+    // (registered by an older moesweep: another protocol) is built again.
+    const std::string why = spec.build ? worker_problem(registry, spec.name) : "";
+    if (why.empty()) return false;
+    progress(fmt::format("registering '{}' again: {}", spec.name, why));
+    remove_engine(registry, spec.name);
+  }
   if (!spec.build) {
     find_engine(registry, spec.name);  // throws, naming the engines there are
     return false;

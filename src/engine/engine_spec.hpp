@@ -35,7 +35,9 @@ std::string engine_name_part(const std::string& text, size_t max = 40);
 EngineSpec resolve_engine_spec(const std::string& spec, const std::string& flag);
 
 // Registers spec's engine in `registry` unless an engine of that name is
-// there; returns whether it built one. A plain name that is not registered
+// there whose worker answers this moesweep; one that does not (registered by
+// an older moesweep: another protocol) is built again where the spec says
+// how. Returns whether it built one. A plain name that is not registered
 // is a UserError naming the engines there are.
 bool ensure_registered(const std::filesystem::path& registry, const EngineSpec& spec,
                        const std::function<void(const std::string&)>& progress);

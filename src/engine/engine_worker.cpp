@@ -37,7 +37,10 @@ EngineWorker::EngineWorker(const std::filesystem::path& binary, const std::atomi
                     binary.string(), reply.value("protocol", nlohmann::json()).dump(), wp::kVersion,
                     e.what()),
         fmt::format("a worker of protocol version {}", wp::kVersion),
-        "rebuild the worker with this moesweep (scripts/setup), or use the moesweep it came with");
+        "build the worker again with this moesweep: scripts/setup for the default engine, "
+        "`moesweep engine remove NAME` and `engine add` for a registered one (history, gate "
+        "and bisect do that themselves for a release version); or use the moesweep it came "
+        "with");
   }
   facts_.protocol = wp::kVersion;
   facts_.worker = binary.string();

@@ -368,6 +368,7 @@ Plan make_plan(const SweepSpec& spec, int logical_cpus, bool dry_run) {
   Plan plan;
   plan.spec = spec;
   plan.engines = resolve_engines(spec.engines, spec.engine_knobs);
+  if (!spec.twin_for.empty()) plan.twin_for = resolve_engines(spec.twin_for, {});
   std::vector<std::string> cotenants;
   const std::vector<ThreadSettings> threads =
       thread_settings(spec, logical_cpus, dry_run, plan.warnings, cotenants);

@@ -72,6 +72,8 @@ struct PlannedPoint {
 struct Plan {
   SweepSpec spec;
   std::vector<EngineChoice> engines;  // at least one
+  // --twin-for: engines not measured whose loaders the twins must suit too
+  std::vector<EngineChoice> twin_for;
   std::vector<ModelGroup> models;
   std::vector<PlannedPoint> points;   // in run order
   std::vector<std::string> warnings;  // e.g. oversubscription shown by --dry-run

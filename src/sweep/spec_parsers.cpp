@@ -140,6 +140,11 @@ void engines(const SettingsReader& s, SweepSpec& spec) {
   spec.engines = std::move(names);
 }
 
+void twin_for(const SettingsReader& s, SweepSpec& spec) {
+  spec.twin_for = s.words("twin-for", {});
+  for (const std::string& name : spec.twin_for) check_engine_name(name, s.flag("twin-for"));
+}
+
 void fused_moe(const SettingsReader& s, SweepSpec& spec) {
   spec.engine_knobs.fused_moe = switch_knob(s, "fused-moe");
 }

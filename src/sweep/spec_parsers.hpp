@@ -26,6 +26,7 @@ void flash_attn(const SettingsReader& s, SweepSpec& spec);
 void cotenants(const SettingsReader& s, SweepSpec& spec);
 void max_repetitions(const SettingsReader& s, SweepSpec& spec);  // default: max(20, -r)
 void engines(const SettingsReader& s, SweepSpec& spec);
+void twin_for(const SettingsReader& s, SweepSpec& spec);
 void fused_moe(const SettingsReader& s, SweepSpec& spec);
 void run_time_repack(const SettingsReader& s, SweepSpec& spec);
 void mla_use(const SettingsReader& s, SweepSpec& spec);

@@ -201,6 +201,11 @@ const Rows<SweepSetting>& sweep_settings() {
                "list` (default: this moesweep's own); interleaved repetition by repetition in ABBA order",
        .level = L::kEngine, .member = &S::engines, .parse = p::engines, .json = "engines",
        .json_when_set = true},
+      {.key = "twin-for", .cli_names = "--twin-for",
+       .help = "registered engines the twin must load too, not measured: its layout is the newest these "
+               "and the sweep's engines all read (history and bisect: every release measures one twin)",
+       .level = L::kTwin, .member = &S::twin_for, .parse = p::twin_for, .json = "twin_for",
+       .json_when_set = true},
       // ik_llama.cpp's own switches (engine/engine_knobs.hpp): they reach only the sweep's
       // ik_llama.cpp engines, and a sweep without one refuses them; in the JSON as one
       // "engine_opts", only when one is set

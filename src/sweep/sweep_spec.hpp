@@ -95,6 +95,9 @@ struct SweepSpec {
   // engine builds to measure every point on (engine/engine_registry.hpp), in
   // ABBA order; empty = this moesweep's own worker, with no engine in the key
   std::vector<std::string> engines;
+  // registered engines whose loaders the twin's layout must suit as well,
+  // not measured (--twin-for): one sweep per release still measures one twin
+  std::vector<std::string> twin_for;
   // ik_llama.cpp's -fmoe/-rtr/-mla/-amb, for the sweep's ik_llama.cpp engines only
   EngineKnobs engine_knobs;
   // run

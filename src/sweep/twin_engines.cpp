@@ -70,6 +70,9 @@ void choose_twin_layouts(Plan& plan) {
       else
         mg.skip_engines.push_back(e), skipped.push_back(why);
     }
+    for (const EngineChoice& also : plan.twin_for)  // suited where it can load the twin at all
+      if (!loading.empty() && cannot_load_reason(profile, reads_of(also)).empty())
+        loading.push_back(reads_of(also));
     if (loading.empty())
       throw UserError(
           fmt::format("no engine of this sweep loads twin {}: {}", mg.choice.twin_profile,

@@ -9,6 +9,7 @@
 // first time (engine/shared_engines.hpp).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -112,6 +113,44 @@ TEST(EngineReleases, AnEngineThatCannotLoadATwinIsLeftOutAndSaysWhy) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("does not load architecture qwen3moe"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("3.9.0"), std::string::npos) << r.err;
+}
+
+// `moesweep history --counts --jobs 2` over the oldest and the newest
+// release: both measured at once, each in a sweep of its own (its log
+// beside it), on one twin (--twin-for: the layout the oldest reads), and the
+// table has a row per release with its llama.cpp tag.
+TEST(EngineReleases, HistoryCountsTwoErasAtOnceOnOneTwin) {
+  ensure_three_eras();
+  const fs::path dir = test::scratch_dir();
+  std::ofstream(dir / "counts.json") << R"({"name": "counts", "model": "kimi-k2.5",
+    "scale": "tiny", "experts": 128, "threads": "1", "depths": "0", "n-prompt": "16",
+    "n-gen": "4", "ubatch-size": 16, "repetitions": "1", "ctx-size": 256, "flash-attn": "off",
+    "cache-type-k": "f16", "cache-type-v": "f16"})";
+  const auto r = test::run_shell(with_registry(
+      std::string(test::cli_path()) + " history --engines r311,v050 --counts --jobs 2 --profile " +
+      test::shell_quoted(dir / "counts.json") + " --out-dir " + test::shell_quoted(dir / "out")));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("measuring 2 releases, 2 at once"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("| r311 b3889 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| v050 v0.5.0 |"), std::string::npos) << r.out;
+  const fs::path history = test::only_run_dir(dir / "out");
+  EXPECT_TRUE(fs::is_regular_file(history / "history.md"));
+  std::set<std::string> models;
+  for (const std::string engine : {"r311", "v050"}) {
+    EXPECT_TRUE(fs::is_regular_file(history / engine / "sweep.log")) << engine;
+    for (const std::string& line :
+         test::read_lines(test::only_run_dir(history / engine) / "records.jsonl")) {
+      const nlohmann::json rec = nlohmann::json::parse(line);
+      EXPECT_TRUE(rec.at("ok").get<bool>()) << rec.dump().substr(0, 600);
+      models.insert(rec.at("model").get<std::string>());
+    }
+  }
+  EXPECT_EQ(models.size(), 1u) << "one twin for both releases";
+  // --jobs is for counts only: wall-time releases take turns on one machine.
+  const auto refused = test::run_shell(
+      with_registry(std::string(test::cli_path()) + " history --engines r311,v050 --jobs 2"));
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("--jobs 2 without --counts"), std::string::npos) << refused.err;
 }
 
 TEST(EngineReleases, AVersionThatIsNotPinnedIsRefusedBeforeAnythingIsFetched) {

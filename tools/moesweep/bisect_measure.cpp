@@ -29,8 +29,10 @@ BisectMetric parse_bisect_metric(const std::string& text) {
 }
 
 CellValues measure_counts(const std::string& engine, const std::string& profile,
-                          const BisectMetric& metric, const fs::path& out_dir) {
+                          const BisectMetric& metric, const fs::path& out_dir,
+                          const std::string& twin_for) {
   EngineSweep sweep{profile, {{"engine", engine}, {"counters", "sim"}}, out_dir, {}, true};
+  if (!twin_for.empty()) sweep.overrides["twin-for"] = twin_for;
   const EngineSweepRun run = run_engine_sweep(sweep);
   if (run.status == RunStatus::kInterrupted)
     throw UserError("bisect was interrupted", "a finished measurement", "run bisect again",

@@ -22,9 +22,11 @@ BisectMetric parse_bisect_metric(const std::string& text);
 using CellValues = std::map<std::string, double>;  // point key -> count per token
 
 // One sweep of `engine` alone (registered in $MOESWEEP_ENGINES) under
-// valgrind; UserError when it has no value of the metric in any cell.
+// valgrind, on a twin `twin_for` loads too ("" = none: the newest `engine`
+// reads); UserError when it has no value of the metric in any cell.
 CellValues measure_counts(const std::string& engine, const std::string& profile,
-                          const BisectMetric& metric, const std::filesystem::path& out_dir);
+                          const BisectMetric& metric, const std::filesystem::path& out_dir,
+                          const std::string& twin_for = "");
 
 // The largest relative growth of any cell common to both (new / good - 1);
 // UserError when they share none.

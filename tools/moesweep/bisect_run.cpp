@@ -58,7 +58,10 @@ int bisect_releases(const BisectArgs& a, const BisectMetric& m, double threshold
       const EngineSpec spec = resolve_engine_spec(all[i].version, "--good/--bad");
       ensure_registered(registry, spec, engine_add_progress);
       bisect_say("measuring " + release_text(all[i]));
-      seen[i] = measure_counts(spec.name, a.profile, m, fs::path(a.out_dir) / "runs");
+      // The twin GOOD reads (the oldest release: every later one reads it too),
+      // so that each release measures the same work.
+      seen[i] = measure_counts(spec.name, a.profile, m, fs::path(a.out_dir) / "runs",
+                               resolve_engine_spec(all.front().version, "--good").name);
     }
     return seen[i];
   };

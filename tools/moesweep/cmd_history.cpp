@@ -41,6 +41,11 @@ void add_history_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--permutations", a->permutations, "wall time: the permutation test's draws")
       ->capture_default_str()
       ->check(in_range(19, 99999));
+  cmd->add_option("--jobs", a->jobs,
+                  "--counts: measure this many releases at once, each in a sweep of its own "
+                  "(counts do not depend on the load; each valgrind takes one CPU)")
+      ->capture_default_str()
+      ->check(in_range(1, 256));
   cmd->add_flag("--dry-run", a->dry_run, "say what would be registered and run; run nothing");
   cmd->add_flag("--quiet", a->quiet, "no progress line on stderr");
   cmd->callback([&run, a] { run = [a] { return run_history(*a); }; });

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "results/run_meta.hpp"
 
@@ -30,6 +31,15 @@ struct EngineSweepRun {
 // Runs it to the end; Ctrl-C and SIGTERM stop it cleanly (status
 // interrupted). UserError for settings a sweep refuses.
 EngineSweepRun run_engine_sweep(const EngineSweep& sweep);
+
+// Several sweeps at once, each a child `moesweep sweep` (its own process
+// group; its stderr in `<out_dir>/sweep.log`), at most `jobs` running: for
+// exact counts, which no load changes, so N releases take the time of N/jobs.
+// Each sweep's out_dir must be its own. A child that ends without a run
+// directory is a UserError naming its log; Ctrl-C stops them all (status
+// interrupted).
+std::vector<EngineSweepRun> run_engine_sweeps_in_children(const std::vector<EngineSweep>& sweeps,
+                                                          int jobs);
 
 // An engine build's progress line on stderr ("[engine add] ...").
 void engine_add_progress(const std::string& line);

@@ -7,6 +7,7 @@
 #include "engine/engine_spec.hpp"
 #include "engine/release_pins.hpp"
 #include "engine_sweep.hpp"
+#include "history_sweeps.hpp"
 #include "report/history.hpp"
 #include "report/plots.hpp"
 #include "results/baseline_store.hpp"
@@ -55,35 +56,24 @@ std::pair<std::string, std::string> label_of(const fs::path& registry, const Eng
   return {s.name, find_engine(registry, s.name).release};
 }
 
-// Wall time: one sweep, the engines taking turns repetition by repetition.
-// Counts: one sweep per engine (each point once; one valgrind at a time).
 std::vector<HistoryEntry> measured_entries(const HistoryArgs& a, fs::path& dir) {
   const std::vector<EngineSpec> specs = specs_of(a);
   dir = fs::path(a.out_dir) / ("history-" + utc_now_compact());
-  EngineSweep sweep{
-      a.profile.empty() ? (a.counts ? "ci-counts" : "ci-ab") : a.profile, {}, dir, {}, a.quiet};
-  if (a.counts) sweep.overrides["counters"] = "sim";
-  std::vector<std::string> groups;  // the --engine value of each sweep
-  for (const EngineSpec& s : specs)
-    if (a.counts || groups.empty())
-      groups.push_back(s.name);
-    else
-      groups.back() += "," + s.name;
+  std::vector<std::string> names;
+  for (const EngineSpec& s : specs) names.push_back(s.name);
+  const std::vector<EngineSweep> sweeps = history_sweeps(a, names, dir);
   const fs::path registry = engine_registry_dir();
-  for (const EngineSpec& s : specs)
-    if (a.dry_run && !is_registered(registry, s.name))
-      history_say(fmt::format("would register: moesweep engine add {} {}", s.name,
-                              s.build ? s.add_arguments : "(not registered: exit 2)"));
-  for (const std::string& g : groups) {
-    sweep.overrides["engine"] = g;
-    if (a.dry_run) history_say("would run: " + sweep_command_text(sweep));
+  if (a.dry_run) {
+    for (const EngineSpec& s : specs)
+      if (!is_registered(registry, s.name))
+        history_say(fmt::format("would register: moesweep engine add {} {}", s.name,
+                                s.build ? s.add_arguments : "(not registered: exit 2)"));
+    for (const EngineSweep& sweep : sweeps) history_say("would run: " + sweep_command_text(sweep));
+    return {};
   }
-  if (a.dry_run) return {};
   for (const EngineSpec& s : specs) ensure_registered(registry, s, engine_add_progress);
   std::vector<LoadedRun> runs;
-  for (const std::string& g : groups) {
-    sweep.overrides["engine"] = g;
-    const EngineSweepRun run = run_engine_sweep(sweep);
+  for (const EngineSweepRun& run : measure_history(sweeps, a.counts ? a.jobs : 1)) {
     if (run.status == RunStatus::kInterrupted)
       throw UserError("the history's sweep was interrupted", "a finished sweep", "run it again",
                       exit_code::kInterrupted);
@@ -125,6 +115,11 @@ int run_history(const HistoryArgs& a) {
   if (!(a.tolerance > 0 && a.tolerance < 100) || !(a.alpha > 0 && a.alpha < 1))
     throw UserError("--tolerance or --alpha out of range", "0 < tolerance < 100, 0 < alpha < 1",
                     "leave them at their defaults (0.5 and 0.01)");
+  if (a.jobs > 1 && !a.counts)
+    throw UserError("--jobs " + std::to_string(a.jobs) + " without --counts",
+                    "--jobs with --counts only: wall-time releases take turns on one machine, "
+                    "or their speeds say the load and not the release",
+                    "add --counts, or leave --jobs out");
   fs::path dir;
   const std::vector<HistoryEntry> entries =
       a.baselines.empty() ? measured_entries(a, dir) : stored_entries(a, dir);

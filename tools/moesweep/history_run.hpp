@@ -4,7 +4,8 @@
 // registered name, a release version or a checkout, registered on first
 // use), as a range of pinned releases (--releases A..B), or as the stored
 // runs of one machine class (--baselines). Engines are measured in one sweep
-// that interleaves them (--counts: one run per engine under valgrind).
+// that interleaves them (--counts: one run per engine under valgrind, --jobs
+// of them at once).
 // Writes history.md, history.json and one PNG per metric beside the run.
 #include <string>
 
@@ -18,6 +19,7 @@ struct HistoryArgs {
   double tolerance = 0.5;  // percent
   double alpha = 0.01;
   int permutations = 999;
+  int jobs = 1;  // --counts: releases measured at once (child sweeps)
   bool dry_run = false, quiet = false;
 };
 
