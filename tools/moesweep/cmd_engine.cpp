@@ -52,13 +52,15 @@ int print_engines(const EngineArgs& a) {
     return 0;
   }
   fmt::print("engines in {} (and this moesweep's own, 'default'):\n", registry_of(a).string());
-  fmt::print("  {:<12} {:<13} {:<8} {:<10} {:<10} {}\n", "name", "kind", "release", "commit", "cpu",
-             "build");
+  size_t w = 12;  // the name column: as wide as the longest name (release-3.21.1)
+  for (const RegisteredEngine& e : engines) w = std::max(w, e.name.size());
+  fmt::print("  {:<{}} {:<13} {:<8} {:<10} {:<10} {}\n", "name", w, "kind", "release", "commit",
+             "cpu", "build");
   for (const RegisteredEngine& e : engines) {
     std::string build = e.build.empty() ? e.source : e.build;
     if (!e.exec_tool.empty()) build = e.exec_tool + " " + e.exec.string();
     for (const std::string& f : e.build_flags) build += " " + f;
-    fmt::print("  {:<12} {:<13} {:<8} {:<10} {:<10} {}\n", e.name, e.kind,
+    fmt::print("  {:<{}} {:<13} {:<8} {:<10} {:<10} {}\n", e.name, w, e.kind,
                e.release.empty() ? "-" : e.release, e.commit.empty() ? "-" : short_commit(e.commit),
                e.cpu_variant.empty() ? "-" : e.cpu_variant, build);
   }

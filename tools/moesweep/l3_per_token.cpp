@@ -44,14 +44,16 @@ int run_l3_per_token(const std::filesystem::path& run, const PerTokenOptions& op
   fmt::print("traced passes of one point routed alike in every repetition: {} of {} points\n\n",
              r.points_repeatable, r.points);
   if (r.fit.best >= 0) print_profile(r.fit, options.simulated);
-  if (r.sim)
+  if (r.sim) {
+    fmt::print("\n");
     print_wrapped(
-        fmt::format("\nat the simulated LL ({:.0f} MiB): measured {:.0f} B/token, predicted {:.0f} "
+        fmt::format("at the simulated LL ({:.0f} MiB): measured {:.0f} B/token, predicted {:.0f} "
                     "B/token, bias {:+.0f} B/token ({:+.1f}%), correlation {:.3f} over {} tokens",
                     static_cast<double>(r.sim->ll_bytes) / (1 << 20), r.sim->mean_measured,
                     r.sim->mean_predicted, r.sim->bias,
                     r.sim->mean_measured > 0 ? 100 * r.sim->bias / r.sim->mean_measured : 0.0,
                     r.sim->correlation, r.sim->tokens));
+  }
   fmt::print("\n");
   print_wrapped("answer: " + r.fit.verdict);
   fmt::print("\nwrote {}\n", out.file.string());
