@@ -146,11 +146,6 @@ TEST(EngineReleases, HistoryCountsTwoErasAtOnceOnOneTwin) {
     }
   }
   EXPECT_EQ(models.size(), 1u) << "one twin for both releases";
-  // --jobs is for counts only: wall-time releases take turns on one machine.
-  const auto refused = test::run_shell(
-      with_registry(std::string(test::cli_path()) + " history --engines r311,v050 --jobs 2"));
-  EXPECT_EQ(refused.exit_code, 2) << refused.err;
-  EXPECT_NE(refused.err.find("--jobs 2 without --counts"), std::string::npos) << refused.err;
 }
 
 TEST(EngineReleases, AVersionThatIsNotPinnedIsRefusedBeforeAnythingIsFetched) {

@@ -3,6 +3,7 @@
 // baseline runs of one machine class (nothing measured).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -168,7 +169,19 @@ TEST(HistoryCli, AReleaseRangeIsEveryPinnedReleaseInVersionOrder) {
 }
 
 TEST(HistoryCli, RefusesWhatIsNoHistory) {
+  const auto dir = test::scratch_dir();
+  // A profile that makes no plan is refused before any release is registered.
+  std::ofstream(dir / "short.json") << R"({"name": "short", "model": "kimi-k2.5", "scale": "tiny",
+    "threads": "1", "depths": "0", "n-prompt": "64", "n-gen": "16", "ctx-size": 32})";
+  const std::string registry = "MOESWEEP_ENGINES=" + test::shell_quoted(dir / "engines") + " ";
+  const auto r = test::run_shell(registry + test::cli_path() +
+                                 " history --releases 3.21.1..3.22.1 --counts --jobs 2 --profile " +
+                                 test::shell_quoted(dir / "short.json"));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("(--ctx-size): value 32 is too small"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "engines" / "release-3.21.1")) << "registered first";
   for (const auto& [args, said] : std::vector<std::pair<std::string, std::string>>{
+           {"--engines default,x --jobs 2", "--jobs 2 without --counts"},
            {"", "exactly one of --engines, --releases and --baselines"},
            {"--engines a --releases 3.21.1..3.22.1", "exactly one of"},
            {"--releases 3.21.1", "is no release range"},

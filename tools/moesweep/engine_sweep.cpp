@@ -14,6 +14,7 @@
 #include "hw/build_info.hpp"
 #include "results/run_source.hpp"
 #include "sweep/cotenant.hpp"
+#include "sweep/plan.hpp"
 #include "sweep/run_session.hpp"
 #include "sweep/sweep_spec.hpp"
 #include "sweep/this_machine.hpp"
@@ -107,18 +108,27 @@ EngineSweepRun run_child_sweep(const EngineSweep& sweep) {
 
 }  // namespace
 
+void check_sweep_plan(const EngineSweep& sweep) {
+  RunRequest req = request_of(sweep);
+  req.settings.erase("engine");
+  req.settings.erase("twin-for");
+  (void)make_plan(spec_from_settings(req.settings, req.origin), req.logical_cpus, true);
+}
+
 std::vector<EngineSweepRun> run_engine_sweeps_in_children(const std::vector<EngineSweep>& sweeps,
                                                           int jobs) {
   std::vector<EngineSweepRun> runs(sweeps.size());
   std::vector<std::optional<UserError>> errors(sweeps.size());
   std::atomic<size_t> next{0};
-  const StopOnSignal stop;  // a child is stopped by run_step_logged; no new one starts
+  std::atomic<bool> refused{false};  // a refusal is every sweep's: start no more
+  const StopOnSignal stop;           // a child is stopped by run_step_logged; no new one starts
   auto worker = [&] {
-    for (size_t i; (i = next++) < sweeps.size() && !StopOnSignal::requested();) {
+    for (size_t i; !refused && !StopOnSignal::requested() && (i = next++) < sweeps.size();) {
       try {
         runs[i] = run_child_sweep(sweeps[i]);
       } catch (const UserError& e) {
         errors[i] = e;
+        refused = true;
       }
     }
   };

@@ -32,6 +32,11 @@ struct EngineSweepRun {
 // interrupted). UserError for settings a sweep refuses.
 EngineSweepRun run_engine_sweep(const EngineSweep& sweep);
 
+// UserError where the sweep's settings make no plan, told before any engine
+// is registered or run: the plan of this moesweep's own engine (the settings
+// less --engine and --twin-for, which name engines that may not exist yet).
+void check_sweep_plan(const EngineSweep& sweep);
+
 // Several sweeps at once, each a child `moesweep sweep` (its own process
 // group; its stderr in `<out_dir>/sweep.log`), at most `jobs` running: for
 // exact counts, which no load changes, so N releases take the time of N/jobs.

@@ -62,6 +62,7 @@ std::vector<HistoryEntry> measured_entries(const HistoryArgs& a, fs::path& dir) 
   std::vector<std::string> names;
   for (const EngineSpec& s : specs) names.push_back(s.name);
   const std::vector<EngineSweep> sweeps = history_sweeps(a, names, dir);
+  check_sweep_plan(sweeps.front());  // a bad profile is told now, not after N engine builds
   const fs::path registry = engine_registry_dir();
   if (a.dry_run) {
     for (const EngineSpec& s : specs)
