@@ -77,11 +77,7 @@ EngineSpec resolve_engine_spec(const std::string& spec, const std::string& flag)
   return s;
 }
 
-namespace {
-
-// Why a registered engine's worker does not answer this moesweep's hello;
-// "" when it does.
-std::string worker_problem(const fs::path& registry, const std::string& name) {
+std::string registered_worker_problem(const fs::path& registry, const std::string& name) {
   try {
     engine_facts(find_engine(registry, name).worker);
     return "";
@@ -91,8 +87,6 @@ std::string worker_problem(const fs::path& registry, const std::string& name) {
     return e.what();
   }
 }
-
-}  // namespace
 
 bool is_registered(const fs::path& registry, const std::string& name) {
   if (name == kDefaultEngineName) return true;
@@ -105,7 +99,7 @@ bool ensure_registered(const fs::path& registry, const EngineSpec& spec,
   if (is_registered(registry, spec.name)) {
     // One this moesweep can build again but whose worker does not answer it
     // (registered by an older moesweep: another protocol) is built again.
-    const std::string why = spec.build ? worker_problem(registry, spec.name) : "";
+    const std::string why = spec.build ? registered_worker_problem(registry, spec.name) : "";
     if (why.empty()) return false;
     progress(fmt::format("registering '{}' again: {}", spec.name, why));
     remove_engine(registry, spec.name);

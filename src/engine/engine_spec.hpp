@@ -41,6 +41,10 @@ EngineSpec resolve_engine_spec(const std::string& spec, const std::string& flag)
 // is a UserError naming the engines there are.
 bool ensure_registered(const std::filesystem::path& registry, const EngineSpec& spec,
                        const std::function<void(const std::string&)>& progress);
+// Why the registered engine `name`'s worker does not answer this moesweep's
+// hello (e.g. it speaks another protocol); "" when it does.
+std::string registered_worker_problem(const std::filesystem::path& registry,
+                                      const std::string& name);
 // Whether `name` is registered in `registry` ("default" always is).
 bool is_registered(const std::filesystem::path& registry, const std::string& name);
 

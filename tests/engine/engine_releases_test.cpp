@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "engine/engine_registry.hpp"
 #include "engine/shared_engines.hpp"
 #include "support/test_support.hpp"
 
@@ -146,6 +147,30 @@ TEST(EngineReleases, HistoryCountsTwoErasAtOnceOnOneTwin) {
     }
   }
   EXPECT_EQ(models.size(), 1u) << "one twin for both releases";
+}
+
+// A release registered by an older moesweep (its worker speaks protocol 1; a
+// test double: a script that answers the hello so) is registered again by
+// history, gate and bisect instead of failing every point: said by the dry run.
+TEST(EngineReleases, AReleaseRegisteredByAnOlderMoesweepIsRegisteredAgain) {
+  const fs::path registry = test::scratch_dir() / "engines";
+  RegisteredEngine e;
+  e.name = "release-3.21.1";
+  e.source = "release 3.21.1 (prebuilt)";
+  e.worker = registry / e.name / "old-worker";
+  fs::create_directories(registry / e.name);
+  std::ofstream(e.worker) << "#!/bin/sh\nread request\necho '{\"protocol\": 1}'\n";
+  fs::permissions(e.worker, fs::perms::owner_all);
+  write_engine_file(registry / e.name / "engine.json", e);
+  const auto r =
+      test::run_shell("MOESWEEP_ENGINES=" + test::shell_quoted(registry) + " " + test::cli_path() +
+                      " history --engines 3.21.1,default --counts --dry-run");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("would register again: moesweep engine add release-3.21.1 --release "
+                       "3.21.1 (the engine worker"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("speaks protocol 1"), std::string::npos) << r.err;
 }
 
 TEST(EngineReleases, AVersionThatIsNotPinnedIsRefusedBeforeAnythingIsFetched) {

@@ -69,6 +69,11 @@ std::vector<HistoryEntry> measured_entries(const HistoryArgs& a, fs::path& dir) 
       if (!is_registered(registry, s.name))
         history_say(fmt::format("would register: moesweep engine add {} {}", s.name,
                                 s.build ? s.add_arguments : "(not registered: exit 2)"));
+      else if (const std::string why =
+                   s.build ? registered_worker_problem(registry, s.name) : std::string();
+               !why.empty())
+        history_say(fmt::format("would register again: moesweep engine add {} {} ({})", s.name,
+                                s.add_arguments, why));
     for (const EngineSweep& sweep : sweeps) history_say("would run: " + sweep_command_text(sweep));
     return {};
   }
