@@ -37,14 +37,9 @@ EngineSweepRun run_engine_sweep(const EngineSweep& sweep);
 // less --engine and --twin-for, which name engines that may not exist yet).
 void check_sweep_plan(const EngineSweep& sweep);
 
-// Several sweeps at once, each a child `moesweep sweep` (its own process
-// group; its stderr in `<out_dir>/sweep.log`), at most `jobs` running: for
-// exact counts, which no load changes, so N releases take the time of N/jobs.
-// Each sweep's out_dir must be its own. A child that ends without a run
-// directory is a UserError naming its log; Ctrl-C stops them all (status
-// interrupted).
-std::vector<EngineSweepRun> run_engine_sweeps_in_children(const std::vector<EngineSweep>& sweeps,
-                                                          int jobs);
+// `moesweep sweep` with the profile, each override as its option, and the
+// sweep's out_dir and database choice (argv after the program).
+std::vector<std::string> sweep_arguments(const EngineSweep& sweep);
 
 // An engine build's progress line on stderr ("[engine add] ...").
 void engine_add_progress(const std::string& line);

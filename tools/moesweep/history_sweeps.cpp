@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "child_sweeps.hpp"
+
 namespace moesweep::cli {
 
 // The engines as one --engine list (wall time), or one sweep each (counts).
@@ -28,9 +30,9 @@ std::vector<EngineSweep> history_sweeps(const HistoryArgs& a, const std::vector<
 
 std::vector<EngineSweepRun> measure_history(const std::vector<EngineSweep>& sweeps, int jobs) {
   if (jobs > 1) {
-    fmt::print(stderr, "[history] {}\n",
-               fmt::format("measuring {} releases, {} at once (logs: */sweep.log beside the runs)",
-                           sweeps.size(), jobs));
+    fmt::print(stderr,
+               "[history] measuring {} releases, {} at once (logs: */sweep.log beside the runs)\n",
+               sweeps.size(), jobs);
     return run_engine_sweeps_in_children(sweeps, jobs);
   }
   std::vector<EngineSweepRun> runs;
