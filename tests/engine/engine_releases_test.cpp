@@ -147,6 +147,18 @@ TEST(EngineReleases, HistoryCountsTwoErasAtOnceOnOneTwin) {
     }
   }
   EXPECT_EQ(models.size(), 1u) << "one twin for both releases";
+  // A child sweep that refuses (384 routed experts: beyond b3889's 160) is
+  // the history's refusal, with the child's reason and its log named.
+  std::ofstream(dir / "too-many.json") << R"({"name": "many", "model": "kimi-k2.5",
+    "scale": "tiny", "threads": "1", "depths": "0", "n-prompt": "16", "n-gen": "4",
+    "ubatch-size": 16, "repetitions": "1", "ctx-size": 256})";
+  const auto refused = test::run_shell(with_registry(
+      std::string(test::cli_path()) + " history --engines r311,v050 --counts --jobs 2 --profile " +
+      test::shell_quoted(dir / "too-many.json") + " --out-dir " +
+      test::shell_quoted(dir / "refused")));
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("loads at most 160 routed experts"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("r311/sweep.log"), std::string::npos) << refused.err;
 }
 
 // A release registered by an older moesweep (its worker speaks protocol 1; a
