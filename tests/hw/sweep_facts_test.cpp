@@ -110,12 +110,14 @@ TEST(SweepFacts, EachPhaseHasItsEnergyOrTheReason) {
 TEST(SweepFacts, TablesShowTheCotenantColumnsAndTheMemoryTable) {
   // stdout: a terminal's columns; tables.md: every column (issue 48).
   const std::string& out = planned_run().cli.out;
-  EXPECT_NE(out.find("| TG beside stream |"), std::string::npos) << out;
+  EXPECT_NE(test::squeezed(out).find("| TG beside stream |"), std::string::npos) << out;
   EXPECT_NE(out.find("## memory"), std::string::npos) << out;
   EXPECT_NE(out.find("KV vs expected"), std::string::npos) << out;
   EXPECT_NE(out.find("`+`: other processes"), std::string::npos) << out;
   const std::string file = test::slurp(test::only_run_dir(planned_run().out_dir) / "tables.md");
-  EXPECT_NE(file.find("| TG t/s beside stream | stream itself |"), std::string::npos) << file;
+  EXPECT_NE(test::squeezed(file).find("| TG t/s beside stream | stream itself |"),
+            std::string::npos)
+      << file;
   EXPECT_NE(file.find("KV engine vs expected"), std::string::npos) << file;
 }
 

@@ -10,17 +10,10 @@
 #include "report/memory_table.hpp"
 #include "report/sweep_tables.hpp"
 #include "results/sample_sets.hpp"
+#include "support/test_support.hpp"
 
 namespace moesweep {
 namespace {
-
-// The table's text with its column padding collapsed to single spaces.
-std::string squeezed(const std::string& t) {
-  std::string out;
-  for (char c : t)
-    if (c != ' ' || out.empty() || out.back() != ' ') out += c;
-  return out;
-}
 
 // Threads 1..4: alone decode saturates at 3 threads (the seeds' shape);
 // beside a stream co-tenant every speed is lower and keeps rising to 4.
@@ -41,7 +34,7 @@ std::vector<Record> threads_with_cotenant() {
 }
 
 TEST(CotenantTables, OneRowPerThreadCountWithAColumnPerCotenantKind) {
-  const std::string t = squeezed(threads_tables(threads_with_cotenant(), {0, 0.9, 4}));
+  const std::string t = test::squeezed(threads_tables(threads_with_cotenant(), {0, 0.9, 4}));
   EXPECT_NE(t.find("| threads | threads_batch | PP t/s | TG t/s | TG t/s beside stream | stream "
                    "itself |"),
             std::string::npos)
@@ -78,7 +71,8 @@ TEST(CotenantTables, TheProbesOwnVerdictWinsOverTheFraction) {
   std::vector<Record> records = threads_with_cotenant();
   for (Record& r : records)
     r.noise = {{"others_fraction", 0.2}, {"others_s", 0.02}, {"others_flagged", false}};
-  EXPECT_EQ(squeezed(threads_tables(records, {0, 0.9, 4})).find("20.0% +"), std::string::npos);
+  EXPECT_EQ(test::squeezed(threads_tables(records, {0, 0.9, 4})).find("20.0% +"),
+            std::string::npos);
   EXPECT_EQ(noise_summary(records)["other_processes"]["flagged_count"], 0);
   records[0].noise["others_flagged"] = true;
   EXPECT_EQ(noise_summary(records)["other_processes"]["flagged_count"], 1);
@@ -92,7 +86,7 @@ TEST(MemoryTable, OneRowPerContextWithThePeakOfItsPointsAndTheKvAgreement) {
     r.memory.peak_rss = (100 + r.point_index) * 1048576ull;
     r.memory.unavailable["model_mapped_bytes"] = "not mapped";
   }
-  const std::string t = squeezed(memory_tables(records));
+  const std::string t = test::squeezed(memory_tables(records));
   EXPECT_NE(t.find("| peak RSS MiB |"), std::string::npos) << t;
   EXPECT_NE(t.find("| 107.0 |"), std::string::npos) << "the peak of the context's points: " << t;
   EXPECT_NE(t.find("+1.0%"), std::string::npos) << t;

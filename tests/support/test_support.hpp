@@ -87,6 +87,16 @@ std::string slurp(const std::filesystem::path& file);
 // Non-empty lines of a text file.
 std::vector<std::string> read_lines(const std::filesystem::path& path);
 
+// `text` with runs of spaces collapsed to one: a Markdown table's column
+// padding follows its widest cell, and measured cells vary in width
+// ("754.60 ± 68.44" vs "516.42 ± 265.98 !"), so tests look for headers in this.
+inline std::string squeezed(const std::string& text) {
+  std::string out;
+  for (char c : text)
+    if (c != ' ' || out.empty() || out.back() != ' ') out += c;
+  return out;
+}
+
 // `p` in single quotes for a shell command line (our test paths hold no quote).
 inline std::string shell_quoted(const std::filesystem::path& p) {
   std::string quoted = "'";  // not "'" + p.string(): GCC 12 warns (-Wrestrict) on that inlined
