@@ -61,8 +61,8 @@ std::unique_ptr<CounterBackend> make_counter_backend(const std::string& choice,
   } else if (choice == "likwid") {
     backend = std::make_unique<LikwidBackend>(options);
   } else if (choice == "sim") {
-    backend =
-        std::make_unique<SimBackend>(parse_sim_cache(options.sim_cache), options.sim_per_token);
+    backend = std::make_unique<SimBackend>(parse_sim_cache(options.sim_cache),
+                                           options.sim_per_token, options.sim_keep_dumps);
   } else if (choice == "auto") {
     backend = choose_auto(options);
   } else {

@@ -45,6 +45,10 @@ class CounterBackend {
   // (sim: valgrind's callgrind), as argv with the worker to be appended;
   // empty for the backends that count from outside.
   virtual std::vector<std::string> worker_launcher() const { return {}; }
+  // Where a backend whose counts come from a tool's own files (sim: the
+  // callgrind dumps) keeps each once read, instead of deleting it: for the
+  // tool's own analysis afterwards (callgrind_annotate). Others keep nothing.
+  virtual void keep_raw_output_in(const std::filesystem::path& dir) { (void)dir; }
 };
 
 // A phase this backend cannot count (another program's benchmark, an exec
@@ -64,6 +68,7 @@ struct CounterOptions {
   std::filesystem::path profile_dir;  // empty: profiles/counters of the shipped data
   std::string sim_cache;              // --sim-cache for the sim backend ("" = its defaults)
   bool sim_per_token = false;         // --sim-per-token: a callgrind dump per generated token
+  bool sim_keep_dumps = false;        // --sim-keep-dumps: dumps whole (names in each), then kept
 };
 // The defaults, with MOESWEEP_COUNTERS_SYSFS_ROOT / MOESWEEP_COUNTERS_CPUINFO
 // applied (a sweep pointed at a recorded machine).

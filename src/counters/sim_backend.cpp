@@ -44,8 +44,8 @@ fs::path find_valgrind() {
   return {};
 }
 
-SimBackend::SimBackend(const SimCacheConfig& cache, bool per_token)
-    : cache_(cache), per_token_(per_token), valgrind_(find_valgrind()) {
+SimBackend::SimBackend(const SimCacheConfig& cache, bool per_token, bool keep_dumps)
+    : cache_(cache), per_token_(per_token), keep_dumps_(keep_dumps), valgrind_(find_valgrind()) {
   if (valgrind_.empty())
     throw UserError("--counters sim needs valgrind, and there is none on PATH",
                     "valgrind 3.x (its callgrind tool simulates the caches)",
@@ -62,6 +62,9 @@ std::vector<std::string> SimBackend::worker_launcher() const {
   if (per_token_) argv.insert(argv.begin(), {"/usr/bin/env", "MOESWEEP_SIM_TOKEN_DUMPS=1"});
   for (const std::string& a : valgrind_cache_args(cache_)) argv.push_back(a);
   argv.push_back("--callgrind-out-file=" + (dump_dir_->path() / "callgrind.out.%p").string());
+  // Names compressed across a process's dumps leave a later dump unreadable alone
+  // (callgrind_annotate puts all its cost in one function): kept dumps carry them.
+  if (keep_dumps_) argv.push_back("--compress-strings=no");
   // -q: valgrind's own messages only when something is wrong. (Lines about the host's
   // caches still come, one to three per worker: "warning: L3 cache found, using its
   // data for the LL simulation", and where a VM reports an L3 valgrind cannot simulate,
@@ -94,6 +97,27 @@ void SimBackend::discard_dumps(int pid) const {
   }
 }
 
+SimBackend::Disposed SimBackend::dispose_dump(const fs::path& dump, const std::string& name) const {
+  std::error_code ec;
+  if (run_dir_.empty() || !keep_dumps_) {
+    fs::remove(dump, ec);
+    return {};
+  }
+  const fs::path relative = fs::path(kKeptDumpFolder) / name, kept = run_dir_ / relative;
+  fs::create_directories(kept.parent_path(), ec);
+  if (!ec) fs::rename(dump, kept, ec);
+  if (ec) {  // the private folder is in $TMPDIR, often another file system than the run's
+    ec.clear();
+    fs::copy_file(dump, kept, fs::copy_options::overwrite_existing, ec);
+  }
+  std::error_code removed;
+  fs::remove(dump, removed);
+  if (ec)
+    return {"",
+            fmt::format("callgrind's dump was not kept as {}: {}", kept.string(), ec.message())};
+  return {relative.string(), ""};
+}
+
 json SimBackend::describe() const {
   json metrics = json::object();
   for (const std::string& name : simulated_metric_names()) metrics[name] = "measurable";
@@ -103,6 +127,7 @@ json SimBackend::describe() const {
       {"valgrind", valgrind_.string()},
       {"cache", sim_cache_label(cache_)},
       {"per_token", per_token_},
+      {"dumps_kept", run_dir_.empty() ? json(nullptr) : json(kKeptDumpFolder)},
       {"caches", sim_cache_text(cache_)},
       {"source", "simulated"},
       {"slowdown",

@@ -32,12 +32,18 @@ inline constexpr double kSimulatedSlowdown = 100;
 // valgrind on PATH (an absolute path), or "" when there is none.
 std::filesystem::path find_valgrind();
 
+// The run directory's folder of kept dumps (--sim-keep-dumps).
+inline constexpr const char* kKeptDumpFolder = "callgrind";
+
 class SimBackend : public CounterBackend {
  public:
   // UserError (exit 2) when valgrind is not installed. `per_token`: the
   // worker dumps each generated token too (MOESWEEP_SIM_TOKEN_DUMPS=1 in its
   // environment), and sessions keep each token's counts (per_token()).
-  explicit SimBackend(const SimCacheConfig& cache, bool per_token = false);
+  // `keep_dumps`: each dump names every function it counts (callgrind
+  // otherwise names a function once per process, in its first dump), so a
+  // kept dump reads alone; keep_raw_output_in says where.
+  explicit SimBackend(const SimCacheConfig& cache, bool per_token = false, bool keep_dumps = false);
   ~SimBackend() override;
   SimBackend(const SimBackend&) = delete;
   SimBackend& operator=(const SimBackend&) = delete;
@@ -48,6 +54,8 @@ class SimBackend : public CounterBackend {
   std::unique_ptr<CounterSession> session(const std::string& phase,
                                           const std::string& region) override;
   std::vector<std::string> worker_launcher() const override;
+  // `run_dir`/callgrind/ (kKeptDumpFolder) receives the read dumps.
+  void keep_raw_output_in(const std::filesystem::path& run_dir) override { run_dir_ = run_dir; }
 
   const SimCacheConfig& cache() const { return cache_; }
   bool per_token() const { return per_token_; }
@@ -56,12 +64,22 @@ class SimBackend : public CounterBackend {
   std::vector<std::filesystem::path> dumps_of(int pid) const;
   // Removes them (the untimed decodes' dumps: fills, warm-ups).
   void discard_dumps(int pid) const;
+  // A timed phase's dump, read: removed, or moved to the kept folder as
+  // `name` (keep_raw_output_in). Returns "" when removed, else its path
+  // relative to the run directory, or a sentence saying why it could not be kept.
+  struct Disposed {
+    std::string kept;     // "callgrind/p0-tg-rep0.out"
+    std::string problem;  // why it was not kept ("" when it was, or was not asked to be)
+  };
+  Disposed dispose_dump(const std::filesystem::path& dump, const std::string& name) const;
 
  private:
   SimCacheConfig cache_;
   bool per_token_ = false;
+  bool keep_dumps_ = false;
   std::filesystem::path valgrind_;
   std::unique_ptr<TemporaryFolder> dump_dir_;  // valgrind's output: private, removed with us
+  std::filesystem::path run_dir_;              // "" = dumps are removed once read
   int pid_ = 0;
 };
 

@@ -64,7 +64,9 @@ uint64_t ll_misses(const std::map<std::string, uint64_t>& e) {
 
 class SimSession : public CounterSession {
  public:
-  explicit SimSession(const SimBackend& backend) : backend_(backend) {}
+  // region: the point and phase ("p3-tg"), the kept dumps' names.
+  SimSession(const SimBackend& backend, std::string region)
+      : backend_(backend), region_(std::move(region)) {}
 
   void start() override {
     pid_ = backend_.pid();
@@ -73,6 +75,7 @@ class SimSession : public CounterSession {
 
   void stop(double, int tokens) override {
     per_token_ = nullptr;
+    ++stops_;
     if (!why_.empty()) return;  // one repetition without counts: the phase has none
     if (pid_ <= 0) return fail("no engine worker was attached to the counters");
     const std::vector<std::filesystem::path> dumps = backend_.dumps_of(pid_);
@@ -86,11 +89,11 @@ class SimSession : public CounterSession {
       try {  // valgrind's output, not the user's file: this point's counts only
         dump = read_callgrind_dump(dumps[i]);
       } catch (const UserError& e) {
-        for (size_t j = i; j < dumps.size(); ++j) std::filesystem::remove(dumps[j]);
+        for (size_t j = i; j < dumps.size(); ++j) dispose(dumps[j], j + 1 == dumps.size(), j);
         return fail("the callgrind dump is unreadable: " + e.problem());
       }
-      std::filesystem::remove(dumps[i]);
       const bool last = i + 1 == dumps.size();
+      dispose(dumps[i], last, i);
       if (const std::string problem = last ? dump_problem(dump, backend_.cache(), tokens)
                                            : token_dump_problem(dump, i, tokens);
           !problem.empty())
@@ -108,9 +111,9 @@ class SimSession : public CounterSession {
     }
     for (const auto& [e, n] : sum)
       if (__builtin_add_overflow(events_[e], n, &events_[e]))
-        return fail(fmt::format(
-            "callgrind's '{}' counts of {} repetitions overflow 64 bits when summed", e,
-            repetitions_ + 1));
+        return fail(
+            fmt::format("callgrind's '{}' counts of {} repetitions overflow 64 bits when summed", e,
+                        repetitions_ + 1));
     const json one = simulated_metrics(sum, tokens, backend_.cache().ll.line_bytes);
     for (const std::string& name : simulated_metric_names()) per_rep_[name].push_back(one[name]);
     if (!ll.empty()) per_token_ = {{"ll_misses", ll}, {"instructions", ir}};
@@ -132,11 +135,24 @@ class SimSession : public CounterSession {
                         {"tokens", tokens_},
                         {"events", events_},
                         {"per_repetition", per_rep_}};
+    if (!kept_.empty()) out["simulated"]["dumps"] = kept_;
+    if (!keep_problem_.empty()) out["simulated"]["dumps_not_kept"] = keep_problem_;
     return out;
   }
 
  private:
   void fail(const std::string& why) { why_ = why; }
+
+  // Dump `index` of this stop: the phase's own (`last`) or a token's, kept
+  // as p3-tg-rep0.callgrind, p3-tg-rep0-token5.callgrind (--sim-keep-dumps).
+  void dispose(const std::filesystem::path& dump, bool last, size_t index) {
+    const std::string name =
+        last ? fmt::format("{}-rep{}.callgrind", region_, stops_ - 1)
+             : fmt::format("{}-rep{}-token{}.callgrind", region_, stops_ - 1, index);
+    const SimBackend::Disposed d = backend_.dispose_dump(dump, name);
+    if (!d.kept.empty()) kept_.push_back(d.kept);
+    if (!d.problem.empty()) keep_problem_ = d.problem;
+  }
 
   static std::string no_dump_reason(size_t n) {
     if (n > 1) return fmt::format("{} callgrind dumps for one timed phase (expected 1)", n);
@@ -146,7 +162,11 @@ class SimSession : public CounterSession {
   }
 
   const SimBackend& backend_;
+  std::string region_;
   int pid_ = 0;
+  int stops_ = 0;              // timed repetitions seen, counted or not
+  json kept_ = json::array();  // the kept dumps, relative to the run directory
+  std::string keep_problem_;
   std::map<std::string, uint64_t> events_;
   std::map<std::string, json> per_rep_;
   double tokens_ = 0;
@@ -192,8 +212,8 @@ json simulated_metrics(const std::map<std::string, uint64_t>& events, double tok
   return out;
 }
 
-std::unique_ptr<CounterSession> SimBackend::session(const std::string&, const std::string&) {
-  return std::make_unique<SimSession>(*this);
+std::unique_ptr<CounterSession> SimBackend::session(const std::string&, const std::string& region) {
+  return std::make_unique<SimSession>(*this, region);
 }
 
 }  // namespace moesweep::counters

@@ -99,11 +99,13 @@ void RunSession::open() {
   counters::CounterOptions counter_options = counters::counter_options_from_environment();
   counter_options.sim_cache = plan_.spec.sim_cache;
   counter_options.sim_per_token = plan_.spec.sim_per_token;
+  counter_options.sim_keep_dumps = plan_.spec.sim_keep_dumps;
   counters_ = counters::make_counter_backend(plan_.spec.counters, counter_options);
   if (std::vector<std::string> prefix = counters_->worker_launcher(); !prefix.empty())
     launcher_.emplace(std::move(prefix));  // before meta.json: its engine facts are valgrind's
   std::unique_ptr<RunListener> db = database_ ? std::make_unique<SqliteSink>(*database_) : nullptr;
   RunDirectory dir = resumed_ ? *resumed_ : RunDirectory::create(request_.out_dir, plan_.spec.name);
+  if (plan_.spec.sim_keep_dumps) counters_->keep_raw_output_in(dir.path());
   life_ = std::make_unique<RunLifecycle>(dir, std::move(lock_));
   if (resumed_) notes_ = repair_run_files(dir.path());  // never glued onto a torn line
   if (!sample_time_.profile_problem.empty())

@@ -222,11 +222,13 @@ void check_token_times(const SettingsReader& s, const SweepSpec& spec) {
 void check_sim_counters(const SettingsReader& s, const SweepSpec& spec) {
   const std::string cache_flag = s.flag("sim-cache");
   if (spec.counters != "sim") {
-    if (spec.sim_per_token)
-      throw UserError(fmt::format("{} is set but the counters are '{}'", s.flag("sim-per-token"),
-                                  spec.counters),
-                      "--sim-per-token only with --counters sim",
-                      "add --counters sim, or drop --sim-per-token");
+    for (const auto& [key, set] : {std::pair{"sim-per-token", spec.sim_per_token},
+                                   std::pair{"sim-keep-dumps", spec.sim_keep_dumps}})
+      if (set)
+        throw UserError(
+            fmt::format("{} is set but the counters are '{}'", s.flag(key), spec.counters),
+            fmt::format("--{} only with --counters sim", key),
+            fmt::format("add --counters sim, or drop --{}", key));
     if (!spec.sim_cache.empty())
       throw UserError(fmt::format("{} is set but the counters are '{}'", cache_flag, spec.counters),
                       "--sim-cache only with --counters sim",

@@ -237,6 +237,12 @@ const Rows<SweepSetting>& sweep_settings() {
        .kind = K::kSwitch, .member = &S::sim_per_token, .check = p::check_sim_counters,
        .json = "sim_per_token",
        .json_when_set = true},
+      {.key = "sim-keep-dumps", .cli_names = "--sim-keep-dumps",
+       .help = "with --counters sim: keep callgrind's dump of each timed phase in the run's "
+               "callgrind/ folder (per function: callgrind_annotate FILE)",
+       .kind = K::kSwitch, .member = &S::sim_keep_dumps, .check = p::check_sim_counters,
+       .json = "sim_keep_dumps",
+       .json_when_set = true},
       {.key = "allow-oversubscribe", .cli_names = "--allow-oversubscribe",
        .help = "allow more threads than logical CPUs", .kind = K::kSwitch,
        .member = &S::allow_oversubscribe, .json = "allow_oversubscribe"},

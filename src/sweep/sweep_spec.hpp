@@ -103,7 +103,8 @@ struct SweepSpec {
   // run
   std::string counters = "auto";
   std::string sim_cache;  // --sim-cache: the caches --counters sim simulates ("" = its defaults)
-  bool sim_per_token = false;  // --sim-per-token: a callgrind dump per generated token
+  bool sim_per_token = false;   // --sim-per-token: a callgrind dump per generated token
+  bool sim_keep_dumps = false;  // --sim-keep-dumps: callgrind's dumps kept in the run's callgrind/
   bool allow_oversubscribe = false;
 
   // The depth list for one context (validated against n_ctx by the plan).

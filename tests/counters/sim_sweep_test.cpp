@@ -161,6 +161,57 @@ TEST(SimSweep, PerTokenDumpsAddUpToThePhase) {
   EXPECT_NE(refused.err.find("--sim-per-token"), std::string::npos) << refused.err;
 }
 
+// The total instructions callgrind_annotate reads in a dump ("33,935,535
+// (100.0%)  PROGRAM TOTALS"); fails the test when it cannot read the dump or
+// cannot tell its functions apart (a dump that leaves their names to an
+// earlier one puts all the cost in one).
+double annotated_instructions(const fs::path& dump) {
+  const auto r =
+      test::run_shell("callgrind_annotate --threshold=100 --show=Ir " + test::shell_quoted(dump));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(":ggml_"), std::string::npos) << "no ggml function in " << dump << r.out;
+  const size_t totals = r.out.find("PROGRAM TOTALS");
+  if (totals == std::string::npos) {
+    ADD_FAILURE() << "no PROGRAM TOTALS in callgrind_annotate " << dump << ":\n" << r.out;
+    return 0;
+  }
+  const size_t line = r.out.rfind('\n', totals) + 1;
+  std::string digits;
+  for (size_t i = line; i < totals && r.out[i] != ' '; ++i)
+    if (r.out[i] != ',') digits += r.out[i];
+  return std::stod(digits);
+}
+
+// --sim-keep-dumps: each timed phase's callgrind dump stays in the run's
+// callgrind/ folder, named in the record, and is whole: callgrind_annotate
+// reads it (per function: what bisect points at), and the dumps of a phase
+// add up to the instructions in its record.
+TEST(SimSweep, KeptDumpsAreWholeAndAddUpToTheRecord) {
+  const fs::path run = sim_run("sim-keep", " --sim-keep-dumps");
+  const json record = records_of(run).at(0);
+  for (const char* phase : {"pp_phase", "tg_phase"}) {
+    SCOPED_TRACE(phase);
+    const json& sim = record.at(phase).at("counters").at("simulated");
+    ASSERT_EQ(sim.at("dumps").size(), 2u) << sim.dump(1);  // one per timed repetition
+    double instructions = 0;
+    for (const json& name : sim["dumps"]) {
+      EXPECT_EQ(name.get<std::string>().rfind("callgrind/p", 0), 0u) << name;
+      ASSERT_TRUE(fs::is_regular_file(run / name.get<std::string>())) << name;
+      instructions += annotated_instructions(run / name.get<std::string>());
+    }
+    // callgrind_annotate shows the dump's summary line, which can be a few
+    // instructions off the per-function totals the record sums.
+    EXPECT_NEAR(instructions / sim.at("events").at("Ir").get<double>(), 1, 1e-6);
+  }
+  const json meta = json::parse(std::ifstream(run / "meta.json"));
+  EXPECT_EQ(meta.at("counters").at("dumps_kept"), "callgrind");
+  EXPECT_FALSE(fs::exists(sim_run("sim-a") / "callgrind")) << "kept without being asked to";
+  const auto refused =
+      test::run_cli("sweep -m kimi-k2.5 --scale tiny -t 1 -d 0 -n 8 --sim-keep-dumps --dry-run");
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;  // sim only
+  EXPECT_NE(refused.err.find("--sim-keep-dumps"), std::string::npos) << refused.err;
+}
+
 TEST(SimSweep, WithoutValgrindItIsExit2AndNoRun) {
   const fs::path out = test::scratch_dir();
   const auto r = test::run_shell("env PATH=/nonexistent " + std::string(MOESWEEP_CLI) + " " +

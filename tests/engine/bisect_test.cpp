@@ -12,7 +12,9 @@
 
 #include <chrono>
 #include <fstream>
+#include <set>
 
+#include "shared_engines.hpp"
 #include "support/test_support.hpp"
 
 namespace moesweep {
@@ -73,6 +75,59 @@ TEST(Bisect, NamesThePlantedCommitOfACheckoutsHistory) {
                                                                 started)
                    .count()
             << " s\n";
+}
+
+// The dumps bisect points at: its lines "  callgrind_annotate --threshold=100 FILE".
+std::vector<fs::path> annotate_hints(const std::string& out) {
+  std::vector<fs::path> files;
+  const std::string hint = "  callgrind_annotate --threshold=100 ";
+  for (size_t at = out.find(hint); at != std::string::npos; at = out.find(hint, at + 1))
+    files.emplace_back(out.substr(at + hint.size(), out.find('\n', at) - at - hint.size()));
+  return files;
+}
+
+// A release bisect over a known upstream change (issue 45): llama.cpp PR
+// #16812, first in 3.14.4 (b7324), pads the KV cache to 256 cells where
+// 3.14.2 padded it to 32 without flash attention, so a token generated at
+// N_KV 16 attends to 8 times the cells. Between 3.14.2 and 3.14.5 bisect must
+// name 3.14.4, measuring each release once, on 3.14.2's twin, and point at
+// callgrind's dumps of the cell that grew, which callgrind_annotate reads.
+// Cost: three releases registered from their packages (their first time on a
+// machine), three one-point sweeps under valgrind.
+TEST(Bisect, NamesTheFirstBadReleaseOfAKnownUpstreamChange) {
+  const fs::path dir = test::scratch_dir();
+  std::ofstream(dir / "counts.json") << R"({"name": "counts", "model": "kimi-k2.5",
+    "scale": "tiny", "experts": 128, "threads": "1", "depths": "0", "n-prompt": "16",
+    "n-gen": "4", "ubatch-size": 16, "repetitions": "1", "ctx-size": 256, "flash-attn": "off",
+    "cache-type-k": "f16", "cache-type-v": "f16"})";
+  const auto r = test::run_shell(test::with_registry(
+      std::string(test::cli_path()) + " bisect --good 3.14.2 --bad 3.14.5 --profile " +
+      shell_quoted(dir / "counts.json") + " --out-dir " + shell_quoted(dir / "out")));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("first bad release: 3.14.4 (b7324), after 3.14.2 (b6845): "
+                       "tg_instructions_per_token +"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(3 releases measured)"), std::string::npos) << r.out;
+  const std::vector<fs::path> dumps = annotate_hints(r.out);
+  ASSERT_EQ(dumps.size(), 2u) << r.out;
+  for (const fs::path& dump : dumps) {
+    const auto annotated =
+        test::run_shell("callgrind_annotate --threshold=100 " + shell_quoted(dump));
+    EXPECT_EQ(annotated.exit_code, 0) << annotated.err;
+    EXPECT_NE(annotated.out.find("PROGRAM TOTALS"), std::string::npos) << annotated.out;
+    EXPECT_NE(annotated.out.find(":ggml_"), std::string::npos) << "no ggml function";
+  }
+  // One twin: every release's points loaded the model file the good one did.
+  std::set<std::string> models;
+  int runs = 0;
+  for (const auto& run : fs::directory_iterator(dir / "out" / "runs")) {
+    ++runs;
+    for (const std::string& line : test::read_lines(run.path() / "records.jsonl"))
+      models.insert(nlohmann::json::parse(line).at("model").get<std::string>());
+  }
+  EXPECT_EQ(runs, 3);
+  EXPECT_EQ(models.size(), 1u);
 }
 
 // Nothing to bisect: a bad commit that is not worse (exit 5); and the refusals.

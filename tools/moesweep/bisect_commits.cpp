@@ -46,14 +46,14 @@ class BisectWorktree {
 // HEAD of `src` built as engine bisect-<commit> and measured. The build is
 // ggml's portable AVX2 one: valgrind runs no AVX-512, and a native build on
 // an AVX-512 machine dies of SIGILL under it (ggml_cpu_init, seen).
-CellValues measure_head(const fs::path& src, const BisectMetric& m, const std::string& profile,
-                        const fs::path& runs) {
+CountedBuild measure_head(const fs::path& src, const BisectMetric& m, const std::string& profile,
+                          const fs::path& runs, const std::string& twin_for) {
   const std::string commit = git_in(src, {"rev-parse", "--short=10", "HEAD"});
   EngineSpec spec = resolve_engine_spec(src.string(), "--checkout");
   spec.name = "bisect-" + commit;
   spec.build->build_flags.push_back("-DMOESWEEP_ENGINE_PORTABLE=ON");
   ensure_registered(engine_registry_dir(), spec, engine_add_progress);
-  return measure_counts(spec.name, profile, m, runs);
+  return measure_counts(spec.name, profile, m, runs, twin_for);
 }
 
 }  // namespace
@@ -75,10 +75,14 @@ int bisect_commits(const BisectArgs& a, const BisectMetric& m, double threshold)
   setenv("CCACHE_BASEDIR", work.c_str(), 1);
   const BisectWorktree tree(checkout, work / "src", good);
   const auto started = std::chrono::steady_clock::now();
-  const CellValues good_values = measure_head(tree.dir(), m, a.profile, work / "runs");
+  const CountedBuild good_build = measure_head(tree.dir(), m, a.profile, work / "runs", "");
+  const CellValues& good_values = good_build.cells;
+  // Every commit measures the twin the good one read, so that a loader change
+  // inside the span cannot pass for a change of the work per token.
+  const std::string twin_for = "bisect-" + git_in(tree.dir(), {"rev-parse", "--short=10", "HEAD"});
   git_in(tree.dir(), {"checkout", "--quiet", "--detach", bad});
-  const double whole =
-      worst_growth(good_values, measure_head(tree.dir(), m, a.profile, work / "runs"));
+  const double whole = worst_growth(
+      good_values, measure_head(tree.dir(), m, a.profile, work / "runs", twin_for).cells);
   if (whole <= threshold) {
     bisect_say(fmt::format("{} grew {} from {} to {}: within {}; nothing to bisect", m.text,
                            growth_text(whole), a.good, a.bad, growth_text(threshold)));
@@ -93,7 +97,7 @@ int bisect_commits(const BisectArgs& a, const BisectMetric& m, double threshold)
   const StepEnd end = run_step_logged(
       {"git", "-C", tree.dir().string(), "bisect", "run", self, "__bisect-judge", "--reference",
        (work / "reference.json").string(), "--metric", m.text, "--threshold", a.threshold,
-       "--profile", a.profile, "--out-dir", (work / "runs").string()},
+       "--profile", a.profile, "--out-dir", (work / "runs").string(), "--twin-for", twin_for},
       work / "bisect.log");
   if (end.stopped) return exit_code::kInterrupted;
   if (!WIFEXITED(end.status) || WEXITSTATUS(end.status) != 0)
@@ -107,6 +111,10 @@ int bisect_commits(const BisectArgs& a, const BisectMetric& m, double threshold)
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started)
           .count());
   fmt::print("{}\n", run_command({"git", "-C", tree.dir().string(), "bisect", "log"}).out);
+  fmt::print(
+      "each commit's run, callgrind's dumps in its callgrind/ (callgrind_annotate FILE): "
+      "{}\n",
+      (work / "runs").string());
   return exit_code::kOk;
 }
 
@@ -116,7 +124,8 @@ int run_bisect_judge(const JudgeArgs& a) {
     const double threshold = parse_percent(a.threshold, "--threshold");
     const CellValues good = read_cell_values(a.reference);
     const fs::path src = fs::current_path();
-    const double g = worst_growth(good, measure_head(src, m, a.profile, a.out_dir));
+    const double g =
+        worst_growth(good, measure_head(src, m, a.profile, a.out_dir, a.twin_for).cells);
     bisect_say(fmt::format("{}: {} {} against the good commit: {}",
                            git_in(src, {"rev-parse", "--short=10", "HEAD"}), m.text, growth_text(g),
                            g > threshold ? "bad" : "good"));

@@ -28,30 +28,70 @@ BisectMetric parse_bisect_metric(const std::string& text) {
                   "one of " + known, "e.g. --metric tg_instructions_per_token");
 }
 
-CellValues measure_counts(const std::string& engine, const std::string& profile,
-                          const BisectMetric& metric, const fs::path& out_dir,
-                          const std::string& twin_for) {
-  EngineSweep sweep{profile, {{"engine", engine}, {"counters", "sim"}}, out_dir, {}, true};
+CountedBuild measure_counts(const std::string& engine, const std::string& profile,
+                            const BisectMetric& metric, const fs::path& out_dir,
+                            const std::string& twin_for) {
+  EngineSweep sweep{profile,
+                    {{"engine", engine}, {"counters", "sim"}, {"sim-keep-dumps", true}},
+                    out_dir,
+                    {},
+                    true};
   if (!twin_for.empty()) sweep.overrides["twin-for"] = twin_for;
   const EngineSweepRun run = run_engine_sweep(sweep);
   if (run.status == RunStatus::kInterrupted)
     throw UserError("bisect was interrupted", "a finished measurement", "run bisect again",
                     exit_code::kInterrupted);
-  CellValues out;
+  CountedBuild out{{}, run.dir};
   for (const Record& r : load_run(run.dir.string(), {}).records) {
     const nlohmann::json& c = (metric.tg ? r.tg : r.pp).counters;
     if (!r.ok || !c.is_object() || !c.contains(metric.field) || !c[metric.field].is_number())
       continue;
     PointParams point = r.params;
     point.engine.clear();  // each build is another engine: the cell is the rest of the key
-    out.emplace(point.key_string(), c[metric.field].get<double>());
+    out.cells.emplace(point.key_string(), c[metric.field].get<double>());
   }
-  if (out.empty())
+  if (out.cells.empty())
     throw UserError(
         fmt::format("engine '{}' gave no {} (run {})", engine, metric.text, run.dir.string()),
         "counts of --counters sim in every point",
         "see the run's tables.md: valgrind, or a point that failed");
   return out;
+}
+
+namespace {
+
+constexpr const char* kAnnotate = "callgrind_annotate --threshold=100";
+
+// The first kept dump of `metric`'s phase at the cell `key` of `run` ("" when none).
+std::string kept_dump(const fs::path& run, const std::string& key, const BisectMetric& metric) {
+  for (const Record& r : load_run(run.string(), {}).records) {
+    PointParams point = r.params;
+    point.engine.clear();
+    const nlohmann::json& c = (metric.tg ? r.tg : r.pp).counters;
+    if (point.key_string() != key || !c.is_object() || !c.contains("simulated")) continue;
+    const nlohmann::json& dumps = c["simulated"].value("dumps", nlohmann::json::array());
+    if (dumps.is_array() && !dumps.empty() && dumps.back().is_string())
+      return (run / dumps.back().get<std::string>()).string();
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string per_function_hint(const CountedBuild& good, const CountedBuild& bad,
+                              const BisectMetric& metric) {
+  std::string worst;
+  double most = -INFINITY;
+  for (const auto& [key, value] : good.cells)
+    if (const auto it = bad.cells.find(key);
+        it != bad.cells.end() && value > 0 && it->second / value - 1 > most)
+      most = it->second / value - 1, worst = key;
+  const std::string a = kept_dump(good.run, worst, metric), b = kept_dump(bad.run, worst, metric);
+  if (a.empty() || b.empty()) return "";
+  // --threshold=100: every function. The frames open when the phase began
+  // (main down to llama_decode) are shown with the whole phase's cost.
+  return fmt::format("per function, the cell that grew most (good, then bad):\n  {} {}\n  {} {}",
+                     kAnnotate, a, kAnnotate, b);
 }
 
 double worst_growth(const CellValues& good, const CellValues& fresh) {

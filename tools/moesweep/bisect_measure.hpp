@@ -21,12 +21,24 @@ BisectMetric parse_bisect_metric(const std::string& text);
 
 using CellValues = std::map<std::string, double>;  // point key -> count per token
 
+// One build's counts, and the run that has them (callgrind's dumps of each
+// timed phase in its callgrind/ folder, for callgrind_annotate).
+struct CountedBuild {
+  CellValues cells;
+  std::filesystem::path run;
+};
+
 // One sweep of `engine` alone (registered in $MOESWEEP_ENGINES) under
 // valgrind, on a twin `twin_for` loads too ("" = none: the newest `engine`
-// reads); UserError when it has no value of the metric in any cell.
-CellValues measure_counts(const std::string& engine, const std::string& profile,
-                          const BisectMetric& metric, const std::filesystem::path& out_dir,
-                          const std::string& twin_for = "");
+// reads), its dumps kept; UserError when it has no value of the metric in any cell.
+CountedBuild measure_counts(const std::string& engine, const std::string& profile,
+                            const BisectMetric& metric, const std::filesystem::path& out_dir,
+                            const std::string& twin_for = "");
+
+// "per function: callgrind_annotate GOOD/callgrind/p0-tg-rep0.callgrind and
+// BAD/...": where to look next, for the cell that grew most.
+std::string per_function_hint(const CountedBuild& good, const CountedBuild& bad,
+                              const BisectMetric& metric);
 
 // The largest relative growth of any cell common to both (new / good - 1);
 // UserError when they share none.

@@ -52,7 +52,7 @@ int bisect_releases(const BisectArgs& a, const BisectMetric& m, double threshold
   for (const std::string& end : {a.good, a.bad}) (void)supported_release(end);
   const std::vector<PinnedRelease> all = releases_between(a.good, a.bad);
   const fs::path registry = engine_registry_dir();
-  std::map<size_t, CellValues> seen;
+  std::map<size_t, CountedBuild> seen;
   const auto measure = [&](size_t i) -> const CellValues& {
     if (!seen.count(i)) {
       const EngineSpec spec = resolve_engine_spec(all[i].version, "--good/--bad");
@@ -63,7 +63,7 @@ int bisect_releases(const BisectArgs& a, const BisectMetric& m, double threshold
       seen[i] = measure_counts(spec.name, a.profile, m, fs::path(a.out_dir) / "runs",
                                resolve_engine_spec(all.front().version, "--good").name);
     }
-    return seen[i];
+    return seen[i].cells;
   };
   const double whole = worst_growth(measure(0), measure(all.size() - 1));
   if (whole <= threshold) {
@@ -89,7 +89,10 @@ int bisect_releases(const BisectArgs& a, const BisectMetric& m, double threshold
     return fmt::format("{} {} against {}", m.text,
                        growth_text(worst_growth(measure(0), measure(i))), a.good);
   };
-  return report_first_bad(all, found, growth, seen.size() + failed.size());
+  const int code = report_first_bad(all, found, growth, seen.size() + failed.size());
+  if (const std::string hint = per_function_hint(seen[0], seen[found.index], m); !hint.empty())
+    fmt::print("{}\n", hint);
+  return code;
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ int run_bisect(const BisectArgs& args);
 // measures it and exits 0 (good), 1 (bad) or 125 (does not build: skip).
 struct JudgeArgs {
   std::string reference, metric, threshold, profile, out_dir;
+  std::string twin_for;  // the good commit's engine: the twin every commit measures
 };
 int run_bisect_judge(const JudgeArgs& args);
 

@@ -17,6 +17,7 @@ void add_judge(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--threshold", a->threshold)->required();
   cmd->add_option("--profile", a->profile)->required();
   cmd->add_option("--out-dir", a->out_dir)->required();
+  cmd->add_option("--twin-for", a->twin_for);
   cmd->callback([&run, a] { run = [a] { return run_bisect_judge(*a); }; });
 }
 
