@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "engine/engine_registry.hpp"
 #include "engine/shared_engines.hpp"
@@ -295,6 +296,26 @@ TEST(EngineRegistry, ListShowsDefaultAndTheRegisteredOnesAndABrokenFileIsExitTwo
   ASSERT_EQ(list.size(), 2u);
   EXPECT_EQ(list[0].at("name"), "default");
   EXPECT_EQ(list[1].at("name"), "same");
+  // The columns line up under their headers however long a name is (a
+  // release-3.21.1 once pushed its row out of line).
+  RegisteredEngine longer;
+  longer.name = "a-name-longer-than-release-3.21.1";
+  longer.source = "this build's worker, registered by hand (test)";
+  longer.worker = list[1].at("worker").get<std::string>();
+  fs::create_directories(registry / longer.name);
+  write_engine_file(registry / longer.name / "engine.json", longer);
+  r = test::run_cli("engine list --registry " + test::shell_quoted(registry));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::vector<std::string> lines;
+  std::istringstream listed(r.out);
+  for (std::string line; std::getline(listed, line);) lines.push_back(line);
+  ASSERT_GE(lines.size(), 4u) << r.out;
+  const size_t release_column = lines[1].find("release");
+  for (size_t i = 2; i < lines.size(); ++i) {
+    ASSERT_GT(lines[i].size(), release_column) << r.out;
+    EXPECT_EQ(lines[i][release_column - 1], ' ') << lines[i];
+    EXPECT_NE(lines[i][release_column], ' ') << "row out of line with its header:\n" << r.out;
+  }
   std::ofstream(registry / "same" / "engine.json") << R"({"schema": 1, "name": 5})";
   r = test::run_cli("engine list --registry " + test::shell_quoted(registry));
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
