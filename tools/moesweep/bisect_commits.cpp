@@ -112,8 +112,8 @@ int bisect_commits(const BisectArgs& a, const BisectMetric& m, double threshold)
           .count());
   fmt::print("{}\n", run_command({"git", "-C", tree.dir().string(), "bisect", "log"}).out);
   fmt::print(
-      "each commit's run, callgrind's dumps in its callgrind/ (callgrind_annotate FILE): "
-      "{}\n",
+      "each commit's run, callgrind's dumps in its callgrind/ (callgrind_annotate "
+      "--threshold=100 FILE): {}\n",
       (work / "runs").string());
   return exit_code::kOk;
 }
