@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "counters/sim_backend.hpp"
 #include "engine_sweep.hpp"
 #include "results/count_compare.hpp"
 #include "results/run_source.hpp"
@@ -60,6 +61,7 @@ CountedBuild measure_counts(const std::string& engine, const std::string& profil
 
 namespace {
 
+using counters::kKeptDumpFolder;
 constexpr const char* kAnnotate = "callgrind_annotate --threshold=100";
 
 // The first kept dump of `metric`'s phase at the cell `key` of `run` ("" when none).
@@ -70,8 +72,10 @@ std::string kept_dump(const fs::path& run, const std::string& key, const BisectM
     const nlohmann::json& c = (metric.tg ? r.tg : r.pp).counters;
     if (point.key_string() != key || !c.is_object() || !c.contains("simulated")) continue;
     const nlohmann::json& dumps = c["simulated"].value("dumps", nlohmann::json::array());
-    if (dumps.is_array() && !dumps.empty() && dumps.back().is_string())
-      return (run / dumps.back().get<std::string>()).string();
+    if (!dumps.is_array() || dumps.empty() || !dumps.back().is_string()) continue;
+    // The record is a file like any other: a name that leaves callgrind/ is no hint.
+    const fs::path name = fs::path(dumps.back().get<std::string>()).lexically_normal();
+    if (name.parent_path() == kKeptDumpFolder) return (run / name).string();
   }
   return "";
 }
