@@ -65,10 +65,9 @@ class SimBackend : public CounterBackend {
   // Removes them (the untimed decodes' dumps: fills, warm-ups).
   void discard_dumps(int pid) const;
   // A timed phase's dump, read: removed, or moved to the kept folder as
-  // `name` (keep_raw_output_in). Returns "" when removed, else its path
-  // relative to the run directory, or a sentence saying why it could not be kept.
+  // `name` (keep_raw_output_in).
   struct Disposed {
-    std::string kept;     // "callgrind/p0-tg-rep0.out"
+    std::string kept;     // relative to the run: "callgrind/p0-tg-rep0.callgrind" ("" = not kept)
     std::string problem;  // why it was not kept ("" when it was, or was not asked to be)
   };
   Disposed dispose_dump(const std::filesystem::path& dump, const std::string& name) const;

@@ -75,8 +75,7 @@ int bisect_commits(const BisectArgs& a, const BisectMetric& m, double threshold)
   setenv("CCACHE_BASEDIR", work.c_str(), 1);
   const BisectWorktree tree(checkout, work / "src", good);
   const auto started = std::chrono::steady_clock::now();
-  const CountedBuild good_build = measure_head(tree.dir(), m, a.profile, work / "runs", "");
-  const CellValues& good_values = good_build.cells;
+  const CellValues good_values = measure_head(tree.dir(), m, a.profile, work / "runs", "").cells;
   // Every commit measures the twin the good one read, so that a loader change
   // inside the span cannot pass for a change of the work per token.
   const std::string twin_for = "bisect-" + git_in(tree.dir(), {"rev-parse", "--short=10", "HEAD"});

@@ -29,6 +29,38 @@ BisectMetric parse_bisect_metric(const std::string& text) {
                   "one of " + known, "e.g. --metric tg_instructions_per_token");
 }
 
+namespace {
+
+using counters::kKeptDumpFolder;
+constexpr const char* kAnnotate = "callgrind_annotate --threshold=100";
+
+// The last kept dump of a phase's counters, relative to the run ("" when none).
+// The record is a file like any other: a name that leaves callgrind/ is no dump.
+fs::path kept_dump(const nlohmann::json& counters) {
+  const nlohmann::json& sim = counters.value("simulated", nlohmann::json::object());
+  const nlohmann::json& dumps =
+      sim.is_object() ? sim.value("dumps", nlohmann::json::array()) : nlohmann::json::array();
+  if (!dumps.is_array() || dumps.empty() || !dumps.back().is_string()) return {};
+  const fs::path name = fs::path(dumps.back().get<std::string>()).lexically_normal();
+  return name.parent_path() == kKeptDumpFolder ? name : fs::path();
+}
+
+// The cell common to both that grew most, and its growth (new / good - 1);
+// UserError when they share none.
+std::pair<std::string, double> worst_cell(const CellValues& good, const CellValues& fresh) {
+  std::pair<std::string, double> worst{"", -INFINITY};
+  for (const auto& [key, value] : good)
+    if (const auto it = fresh.find(key);
+        it != fresh.end() && value > 0 && it->second / value - 1 > worst.second)
+      worst = {key, it->second / value - 1};
+  if (!std::isfinite(worst.second))
+    throw UserError("the good and the measured build share no point", "the same profile for both",
+                    "keep --profile the same");
+  return worst;
+}
+
+}  // namespace
+
 CountedBuild measure_counts(const std::string& engine, const std::string& profile,
                             const BisectMetric& metric, const fs::path& out_dir,
                             const std::string& twin_for) {
@@ -42,7 +74,7 @@ CountedBuild measure_counts(const std::string& engine, const std::string& profil
   if (run.status == RunStatus::kInterrupted)
     throw UserError("bisect was interrupted", "a finished measurement", "run bisect again",
                     exit_code::kInterrupted);
-  CountedBuild out{{}, run.dir};
+  CountedBuild out;
   for (const Record& r : load_run(run.dir.string(), {}).records) {
     const nlohmann::json& c = (metric.tg ? r.tg : r.pp).counters;
     if (!r.ok || !c.is_object() || !c.contains(metric.field) || !c[metric.field].is_number())
@@ -50,6 +82,8 @@ CountedBuild measure_counts(const std::string& engine, const std::string& profil
     PointParams point = r.params;
     point.engine.clear();  // each build is another engine: the cell is the rest of the key
     out.cells.emplace(point.key_string(), c[metric.field].get<double>());
+    if (const fs::path dump = kept_dump(c); !dump.empty())
+      out.dumps.emplace(point.key_string(), run.dir / dump);
   }
   if (out.cells.empty())
     throw UserError(
@@ -59,54 +93,18 @@ CountedBuild measure_counts(const std::string& engine, const std::string& profil
   return out;
 }
 
-namespace {
-
-using counters::kKeptDumpFolder;
-constexpr const char* kAnnotate = "callgrind_annotate --threshold=100";
-
-// The first kept dump of `metric`'s phase at the cell `key` of `run` ("" when none).
-std::string kept_dump(const fs::path& run, const std::string& key, const BisectMetric& metric) {
-  for (const Record& r : load_run(run.string(), {}).records) {
-    PointParams point = r.params;
-    point.engine.clear();
-    const nlohmann::json& c = (metric.tg ? r.tg : r.pp).counters;
-    if (point.key_string() != key || !c.is_object() || !c.contains("simulated")) continue;
-    const nlohmann::json& dumps = c["simulated"].value("dumps", nlohmann::json::array());
-    if (!dumps.is_array() || dumps.empty() || !dumps.back().is_string()) continue;
-    // The record is a file like any other: a name that leaves callgrind/ is no hint.
-    const fs::path name = fs::path(dumps.back().get<std::string>()).lexically_normal();
-    if (name.parent_path() == kKeptDumpFolder) return (run / name).string();
-  }
-  return "";
-}
-
-}  // namespace
-
-std::string per_function_hint(const CountedBuild& good, const CountedBuild& bad,
-                              const BisectMetric& metric) {
-  std::string worst;
-  double most = -INFINITY;
-  for (const auto& [key, value] : good.cells)
-    if (const auto it = bad.cells.find(key);
-        it != bad.cells.end() && value > 0 && it->second / value - 1 > most)
-      most = it->second / value - 1, worst = key;
-  const std::string a = kept_dump(good.run, worst, metric), b = kept_dump(bad.run, worst, metric);
-  if (a.empty() || b.empty()) return "";
+std::string per_function_hint(const CountedBuild& good, const CountedBuild& bad) {
+  const std::string cell = worst_cell(good.cells, bad.cells).first;
+  const auto a = good.dumps.find(cell), b = bad.dumps.find(cell);
+  if (a == good.dumps.end() || b == bad.dumps.end()) return "";
   // --threshold=100: every function. The frames open when the phase began
-  // (main down to llama_decode) are shown with the whole phase's cost.
+  // (main down to the worker's request loop) are listed with the whole phase's cost.
   return fmt::format("per function, the cell that grew most (good, then bad):\n  {} {}\n  {} {}",
-                     kAnnotate, a, kAnnotate, b);
+                     kAnnotate, a->second.string(), kAnnotate, b->second.string());
 }
 
 double worst_growth(const CellValues& good, const CellValues& fresh) {
-  double worst = -INFINITY;
-  for (const auto& [key, value] : good)
-    if (const auto it = fresh.find(key); it != fresh.end() && value > 0)
-      worst = std::max(worst, it->second / value - 1);
-  if (!std::isfinite(worst))
-    throw UserError("the good and the measured build share no point", "the same profile for both",
-                    "keep --profile the same");
-  return worst;
+  return worst_cell(good, fresh).second;
 }
 
 void write_cell_values(const fs::path& file, const CellValues& v) {

@@ -25,7 +25,7 @@ using CellValues = std::map<std::string, double>;  // point key -> count per tok
 // timed phase in its callgrind/ folder, for callgrind_annotate).
 struct CountedBuild {
   CellValues cells;
-  std::filesystem::path run;
+  std::map<std::string, std::filesystem::path> dumps;  // point key -> the phase's last kept dump
 };
 
 // One sweep of `engine` alone (registered in $MOESWEEP_ENGINES) under
@@ -35,10 +35,10 @@ CountedBuild measure_counts(const std::string& engine, const std::string& profil
                             const BisectMetric& metric, const std::filesystem::path& out_dir,
                             const std::string& twin_for = "");
 
-// "per function: callgrind_annotate GOOD/callgrind/p0-tg-rep0.callgrind and
-// BAD/...": where to look next, for the cell that grew most.
-std::string per_function_hint(const CountedBuild& good, const CountedBuild& bad,
-                              const BisectMetric& metric);
+// "per function, ...: callgrind_annotate --threshold=100 GOOD/callgrind/p0-tg-rep0.callgrind
+// and BAD/...": where to look next, for the cell that grew most ("" without dumps).
+// The dumps are of the metric's phase (measure_counts keeps those).
+std::string per_function_hint(const CountedBuild& good, const CountedBuild& bad);
 
 // The largest relative growth of any cell common to both (new / good - 1);
 // UserError when they share none.

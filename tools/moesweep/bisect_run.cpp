@@ -90,7 +90,7 @@ int bisect_releases(const BisectArgs& a, const BisectMetric& m, double threshold
                        growth_text(worst_growth(measure(0), measure(i))), a.good);
   };
   const int code = report_first_bad(all, found, growth, seen.size() + failed.size());
-  if (const std::string hint = per_function_hint(seen[0], seen[found.index], m); !hint.empty())
+  if (const std::string hint = per_function_hint(seen[0], seen[found.index]); !hint.empty())
     fmt::print("{}\n", hint);
   return code;
 }
