@@ -15,6 +15,7 @@
 #include "model/twin_space.hpp"
 #include "results/run_meta.hpp"
 #include "support/test_support.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
 namespace {
@@ -75,6 +76,9 @@ TEST(TwinSpace, ATwinLargerThanTheDiskIsRefusedBeforeItIsBuilt) {
   EXPECT_NE(r.out.find("warning: DOES NOT FIT ON DISK: building 1 twin needs about"),
             std::string::npos)
       << r.out;
+  // The cache's path and the disk's figures are the machine's: the warning is wrapped to
+  // a terminal's width (a CI machine's full disk once printed it in 207 columns).
+  EXPECT_LE(widest_line(r.out), kTerminalWidth) << r.out;
   // A twin that fits is planned without the warning.
   r = in_cache(cache,
                "sweep -m kimi-k2.5 --scale tiny --depths 0 -c 512 -ub 64 -n 2 --dry-run "

@@ -16,6 +16,7 @@
 #include "l3_validate.hpp"
 #include "report/plots.hpp"
 #include "util/error.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -68,7 +69,7 @@ int run_l3(const L3Options& o) {
                                           a.model.n_expert, a.model.n_expert_used);
     const PlotOutcome plot = draw_plots({{"l3_curve", l3_plot_data(a, title)}}, out);
     if (plot.pngs.empty())
-      fmt::print("no plot: {}\n", plot.problem);
+      print_wrapped("no plot: " + plot.problem);
     else
       for (const auto& png : plot.pngs) fmt::print("wrote {}\n", png.string());
   }

@@ -11,6 +11,7 @@
 #include "results/sqlite_store.hpp"
 #include "serve/serve_report.hpp"
 #include "util/error.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 namespace {
@@ -54,7 +55,7 @@ int run_report(const ReportArgs& a) {
   fmt::print("report     {}\n", outcome.markdown.string());
   for (const auto& png : outcome.pngs) fmt::print("plot       {}\n", png.string());
   if (options.plots && outcome.pngs.empty()) {
-    fmt::print(stderr, "moesweep: warning: no plots: {}\n", outcome.plot_problem);
+    print_note("moesweep: warning: no plots: " + outcome.plot_problem);
   }
   return 0;
 }

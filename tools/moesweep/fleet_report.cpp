@@ -8,6 +8,7 @@
 #include "report/plots.hpp"
 #include "util/error.hpp"
 #include "util/json_file.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep::cli {
 
@@ -26,7 +27,7 @@ std::string draw_fleet_figure(const Fleet& fleet, const FleetReportOptions& opti
       draw_plots({{"title", "fleet " + fleet.plan_id}, {"fleet", figure}}, fleet.dir);
   for (const auto& png : drawn.pngs) fmt::print("plot       {}\n", png.string());
   if (drawn.pngs.empty()) {
-    fmt::print(stderr, "moesweep: warning: no plots: {}\n", drawn.problem);
+    print_note("moesweep: warning: no plots: " + drawn.problem);
     return "";
   }
   return drawn.pngs.front().filename().string();

@@ -16,6 +16,7 @@
 #include "util/error.hpp"
 #include "util/json_file.hpp"
 #include "util/parse_list.hpp"
+#include "util/terminal_text.hpp"
 #include "util/utc_time.hpp"
 
 namespace moesweep::cli {
@@ -24,7 +25,7 @@ namespace fs = std::filesystem;
 namespace {
 
 void history_say(const std::string& line) {
-  fmt::print(stderr, "[history] {}\n", line);
+  print_note("[history] " + line);
 }
 
 std::vector<EngineSpec> specs_of(const HistoryArgs& a) {

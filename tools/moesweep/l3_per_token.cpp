@@ -59,7 +59,7 @@ int run_l3_per_token(const std::filesystem::path& run, const PerTokenOptions& op
   fmt::print("\nwrote {}\n", out.file.string());
   if (out.plot) {
     for (const auto& png : out.plot->pngs) fmt::print("wrote {}\n", png.string());
-    if (out.plot->pngs.empty()) fmt::print("no plot: {}\n", out.plot->problem);
+    if (out.plot->pngs.empty()) print_wrapped("no plot: " + out.plot->problem);
   }
   return 0;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/terminal_text.hpp"
+
 namespace moesweep::cli {
 namespace {
 
@@ -36,7 +38,7 @@ void print_l3_validation(const L3ValidationOutput& out) {
   fmt::print("wrote {}\n", out.file.string());
   if (!out.plot) return;
   for (const auto& png : out.plot->pngs) fmt::print("wrote {}\n", png.string());
-  if (out.plot->pngs.empty()) fmt::print("no plot: {}\n", out.plot->problem);
+  if (out.plot->pngs.empty()) print_wrapped("no plot: " + out.plot->problem);
 }
 
 int run_l3_validation(const std::filesystem::path& run, bool plot) {

@@ -36,9 +36,12 @@ void print_twin_disk(const Plan& plan) {
   const std::vector<TwinSpec> twins = twins_to_build(plan);
   if (twins.empty()) return;
   const TwinSpaceCheck c = check_twin_space(twins, twin_cache_dir());
-  fmt::print("twins to build: {}, about {} on disk in {} ({} free)\n", twins.size(),
-             gib_text(c.needed), twin_cache_dir().string(), c.free ? gib_text(*c.free) : "unknown");
-  if (!c.problem.empty()) fmt::print("warning: DOES NOT FIT ON DISK: {}\n", c.problem);
+  // Wrapped: the cache's path and the disk's figures make these lines as long as the
+  // machine makes them (a full disk printed 207 columns).
+  print_wrapped(fmt::format("twins to build: {}, about {} on disk in {} ({} free)", twins.size(),
+                            gib_text(c.needed), twin_cache_dir().string(),
+                            c.free ? gib_text(*c.free) : "unknown"));
+  if (!c.problem.empty()) print_wrapped("warning: DOES NOT FIT ON DISK: " + c.problem);
 }
 
 // "1/1 2/2@0-3+stream": each thread setting of a context, its CPUs and co-tenant.
@@ -74,8 +77,8 @@ void print_model_group(const ModelGroup& mg, const Plan& plan, uint64_t availabl
     fmt::print("    threads (gen/batch): {}\n", thread_settings_text(cg));
     const Footprint need = context_footprint(shape, cg.params, mg.load.load_mode);
     const std::string problem = footprint_problem(need, available, false);
-    fmt::print("    memory ({}): {}{}\n", shape.model_source, footprint_text(need),
-               problem.empty() ? "" : "\n    DOES NOT FIT: " + problem);
+    fmt::print("    memory ({}): {}\n", shape.model_source, footprint_text(need));
+    if (!problem.empty()) print_wrapped("    DOES NOT FIT: " + problem);
   }
 }
 
