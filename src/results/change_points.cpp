@@ -8,6 +8,7 @@
 
 #include "results/power.hpp"
 #include "util/error.hpp"
+#include "util/seeded_shuffle.hpp"
 
 namespace moesweep {
 namespace {
@@ -65,17 +66,9 @@ Candidate best_split(const EnergyBlocks& e, const std::vector<size_t>& cuts) {
   return best;
 }
 
-// A uniform index below `k`, the same on every standard library (rejection,
-// not uniform_int_distribution, whose algorithm each library chooses).
-size_t below(std::mt19937_64& rng, size_t k) {
-  const uint64_t limit = rng.max() - rng.max() % k;
-  uint64_t x = rng();
-  while (x >= limit) x = rng();
-  return static_cast<size_t>(x % k);
-}
-
+// The slots' values shuffled among them (seeded_shuffle, on the values).
 void fisher_yates(std::vector<double*>& slots, std::mt19937_64& rng) {
-  for (size_t i = slots.size(); i > 1; --i) std::swap(*slots[i - 1], *slots[below(rng, i)]);
+  for (size_t i = slots.size(); i > 1; --i) std::swap(*slots[i - 1], *slots[uniform_below(rng, i)]);
 }
 
 // Each segment's samples shuffled among its releases: repetition by

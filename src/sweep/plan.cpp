@@ -442,9 +442,10 @@ PlanSummary Plan::summary() const {
                 .fill_tokens = fill_tokens * n_engines};
   if (n_engines > 1) {
     for (const EngineChoice& e : engines) s.engines.push_back(e.name);
-    s.engine_order =
-        "interleaved repetition by repetition in ABBA order; every engine's worker holds the model "
-        "at once (shared page cache with mmap)";
+    s.engine_order = fmt::format(
+        "interleaved repetition by repetition, {}; every engine's worker holds the "
+        "model at once (shared page cache with mmap)",
+        n_engines == 2 ? "in ABBA order" : "each round in a random order (--block-seed)");
   }
   return s;
 }

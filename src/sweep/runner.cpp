@@ -19,6 +19,7 @@
 #include "sweep/memory_watch.hpp"
 #include "sweep/repetition_rule.hpp"
 #include "sweep/sample_length.hpp"
+#include "sweep/turn_order.hpp"
 #include "sweep/worker_facts_check.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
@@ -360,9 +361,9 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
 }
 
 // One context of a loaded model, walked by every engine. The engines take
-// turns repetition by repetition in ABBA order (A B, B A, A B, ...), so drift over the
-// run falls on every engine alike. An engine error fails the rest of that
-// engine's context; an engine crash fails the point in progress, then its
+// turns repetition by repetition (sweep/turn_order.hpp: ABBA for two, a random
+// order each round for more), so drift over the run falls on every engine alike. An engine error
+// fails the rest of that engine's context; an engine crash fails the point in progress, then its
 // worker is restarted, the model reloaded and its walk goes on.
 void SweepRunner::run_context(size_t mi, size_t ci, std::vector<EngineModel>& models,
                               const MemoryShape& shape, const std::atomic<bool>& stop,
@@ -402,8 +403,8 @@ void SweepRunner::run_context(size_t mi, size_t ci, std::vector<EngineModel>& mo
             : std::vector<int32_t>{};
   for (size_t round = 0;; ++round) {
     bool stepped = false;
-    for (size_t k = 0; k < lanes.size(); ++k) {
-      Lane& lane = lanes[round % 2 == 0 ? k : lanes.size() - 1 - k];
+    for (size_t k : turn_order(lanes.size(), round, plan_.spec.block_seed)) {
+      Lane& lane = lanes[k];
       if (lane.done) continue;
       if (stop.load()) return;
       step_lane(lane, shape, tokens, stop, out);

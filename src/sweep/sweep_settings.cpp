@@ -72,7 +72,7 @@ const Rows<SweepSetting>& sweep_settings() {
        .help = "measure every model group in N blocks, each block in its own random order "
                "(interleaved twins: drift and neighbours spread over all of them)",
        .level = L::kModel, .member = &S::blocks, .min = 1, .check = p::check_blocks},
-      {.key = "block-seed", .cli_names = "--block-seed", .help = "seed of the block orders (--blocks)",
+      {.key = "block-seed", .cli_names = "--block-seed", .help = "seed of the random orders: the blocks' (--blocks) and each round's turns of 3 or more engines",
        .level = L::kModel, .member = &S::block_seed},
       // model level
       {.key = "load-mode", .cli_names = "--load-mode", .llama_alias = "-lm",
@@ -198,7 +198,8 @@ const Rows<SweepSetting>& sweep_settings() {
       // engines (issue 19)
       {.key = "engine", .cli_names = "--engine",
        .help = "engine build(s) to measure every point on, comma-separated names from `moesweep engine "
-               "list` (default: this moesweep's own); interleaved repetition by repetition in ABBA order",
+               "list` (default: this moesweep's own); interleaved repetition by repetition: ABBA for two, a "
+               "random order each round for more",
        .level = L::kEngine, .member = &S::engines, .parse = p::engines, .json = "engines",
        .json_when_set = true},
       {.key = "twin-for", .cli_names = "--twin-for",
