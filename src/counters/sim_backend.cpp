@@ -44,6 +44,20 @@ fs::path find_valgrind() {
   return {};
 }
 
+fs::path last_kept_dump(const json& phase_counters) {
+  if (!phase_counters.is_object()) return {};
+  const auto sim = phase_counters.find("simulated");
+  if (sim == phase_counters.end() || !sim->is_object()) return {};
+  const auto dumps = sim->find("dumps");
+  if (dumps == sim->end() || !dumps->is_array() || dumps->empty() || !dumps->back().is_string())
+    return {};
+  const std::string& text = dumps->back().get_ref<const std::string&>();
+  if (text.find('\0') != std::string::npos) return {};
+  const fs::path name = fs::path(text).lexically_normal();
+  if (name.parent_path() != kKeptDumpFolder || !name.has_filename()) return {};
+  return name;
+}
+
 SimBackend::SimBackend(const SimCacheConfig& cache, bool per_token, bool keep_dumps)
     : cache_(cache), per_token_(per_token), keep_dumps_(keep_dumps), valgrind_(find_valgrind()) {
   if (valgrind_.empty())

@@ -35,6 +35,12 @@ std::filesystem::path find_valgrind();
 // The run directory's folder of kept dumps (--sim-keep-dumps).
 inline constexpr const char* kKeptDumpFolder = "callgrind";
 
+// The last dump a phase's record names (its counters.simulated.dumps),
+// relative to the run; empty when it names none. A record is a file like any
+// other: a name is taken only when it is a string naming a file directly in
+// kKeptDumpFolder ("callgrind/../../x", "/x", "callgrind/" are no dump).
+std::filesystem::path last_kept_dump(const nlohmann::json& phase_counters);
+
 class SimBackend : public CounterBackend {
  public:
   // UserError (exit 2) when valgrind is not installed. `per_token`: the

@@ -145,8 +145,9 @@ History history_of(const std::vector<HistoryEntry>& entries, const HistoryOption
                       : fmt::format(
                             "E-divisive means (Matteson and James 2014, as Apache Otava) "
                             "on log speeds, split at release boundaries, each split "
-                            "kept at p <= {:g} ({} permutations within repetitions)",
-                            o.wall.alpha, o.wall.permutations);
+                            "kept at p <= {:g} ({} permutations within repetitions) "
+                            "and a step of {:g}% or more",
+                            o.wall.alpha, o.wall.permutations, 100 * o.wall.min_step);
   h.unmeasured = unmeasured_of(entries);
   std::vector<std::map<std::string, const Record*>> by_key(entries.size());
   // Cells by threads, then depth, then key: the tables' columns in that order.

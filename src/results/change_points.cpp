@@ -143,6 +143,23 @@ ChangePoint wall_step(const std::vector<SeriesPoint>& series, const Samples& log
   return c;
 }
 
+// The cuts whose step (between their neighbouring cuts) is under min_step
+// removed one at a time, the smallest first: removing one merges two
+// segments and changes the steps beside it.
+void drop_small_steps(const std::vector<SeriesPoint>& series, const Samples& logs,
+                      std::vector<size_t>& cuts, double min_step) {
+  while (cuts.size() > 2) {
+    size_t smallest = 0;
+    double smallest_size = INFINITY;
+    for (size_t i = 1; i + 1 < cuts.size(); ++i) {
+      const double size = std::fabs(wall_step(series, logs, cuts, i).step);
+      if (size < smallest_size) smallest = i, smallest_size = size;
+    }
+    if (smallest_size >= min_step) return;
+    cuts.erase(cuts.begin() + static_cast<std::ptrdiff_t>(smallest));
+  }
+}
+
 UserError bad_point(const SeriesPoint& p, const std::string& why) {
   return UserError(fmt::format("change points: release '{}' {}", p.label, why),
                    "positive, finite values (speeds or counts per token) for every release",
@@ -200,6 +217,7 @@ std::vector<ChangePoint> wall_change_points(const std::vector<SeriesPoint>& seri
     found.emplace_back(best.tau, p);
     cuts.insert(std::upper_bound(cuts.begin(), cuts.end(), best.tau), best.tau);
   }
+  drop_small_steps(series, logs, cuts, o.min_step);
   std::vector<ChangePoint> out;
   for (size_t i = 1; i + 1 < cuts.size(); ++i) {
     ChangePoint c = wall_step(series, logs, cuts, i);

@@ -30,6 +30,10 @@
 //    Otava's tester shuffles within each segment; blocking keeps that and
 //    respects the pairing (a plain shuffle is used where releases have
 //    different sample counts).
+// The blocked permutation is exact where the releases took each round's
+// turns in a random order (sweep/turn_order.hpp: a randomization test); a
+// minimum step (min_step) keeps out what differs between two worker
+// processes of one build, which no permutation of turns can see.
 // The step of a change point is the ratio of the geometric means of the
 // segments on either side (between its neighbouring change points), with a
 // Welch 95% interval on the log scale; deterministic (a fixed seed).
@@ -65,9 +69,18 @@ struct EDivisiveOptions {
   double alpha = 0.01;     // per series: the first split's false-alarm rate
   int permutations = 999;  // p resolves to 1 / (permutations + 1)
   uint64_t seed = 20261206;
+  // A change point's step at least this (after / before - 1, either way): the
+  // permutation test's alpha holds for turns that are exchangeable, but every
+  // release is one worker process for the whole history, and two processes of
+  // one build differ by a little for as long as they live (memory layout,
+  // huge pages): measured up to 2.9% in S_PP on a quiet 2-vCPU guest, a
+  // difference no permutation of turns can tell from a change. 0 = none.
+  double min_step = 0.03;
 };
 // Points with fewer than 2 samples are not testable: UserError when any has
 // fewer, or a sample is not positive and finite. Fewer than 2 points: none.
+// Splits whose step is under min_step are merged back, smallest first, and
+// the steps around them measured again.
 std::vector<ChangePoint> wall_change_points(const std::vector<SeriesPoint>& series,
                                             const EDivisiveOptions& options);
 

@@ -13,6 +13,7 @@
 #include "model/quant_types.hpp"
 #include "sweep/sweep_spec.hpp"
 #include "util/error.hpp"
+#include "util/seeded_shuffle.hpp"
 
 namespace moesweep {
 
@@ -36,7 +37,8 @@ std::vector<std::pair<size_t, int>> block_order(size_t n, int blocks, uint64_t s
   std::vector<size_t> order(n);
   for (int b = 1; b <= blocks; ++b) {
     std::iota(order.begin(), order.end(), size_t{0});
-    std::shuffle(order.begin(), order.end(), std::mt19937_64(seed * 1000003 + b));
+    std::mt19937_64 rng(seed * 1000003 + b);
+    seeded_shuffle(order, rng);  // the same orders from a seed on every standard library
     for (size_t i : order) out.emplace_back(i, b);
   }
   return out;

@@ -101,5 +101,32 @@ TEST(SimSession, AnUnreadableDumpMakesThatPhaseUnavailableNotTheSweepStop) {
   EXPECT_TRUE(fake.backend.dumps_of(kPid).empty()) << "the unreadable dump was left behind";
 }
 
+// The record names the phase's kept dumps (--sim-keep-dumps), and bisect
+// prints the last one for callgrind_annotate. A record is a file like any
+// other: a name that leaves callgrind/, or names no file in it, is no dump.
+TEST(KeptDumps, TheRecordsLastDumpOnlyWhenItIsAFileInCallgrind) {
+  const auto named = [](const nlohmann::json& dumps) {
+    return last_kept_dump({{"simulated", {{"dumps", dumps}}}}).string();
+  };
+  EXPECT_EQ(named(nlohmann::json::array(
+                {"callgrind/p0-tg-rep0.callgrind", "callgrind/p0-tg-rep1.callgrind"})),
+            "callgrind/p0-tg-rep1.callgrind");
+  EXPECT_EQ(named(nlohmann::json::array({"callgrind/./p0-tg-rep0.callgrind"})),
+            "callgrind/p0-tg-rep0.callgrind");
+  for (const nlohmann::json& hostile :
+       {nlohmann::json::array({"callgrind/../../../etc/passwd"}),
+        nlohmann::json::array({"../callgrind/x"}), nlohmann::json::array({"/callgrind/x"}),
+        nlohmann::json::array({"/etc/passwd"}), nlohmann::json::array({"callgrind/"}),
+        nlohmann::json::array({"callgrind/."}), nlohmann::json::array({"callgrind/.."}),
+        nlohmann::json::array({"callgrind/sub/x"}), nlohmann::json::array({"callgrind"}),
+        nlohmann::json::array({std::string("callgrind/x\0/../../y", 20)}),
+        nlohmann::json::array({42}), nlohmann::json::array(), nlohmann::json::array({nullptr}),
+        nlohmann::json("callgrind/x"), nlohmann::json::object()})
+    EXPECT_EQ(named(hostile), "") << hostile.dump();
+  EXPECT_EQ(last_kept_dump(nlohmann::json::array()).string(), "");
+  EXPECT_EQ(last_kept_dump({{"simulated", "callgrind/x"}}).string(), "");
+  EXPECT_EQ(last_kept_dump({{"simulated", {{"dumps_not_kept", "no space"}}}}).string(), "");
+}
+
 }  // namespace
 }  // namespace moesweep::counters

@@ -148,6 +148,39 @@ TEST(HistoryCli, StoredBaselinesOfAClassAreAHistory) {
   EXPECT_TRUE(fs::is_regular_file(dir / "history.md"));
 }
 
+// A finished history's sweep read again: its engines are the releases, in
+// --engine's order, and nothing is measured (the fixture: a sweep of two
+// engines, each point 3 repetitions). A run of one engine is no history.
+TEST(HistoryCli, AFinishedSweepOfEnginesIsReadAgainWithOtherSettings) {
+  const fs::path run = fs::path(test::source_dir()) / "tests/data/runs/round5-engines";
+  const fs::path out = test::scratch_dir();
+  const auto r = test::run_cli("history --run " + test::shell_quoted(run) +
+                               " --min-step 0 --alpha 0.05 --out-dir " + test::shell_quoted(out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("### S_TG (t/s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kept at p <= 0.05 (999 permutations within repetitions) and a step of 0% "
+                       "or more"),
+            std::string::npos)
+      << r.out;
+  EXPECT_LT(r.out.find("| default"), r.out.find("| release-3.22.1")) << r.out;
+  fs::path dir;
+  for (const auto& e : fs::directory_iterator(out)) dir = e.path();
+  const auto plot = nlohmann::json::parse(test::slurp(dir / "history.json"));
+  ASSERT_FALSE(plot.at("history").empty());
+  EXPECT_EQ(plot["history"][0]["x_labels"].size(), 2u);
+  EXPECT_FALSE(fs::exists(run / "history.md")) << "the fixture was written into";
+  const fs::path one = test::scratch_dir() / "one-engine";
+  fs::create_directories(one);
+  fs::copy_file(run / "meta.json", one / "meta.json");
+  std::ofstream records(one / "records.jsonl");
+  for (const std::string& line : test::read_lines(run / "records.jsonl"))
+    if (line.find("release-3.22.1") == std::string::npos) records << line << "\n";
+  records.close();
+  const auto refused = test::run_cli("history --run " + test::shell_quoted(one));
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("measured 1 engine(s)"), std::string::npos) << refused.err;
+}
+
 // --releases takes the pinned releases (release_pins.hpp) in version order:
 // all 33, 3.9.0 before 3.10.0; nothing is run with --dry-run.
 TEST(HistoryCli, AReleaseRangeIsEveryPinnedReleaseInVersionOrder) {
@@ -182,7 +215,9 @@ TEST(HistoryCli, RefusesWhatIsNoHistory) {
   EXPECT_FALSE(std::filesystem::exists(dir / "engines" / "release-3.21.1")) << "registered first";
   for (const auto& [args, said] : std::vector<std::pair<std::string, std::string>>{
            {"--engines default,x --jobs 2", "--jobs 2 without --counts"},
-           {"", "exactly one of --engines, --releases and --baselines"},
+           {"", "exactly one of --engines, --releases, --baselines and --run"},
+           {"--run " + test::shell_quoted(dir) + " --counts", "--run with --counts"},
+           {"--engines default --min-step 100", "--min-step"},
            {"--engines a --releases 3.21.1..3.22.1", "exactly one of"},
            {"--releases 3.21.1", "is no release range"},
            {"--releases 3.21.1..9.0.0", "no pinned llama.cpp release for npm version '9.0.0'"},

@@ -127,6 +127,28 @@ TEST(WallChangePoints, SharedSwingsAreNoChange) {
   EXPECT_GE(caught, 36);
 }
 
+// Two processes of one build differ by a little for as long as they live:
+// a step under min_step is no change point, however sure the test is of it;
+// merging it back measures the steps beside it again.
+TEST(WallChangePoints, AStepUnderTheMinimumIsMergedBack) {
+  std::mt19937 rng(6);
+  auto s = speeds(rng, 12, 6, 0.002, 4, 1.02);  // +2% from r4 on, 0.2% noise: p is tiny
+  for (size_t r = 8; r < 12; ++r)
+    for (double& x : s[r].samples) x *= 0.90;  // and -10% from r8 on
+  EDivisiveOptions any;
+  any.min_step = 0;
+  const auto both = wall_change_points(s, any);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0].index, 4u);
+  EXPECT_NEAR(both[0].step, 0.02, 0.005);
+  const auto big = wall_change_points(s, {});  // the default: 3%
+  ASSERT_EQ(big.size(), 1u);
+  EXPECT_EQ(big[0].index, 8u);
+  // Measured against all of r0..r7 now: their geometric mean is sqrt(1.02) of r0's.
+  EXPECT_NEAR(big[0].step, 1.02 * 0.9 / std::sqrt(1.02) - 1, 0.002);
+  EXPECT_GT(big[0].p_value, 0);
+}
+
 TEST(WallChangePoints, IsDeterministicAndRefusesBadSamples) {
   std::mt19937 rng(5);
   const auto s = speeds(rng, 6, 5, 0.08, 3, 0.9);

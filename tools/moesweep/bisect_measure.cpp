@@ -31,19 +31,7 @@ BisectMetric parse_bisect_metric(const std::string& text) {
 
 namespace {
 
-using counters::kKeptDumpFolder;
 constexpr const char* kAnnotate = "callgrind_annotate --threshold=100";
-
-// The last kept dump of a phase's counters, relative to the run ("" when none).
-// The record is a file like any other: a name that leaves callgrind/ is no dump.
-fs::path kept_dump(const nlohmann::json& counters) {
-  const nlohmann::json& sim = counters.value("simulated", nlohmann::json::object());
-  const nlohmann::json& dumps =
-      sim.is_object() ? sim.value("dumps", nlohmann::json::array()) : nlohmann::json::array();
-  if (!dumps.is_array() || dumps.empty() || !dumps.back().is_string()) return {};
-  const fs::path name = fs::path(dumps.back().get<std::string>()).lexically_normal();
-  return name.parent_path() == kKeptDumpFolder ? name : fs::path();
-}
 
 // The cell common to both that grew most, and its growth (new / good - 1);
 // UserError when they share none.
@@ -82,7 +70,7 @@ CountedBuild measure_counts(const std::string& engine, const std::string& profil
     PointParams point = r.params;
     point.engine.clear();  // each build is another engine: the cell is the rest of the key
     out.cells.emplace(point.key_string(), c[metric.field].get<double>());
-    if (const fs::path dump = kept_dump(c); !dump.empty())
+    if (const fs::path dump = counters::last_kept_dump(c); !dump.empty())
       out.dumps.emplace(point.key_string(), run.dir / dump);
   }
   if (out.cells.empty())

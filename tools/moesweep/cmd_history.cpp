@@ -21,6 +21,9 @@ void add_history_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--baselines", a->baselines,
                   "a baseline store (this machine's class) or one class folder: its stored runs "
                   "in order, nothing measured");
+  cmd->add_option("--run", a->run,
+                  "a finished wall-time history's sweep (history-<time>/<run>): its releases "
+                  "read again, nothing measured (another --alpha or --min-step)");
   cmd->add_flag("--counts", a->counts,
                 "exact counts under valgrind (--counters sim): instructions, LL misses and DRAM "
                 "bytes per token, one run per engine");
@@ -41,6 +44,11 @@ void add_history_command(CLI::App& app, CommandRunner& run) {
   cmd->add_option("--permutations", a->permutations, "wall time: the permutation test's draws")
       ->capture_default_str()
       ->check(in_range(19, 99999));
+  cmd->add_option("--min-step", a->min_step,
+                  "wall time: a change point's step is at least this many percent, either way "
+                  "(two worker processes of one build differ by up to 3%; 0 = any)")
+      ->capture_default_str()
+      ->check(in_range(0, 99));
   cmd->add_option("--jobs", a->jobs,
                   "--counts: measure this many releases at once, each in a sweep of its own "
                   "(counts do not depend on the load; each valgrind takes one CPU)")

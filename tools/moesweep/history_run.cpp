@@ -7,6 +7,7 @@
 #include "engine/engine_spec.hpp"
 #include "engine/release_pins.hpp"
 #include "engine_sweep.hpp"
+#include "history_entries.hpp"
 #include "history_sweeps.hpp"
 #include "report/history.hpp"
 #include "report/plots.hpp"
@@ -94,30 +95,18 @@ std::vector<HistoryEntry> measured_entries(const HistoryArgs& a, fs::path& dir) 
   return entries;
 }
 
-// The runs of one machine class, oldest first: a store's class of this
-// machine, or a class folder itself.
-std::vector<HistoryEntry> stored_entries(const HistoryArgs& a, fs::path& dir) {
-  dir = a.baselines;
-  if (is_baseline_store(dir)) dir = require_baseline_class(dir, this_machine_class());
-  std::vector<fs::path> runs;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_directory() && fs::is_regular_file(e.path() / "records.jsonl"))
-      runs.push_back(e.path());
-  std::sort(runs.begin(), runs.end());  // run ids begin with their UTC start time
-  std::vector<HistoryEntry> entries;
-  for (const fs::path& r : runs) {
-    LoadedRun run = load_run(r.string(), {});
-    const std::string tag = run.meta && run.meta->build ? run.meta->build->engine.release : "";
-    entries.push_back({r.filename().string(), tag, std::move(run)});
-  }
-  return entries;
+std::vector<HistoryEntry> entries_of(const HistoryArgs& a, fs::path& dir) {
+  if (!a.baselines.empty()) return stored_entries(a, dir);
+  if (!a.run.empty()) return rerun_entries(a, dir);
+  return measured_entries(a, dir);
 }
 
 }  // namespace
 
 int run_history(const HistoryArgs& a) {
-  if ((!a.engines.empty()) + (!a.releases.empty()) + (!a.baselines.empty()) != 1)
-    throw UserError("say which history", "exactly one of --engines, --releases and --baselines",
+  if ((!a.engines.empty()) + (!a.releases.empty()) + (!a.baselines.empty()) + (!a.run.empty()) != 1)
+    throw UserError("say which history",
+                    "exactly one of --engines, --releases, --baselines and --run",
                     "e.g. moesweep history --releases 3.21.1..3.22.1");
   if (!(a.tolerance > 0 && a.tolerance < 100) || !(a.alpha > 0 && a.alpha < 1))
     throw UserError("--tolerance or --alpha out of range", "0 < tolerance < 100, 0 < alpha < 1",
@@ -128,12 +117,14 @@ int run_history(const HistoryArgs& a) {
                     "or their speeds say the load and not the release",
                     "add --counts, or leave --jobs out");
   fs::path dir;
-  const std::vector<HistoryEntry> entries =
-      a.baselines.empty() ? measured_entries(a, dir) : stored_entries(a, dir);
+  const std::vector<HistoryEntry> entries = entries_of(a, dir);
   if (a.dry_run) return exit_code::kOk;
-  const History h = history_of(entries, {a.counts, a.tolerance / 100, {a.alpha, a.permutations}});
-  const fs::path out =
-      a.baselines.empty() ? dir : fs::path(a.out_dir) / ("history-" + utc_now_compact());
+  EDivisiveOptions wall{.alpha = a.alpha, .permutations = a.permutations};
+  wall.min_step = a.min_step / 100;
+  const History h = history_of(entries, {a.counts, a.tolerance / 100, wall});
+  const fs::path out = a.baselines.empty() && a.run.empty()
+                           ? dir
+                           : fs::path(a.out_dir) / ("history-" + utc_now_compact());
   fs::create_directories(out);
   const std::string md = fmt::format("## History of {} release(s): {}\n\n{}", entries.size(),
                                      dir.string(), history_markdown(h));

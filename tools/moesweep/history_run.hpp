@@ -3,7 +3,8 @@
 // (report/history.hpp). The releases come as engines (--engines, each a
 // registered name, a release version or a checkout, registered on first
 // use), as a range of pinned releases (--releases A..B), or as the stored
-// runs of one machine class (--baselines). Engines are measured in one sweep
+// runs of one machine class (--baselines), or are read again from a finished
+// wall-time history's sweep (--run). Engines are measured in one sweep
 // that interleaves them (--counts: one run per engine under valgrind, --jobs
 // of them at once).
 // Writes history.md, history.json and one PNG per metric beside the run.
@@ -12,14 +13,15 @@
 namespace moesweep::cli {
 
 struct HistoryArgs {
-  std::string engines, releases, baselines;
+  std::string engines, releases, baselines, run;
   bool counts = false;
   std::string profile;  // "" = ci-ab, ci-counts with --counts
   std::string out_dir = "results/history";
   double tolerance = 0.5;  // percent
   double alpha = 0.01;
   int permutations = 999;
-  int jobs = 1;  // --counts: releases measured at once (child sweeps)
+  double min_step = 3;  // percent (wall time)
+  int jobs = 1;         // --counts: releases measured at once (child sweeps)
   bool dry_run = false, quiet = false;
 };
 
