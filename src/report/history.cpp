@@ -177,19 +177,20 @@ History history_of(const std::vector<HistoryEntry>& entries, const HistoryOption
   return h;
 }
 
-std::string history_markdown(const History& h) {
+std::string history_markdown(const History& h, TableWidth width) {
   std::string out;
   for (const HistoryMetric& m : h.metrics) out += metric_table(h, m);
   if (!h.unmeasured.empty()) {
-    out +=
-        "### Failed to measure\n\nEvery point of these releases failed: no result, so no "
-        "regression either; the series and their change points skip them (a change point "
-        "next to one spans it).\n\n";
+    out += "### Failed to measure\n\n" +
+           fit("Every point of these releases failed: no result, so no regression either; the "
+               "series and their change points skip them (a change point next to one spans it).",
+               width) +
+           "\n\n";
     for (const UnmeasuredEntry& u : h.unmeasured)
-      out += fmt::format("- {}: {}\n", axis_label(h, u.entry), u.why);
+      out += fit(fmt::format("- {}: {}", axis_label(h, u.entry), u.why), width, "  ") + "\n";
     out += "\n";
   }
-  out += fmt::format("### Change points\n\nMethod: {}.\n\n", h.method);
+  out += "### Change points\n\n" + fit("Method: " + h.method + ".", width) + "\n\n";
   std::string rows;
   for (const HistoryMetric& m : h.metrics)
     for (const HistorySeries& s : m.series)

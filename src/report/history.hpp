@@ -11,6 +11,7 @@
 
 #include "results/change_points.hpp"
 #include "results/run_source.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
 
@@ -57,7 +58,8 @@ struct History {
 
 // UserError (exit 2) for fewer than two entries or none with a metric.
 History history_of(const std::vector<HistoryEntry>& entries, const HistoryOptions& options);
-std::string history_markdown(const History& h);
+// history.md, or (kCompact) the same with its prose wrapped for a terminal.
+std::string history_markdown(const History& h, TableWidth width = TableWidth::kWide);
 // plot_data.json's "history" list: one figure per metric (scripts/plot).
 nlohmann::json history_plot_data(const History& h);
 

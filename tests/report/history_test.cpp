@@ -10,6 +10,7 @@
 #include "report/history.hpp"
 #include "support/test_support.hpp"
 #include "util/error.hpp"
+#include "util/terminal_text.hpp"
 
 namespace moesweep {
 namespace {
@@ -158,13 +159,16 @@ TEST(HistoryCli, AFinishedSweepOfEnginesIsReadAgainWithOtherSettings) {
                                " --min-step 0 --alpha 0.05 --out-dir " + test::shell_quoted(out));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("### S_TG (t/s)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("kept at p <= 0.05 (999 permutations within repetitions) and a step of 0% "
-                       "or more"),
-            std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("Method: E-divisive"), std::string::npos) << r.out;
   EXPECT_LT(r.out.find("| default"), r.out.find("| release-3.22.1")) << r.out;
+  EXPECT_LE(widest_line(r.out), kTerminalWidth) << r.out;  // the method's line wrapped
   fs::path dir;
   for (const auto& e : fs::directory_iterator(out)) dir = e.path();
+  // The file keeps the method's line whole (scripts grep it).
+  EXPECT_NE(test::slurp(dir / "history.md")
+                .find("kept at p <= 0.05 (999 permutations within repetitions) and a step of 0% "
+                      "or more."),
+            std::string::npos);
   const auto plot = nlohmann::json::parse(test::slurp(dir / "history.json"));
   ASSERT_FALSE(plot.at("history").empty());
   EXPECT_EQ(plot["history"][0]["x_labels"].size(), 2u);

@@ -126,13 +126,15 @@ int run_history(const HistoryArgs& a) {
                            ? dir
                            : fs::path(a.out_dir) / ("history-" + utc_now_compact());
   fs::create_directories(out);
-  const std::string md = fmt::format("## History of {} release(s): {}\n\n{}", entries.size(),
-                                     dir.string(), history_markdown(h));
-  write_file_atomically(out / "history.md", md);
+  const std::string title =
+      fmt::format("## History of {} release(s): {}", entries.size(), dir.string());
+  write_file_atomically(out / "history.md", title + "\n\n" + history_markdown(h));
   const nlohmann::json plot = {{"title", "history"}, {"history", history_plot_data(h)}};
   write_file_atomically(out / "history.json", plot.dump(2) + "\n");
   const PlotOutcome drawn = draw_plots(plot, out);
-  fmt::print("{}", md);
+  // The terminal's rendering: its prose wrapped, the tables' rows whole (issue 48).
+  fmt::print("{}\n\n{}", fit(title, TableWidth::kCompact),
+             history_markdown(h, TableWidth::kCompact));
   for (const fs::path& png : drawn.pngs) history_say("plot " + png.string());
   if (drawn.pngs.empty()) history_say("no plots: " + drawn.problem);
   history_say("written: " + (out / "history.md").string());
