@@ -362,9 +362,10 @@ void SweepRunner::run_model(size_t mi, const std::atomic<bool>& stop, RunOutcome
 
 // One context of a loaded model, walked by every engine. The engines take
 // turns repetition by repetition (sweep/turn_order.hpp: ABBA for two, a random
-// order each round for more), so drift over the run falls on every engine alike. An engine error
-// fails the rest of that engine's context; an engine crash fails the point in progress, then its
-// worker is restarted, the model reloaded and its walk goes on.
+// order each round for more), so drift over the run falls on every engine
+// alike. An engine error fails the rest of that engine's context; an engine
+// crash fails the point in progress, then its worker is restarted, the model
+// reloaded and its walk goes on.
 void SweepRunner::run_context(size_t mi, size_t ci, std::vector<EngineModel>& models,
                               const MemoryShape& shape, const std::atomic<bool>& stop,
                               RunOutcome& out) {

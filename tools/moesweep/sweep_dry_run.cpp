@@ -77,7 +77,7 @@ void print_model_group(const ModelGroup& mg, const Plan& plan, uint64_t availabl
     fmt::print("    threads (gen/batch): {}\n", thread_settings_text(cg));
     const Footprint need = context_footprint(shape, cg.params, mg.load.load_mode);
     const std::string problem = footprint_problem(need, available, false);
-    fmt::print("    memory ({}): {}\n", shape.model_source, footprint_text(need));
+    print_wrapped(fmt::format("    memory ({}): {}", shape.model_source, footprint_text(need)));
     if (!problem.empty()) print_wrapped("    DOES NOT FIT: " + problem);
   }
 }
